@@ -25,7 +25,8 @@ export function useControlPlane(options: ControlPlaneOptions = {}): ControlPlane
     );
   });
   afterEach((t) => {
-    if (plane && "passed" in t && !t.passed) console.error(`# logs after failed test "${t.name}":\n${plane.logTails()}`);
+    if (plane && "passed" in t && !t.passed)
+      console.error(`# logs after failed test "${t.name}":\n${plane.logTails()}`);
   });
   after(async () => {
     await plane?.stop();
