@@ -81,6 +81,20 @@ export async function installCrd(rest: RestClient, crd: CrdManifest | FixtureNam
     const current = await rest.get<CrdStatus>(`${crdsPath}/${manifest.metadata.name}`);
     return current.status?.conditions?.some((c) => c.type === "Established" && c.status === "True") === true;
   });
+  // Established means the API is registered; its storage may still answer 429
+  // "storage is (re)initializing" for a moment. Wait until a list succeeds.
+  const storage = manifest.spec.versions.find((v) => v.storage) ?? manifest.spec.versions[0];
+  await waitUntil(`CRD ${manifest.metadata.name} storage ready`, 30_000, async () => {
+    const response = await rest.raw(
+      "GET",
+      `/apis/${manifest.spec.group}/${storage?.name}/${manifest.spec.names.plural}`,
+      undefined,
+      {
+        query: { limit: 1 },
+      },
+    );
+    return response.status === 200;
+  });
   return manifest;
 }
 
