@@ -1,2 +1,96 @@
-// Entry point: wires configuration, watchers, metrics and the HTTP server.
-console.log(JSON.stringify({ level: "info", msg: "cr-status-exporter starting", node: process.version }));
+#!/usr/bin/env node
+// Entry point: flags and configuration, Kubernetes credentials, the exporter,
+// configuration hot reload, and a clean shutdown on SIGINT/SIGTERM.
+import { KubeConfig } from "@kubernetes/client-node";
+import { parseFlags, usage } from "./config/flags.ts";
+import { loadConfigFile, watchConfigFile } from "./config/load.ts";
+import type { Config } from "./config/schema.ts";
+import { ConfigError, validateConfig } from "./config/validate.ts";
+import { startExporter } from "./exporter.ts";
+import { createLogger, isLogLevel } from "./log.ts";
+import { version } from "./version.ts";
+
+function withFlags(config: Config, flags: ReturnType<typeof parseFlags>): Config {
+  // Flag values go through the same validation as the file's.
+  const overrides = validateConfig({
+    ...(flags.listen !== undefined && { listen: flags.listen }),
+    ...(flags.metricPrefix !== undefined && { metricPrefix: flags.metricPrefix }),
+    ...(flags.logLevel !== undefined && { logLevel: flags.logLevel }),
+    ...(flags.tracingEndpoint !== undefined && { tracing: { endpoint: flags.tracingEndpoint } }),
+  });
+  return {
+    ...config,
+    listen: flags.listen !== undefined ? overrides.listen : config.listen,
+    metricPrefix: flags.metricPrefix !== undefined ? overrides.metricPrefix : config.metricPrefix,
+    logLevel: flags.logLevel !== undefined ? overrides.logLevel : config.logLevel,
+    tracing:
+      flags.tracingEndpoint !== undefined
+        ? { ...config.tracing, endpoint: overrides.tracing.endpoint }
+        : config.tracing,
+  };
+}
+
+function loadKubeConfig(path: string | undefined, context: string | undefined): KubeConfig {
+  const kubeConfig = new KubeConfig();
+  if (path) kubeConfig.loadFromFile(path);
+  else kubeConfig.loadFromDefault();
+  if (context) kubeConfig.setCurrentContext(context);
+  const cluster = kubeConfig.getCurrentCluster();
+  if (!cluster) {
+    throw new Error("no Kubernetes cluster configured: set KUBECONFIG or --kubeconfig, or run inside a pod");
+  }
+  return kubeConfig;
+}
+
+async function main(): Promise<void> {
+  const flags = parseFlags(process.argv.slice(2));
+  if (flags.help) {
+    process.stdout.write(usage);
+    return;
+  }
+  if (flags.version) {
+    process.stdout.write(`${version}\n`);
+    return;
+  }
+  const loaded = loadConfigFile(flags.config);
+  const config = withFlags(loaded.config, flags);
+  const logger = createLogger({ level: isLogLevel(config.logLevel) ? config.logLevel : "info" });
+  const kubeConfig = loadKubeConfig(flags.kubeconfig, flags.context);
+  logger.info("starting", {
+    version,
+    node: process.version,
+    config: flags.config ?? "(defaults)",
+    hash: loaded.hash,
+  });
+
+  const exporter = await startExporter({ config, configHash: loaded.hash, kubeConfig, logger });
+  const stopWatching = flags.config
+    ? watchConfigFile(
+        flags.config,
+        (next) => void exporter.reload(withFlags(next.config, flags), next.hash),
+        (error) => exporter.reloadFailed(error),
+      )
+    : () => {};
+
+  let stopping = false;
+  const shutdown = (signal: string): void => {
+    if (stopping) return;
+    stopping = true;
+    logger.info("shutting down", { signal });
+    stopWatching();
+    const force = setTimeout(() => process.exit(1), 10_000);
+    force.unref();
+    void exporter.stop().then(() => process.exit(0));
+  };
+  process.on("SIGINT", () => shutdown("SIGINT"));
+  process.on("SIGTERM", () => shutdown("SIGTERM"));
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`${error.message}\n`);
+    process.exit(2);
+  }
+  process.stderr.write(`cr-status-exporter: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,217 @@
+// Keeps one ResourceCollector running per selected resource type. It watches
+// CRDs (so resource types installed after start, deleted, or re-installed are
+// followed) and re-plans on every CRD change and every configuration reload.
+// A failing resource type only affects itself.
+import type { Config } from "../config/schema.ts";
+import { type CrdSummary, summarizeCrd } from "../core/crd.ts";
+import { newKindContext } from "../core/render.ts";
+import { ListWatch } from "../kube/list-watch.ts";
+import type { Logger } from "../log.ts";
+import { type CollectorDeps, ResourceCollector } from "./resource-collector.ts";
+import { type CollectorPlan, missingExplicit, planFromCrds, planStatic } from "./selection.ts";
+
+export interface ResourceReadiness {
+  resource: string;
+  ready: boolean;
+  reason: string | undefined;
+}
+
+export interface Readiness {
+  ready: boolean;
+  resources: ResourceReadiness[];
+  /** Explicitly configured resources whose CRD is not installed (not a readiness failure). */
+  missing: string[];
+  crds: { synced: boolean; error: string | undefined } | undefined;
+}
+
+interface Running {
+  plan: CollectorPlan;
+  prefix: string;
+  collector: ResourceCollector;
+}
+
+export class CollectorManager {
+  readonly #deps: CollectorDeps;
+  readonly #logger: Logger;
+  readonly #crds = new Map<string, CrdSummary>();
+  readonly #running = new Map<string, Running>();
+  #config: Config | undefined;
+  #crdWatch: ListWatch | undefined;
+  #crdListed = false;
+  #crdError: string | undefined;
+  #crdMark = new Set<string>();
+  #queue: Promise<void> = Promise.resolve();
+
+  constructor(deps: CollectorDeps) {
+    this.#deps = deps;
+    this.#logger = deps.logger;
+  }
+
+  collectors(): ResourceCollector[] {
+    return [...this.#running.values()].map((r) => r.collector);
+  }
+
+  /** Applies a (new) configuration: starts, restarts and stops collectors as needed. */
+  applyConfig(config: Config): Promise<void> {
+    const previous = this.#config;
+    this.#config = config;
+    if (config.crdDiscovery && !this.#crdWatch) this.#startCrdWatch();
+    if (!config.crdDiscovery && this.#crdWatch) {
+      const watch = this.#crdWatch;
+      this.#crdWatch = undefined;
+      this.#crds.clear();
+      void watch.stop();
+    }
+    if (previous && previous.metricPrefix !== config.metricPrefix) this.#logger.info("metric prefix changed");
+    return this.#reconcile();
+  }
+
+  readiness(): Readiness {
+    const resources = [...this.#running.values()].map(({ collector }) => {
+      const s = collector.status();
+      const id = collector.identity;
+      return {
+        resource: `${id.resource}.${id.group}/${id.version}`,
+        ready: s.initialSyncDone,
+        reason: s.initialSyncDone ? undefined : (s.lastError ?? "initial list in progress"),
+      };
+    });
+    const crds = this.#config?.crdDiscovery ? { synced: this.#crdListed, error: this.#crdError } : undefined;
+    const missing = this.#config?.crdDiscovery
+      ? missingExplicit(this.#config.resources, this.#crds.values())
+      : [];
+    return {
+      ready: (crds === undefined || crds.synced) && resources.every((r) => r.ready),
+      resources,
+      missing,
+      crds,
+    };
+  }
+
+  async stop(): Promise<void> {
+    await this.#crdWatch?.stop();
+    this.#crdWatch = undefined;
+    await this.#queue;
+    await Promise.all([...this.#running.values()].map((r) => r.collector.stop()));
+    this.#running.clear();
+  }
+
+  #startCrdWatch(): void {
+    const log = this.#logger;
+    const schedule = (): void => {
+      void this.#reconcile();
+    };
+    this.#crdWatch = new ListWatch(
+      this.#deps.client,
+      {
+        listStarted: () => {
+          this.#crdMark = new Set();
+        },
+        listed: (raw) => {
+          const crd = summarizeCrd(raw);
+          if (!crd) return;
+          this.#crdMark.add(crd.name);
+          this.#crds.set(crd.name, crd);
+        },
+        listFinished: () => {
+          for (const name of [...this.#crds.keys()]) if (!this.#crdMark.has(name)) this.#crds.delete(name);
+          this.#crdListed = true;
+          schedule();
+        },
+        event: (type, raw) => {
+          const crd = summarizeCrd(raw);
+          if (!crd) return;
+          if (type === "DELETED") this.#crds.delete(crd.name);
+          else this.#crds.set(crd.name, crd);
+          schedule();
+        },
+      },
+      {
+        synced: (synced) => {
+          if (synced) this.#crdError = undefined;
+        },
+        relist: () => {},
+        listDuration: () => {},
+        watchEvent: () => {},
+        error: (operation, code, error) => {
+          this.#crdError = `${operation} customresourcedefinitions failed${code ? ` (HTTP ${code})` : ""}: ${
+            error instanceof Error ? error.message : String(error)
+          }`;
+          log.warn("cannot watch CRDs", { error: this.#crdError });
+        },
+        handlerError: (error) => log.warn("CRD skipped", { error: String(error) }),
+      },
+      {
+        path: "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+        ...this.#deps.listWatch,
+        pageSize: 100,
+      },
+    );
+    this.#crdWatch.start();
+  }
+
+  /** Serialized: plans never interleave, so a collector is never started twice. */
+  #reconcile(): Promise<void> {
+    this.#queue = this.#queue.then(
+      () => this.#reconcileNow(),
+      () => this.#reconcileNow(),
+    );
+    return this.#queue;
+  }
+
+  async #reconcileNow(): Promise<void> {
+    const config = this.#config;
+    if (!config) return;
+    if (config.crdDiscovery && !this.#crdListed) return;
+    const plans = config.crdDiscovery
+      ? planFromCrds(config.resources, this.#crds.values())
+      : planStatic(config.resources);
+    const wanted = new Map(plans.map((p) => [p.key, p]));
+
+    for (const [key, running] of [...this.#running]) {
+      const next = wanted.get(key);
+      if (next && next.fingerprint === running.plan.fingerprint && running.prefix === config.metricPrefix)
+        continue;
+      this.#running.delete(key);
+      await running.collector.stop(!next);
+      this.#logger.info(next ? "resource reconfigured" : "resource no longer watched", { resource: key });
+    }
+    for (const [key, plan] of wanted) {
+      if (this.#running.has(key)) continue;
+      const collector = new ResourceCollector(this.#settings(plan, config.metricPrefix), this.#deps);
+      this.#running.set(key, { plan, prefix: config.metricPrefix, collector });
+      collector.start();
+      this.#logger.info("watching resource", {
+        resource: key,
+        version: plan.identity.version,
+        kind: plan.identity.kind,
+        statusSubresource: plan.statusSubresource,
+      });
+    }
+  }
+
+  #settings(plan: CollectorPlan, prefix: string): ConstructorParameters<typeof ResourceCollector>[0] {
+    const o = plan.options;
+    return {
+      identity: plan.identity,
+      statusSubresource: plan.statusSubresource,
+      projection: plan.projection,
+      kind: newKindContext({
+        group: plan.identity.group,
+        kind: plan.identity.kind,
+        prefix,
+        extraLabelNames: o.labels.map((l) => l.name),
+        status: { readyCondition: o.readyCondition, failedAfterSeconds: o.failedAfterSeconds },
+        phases: plan.phases,
+        reasonsEnabled: o.conditionReasons,
+        maxReasons: o.maxReasons,
+      }),
+      mode: o.mode,
+      maxSeries: o.maxSeries,
+      phaseTransitions: o.phaseTransitions,
+      namespaces: plan.identity.namespaced ? o.namespaces : [],
+      labelSelector: o.labelSelector,
+      prefix,
+    };
+  }
+}

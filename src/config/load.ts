@@ -1,0 +1,83 @@
+// Reading the configuration file, and reloading it when it changes. A bad new
+// file is rejected with a log line and a metric; the last good configuration
+// keeps running.
+import { createHash } from "node:crypto";
+import { readFileSync, unwatchFile, watchFile } from "node:fs";
+import { parse, YAMLParseError } from "yaml";
+import type { Config } from "./schema.ts";
+import { ConfigError, validateConfig } from "./validate.ts";
+
+export interface LoadedConfig {
+  config: Config;
+  /** sha256 prefix of the file's bytes ("default" without a file). */
+  hash: string;
+}
+
+export function hashText(text: string): string {
+  return createHash("sha256").update(text).digest("hex").slice(0, 12);
+}
+
+/** Parses and validates YAML text; throws ConfigError naming the problem(s). */
+export function parseConfigText(text: string, source: string): Config {
+  let parsed: unknown;
+  try {
+    parsed = parse(text);
+  } catch (error) {
+    const where = error instanceof YAMLParseError && error.linePos ? ` at line ${error.linePos[0].line}` : "";
+    throw new ConfigError([
+      `${source}: not valid YAML${where}: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`,
+    ]);
+  }
+  try {
+    return validateConfig(parsed);
+  } catch (error) {
+    if (error instanceof ConfigError) throw new ConfigError(error.problems.map((p) => `${source}: ${p}`));
+    throw error;
+  }
+}
+
+export function loadConfigFile(path: string | undefined): LoadedConfig {
+  if (!path) return { config: validateConfig(undefined), hash: "default" };
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    throw new ConfigError([`${path}: cannot read the configuration file: ${(error as Error).message}`]);
+  }
+  return { config: parseConfigText(text, path), hash: hashText(text) };
+}
+
+/** Calls onChange with each new good config, onError with each rejected one. Returns a stop function. */
+export function watchConfigFile(
+  path: string,
+  onChange: (loaded: LoadedConfig) => void,
+  onError: (error: Error) => void,
+  intervalMs = 1000,
+): () => void {
+  let lastHash: string | undefined;
+  try {
+    lastHash = hashText(readFileSync(path, "utf8"));
+  } catch {
+    lastHash = undefined;
+  }
+  // Polling (not inotify) also follows the symlink swaps of mounted ConfigMaps.
+  const listener = (): void => {
+    let text: string;
+    try {
+      text = readFileSync(path, "utf8");
+    } catch (error) {
+      onError(new ConfigError([`${path}: cannot read the configuration file: ${(error as Error).message}`]));
+      return;
+    }
+    const hash = hashText(text);
+    if (hash === lastHash) return;
+    lastHash = hash;
+    try {
+      onChange({ config: parseConfigText(text, path), hash });
+    } catch (error) {
+      onError(error as Error);
+    }
+  };
+  watchFile(path, { interval: intervalMs, persistent: false }, listener);
+  return () => unwatchFile(path, listener);
+}

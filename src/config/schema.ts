@@ -1,0 +1,110 @@
+// The configuration as the rest of the program sees it, after validation and
+// defaults. The YAML shape is documented in config.example.yaml.
+
+export interface LabelMapping {
+  from: "label" | "annotation";
+  key: string;
+  /** Prometheus label name. */
+  name: string;
+}
+
+/** Per-resource options; every field is optional in the file. */
+export interface ResourceOptions {
+  namespaces: string[];
+  labelSelector: string | undefined;
+  /** Dotted paths; undefined = detected from the CRD schema (or the conventional default). */
+  conditionsPath: string | undefined;
+  observedGenerationPath: string | undefined;
+  phasePath: string | undefined;
+  heartbeatField: string | undefined;
+  readyCondition: string;
+  failedAfterSeconds: number;
+  labels: LabelMapping[];
+  conditionReasons: boolean;
+  maxReasons: number;
+  phaseTransitions: Record<string, string[]> | undefined;
+  mode: "objects" | "aggregate";
+  maxSeries: number;
+}
+
+/** Selects resource types: explicitly, or by discovering CRDs. */
+export interface ResourceSelector {
+  /** Explicit: the API group (exact). */
+  group: string | undefined;
+  /** Explicit: plural resource name, or kind. */
+  resource: string | undefined;
+  kind: string | undefined;
+  /** Explicit: version; default = the CRD's storage version. */
+  version: string | undefined;
+  /** Explicit without CRD discovery: the scope must be given. */
+  namespaced: boolean | undefined;
+  /** Discovery: API group globs (`*.example.com`, `*`). */
+  groups: string[];
+  /** Discovery: CRD `spec.names.categories` (any of). */
+  categories: string[];
+  /** Discovery: label selector on the CRD objects. */
+  crdSelector: string | undefined;
+  options: ResourceOptions;
+}
+
+export interface TracingConfig {
+  /** OTLP/HTTP traces endpoint; when unset, OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT decides. */
+  endpoint: string | undefined;
+  enabled: boolean | undefined;
+  clusterName: string;
+  generationTimeoutSeconds: number;
+}
+
+export interface Config {
+  listen: string;
+  metricPrefix: string;
+  logLevel: "debug" | "info" | "warn" | "error";
+  /** Watch CRDs to resolve and discover resources (needs list/watch on CRDs). */
+  crdDiscovery: boolean;
+  resources: ResourceSelector[];
+  tracing: TracingConfig;
+}
+
+export const defaultResourceOptions: ResourceOptions = {
+  namespaces: [],
+  labelSelector: undefined,
+  conditionsPath: undefined,
+  observedGenerationPath: undefined,
+  phasePath: undefined,
+  heartbeatField: undefined,
+  readyCondition: "Ready",
+  failedAfterSeconds: 300,
+  labels: [],
+  conditionReasons: false,
+  maxReasons: 20,
+  phaseTransitions: undefined,
+  mode: "objects",
+  maxSeries: 0,
+};
+
+export const defaultConfig: Config = {
+  listen: "127.0.0.1:9184",
+  metricPrefix: "cr_",
+  logLevel: "info",
+  crdDiscovery: true,
+  // With no resources configured, every CRD in the cluster is watched.
+  resources: [
+    {
+      group: undefined,
+      resource: undefined,
+      kind: undefined,
+      version: undefined,
+      namespaced: undefined,
+      groups: ["*"],
+      categories: [],
+      crdSelector: undefined,
+      options: defaultResourceOptions,
+    },
+  ],
+  tracing: {
+    endpoint: undefined,
+    enabled: undefined,
+    clusterName: "default",
+    generationTimeoutSeconds: 3600,
+  },
+};

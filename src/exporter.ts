@@ -1,0 +1,103 @@
+// Assembles a running exporter from its parts: the collector manager (watches),
+// the self-metrics registry, the HTTP server and, when configured, tracing.
+// main.ts calls this with real parts; tests call it the same way against the
+// test control plane.
+import type { KubeConfig } from "@kubernetes/client-node";
+import { CollectorManager } from "./collectors/manager.ts";
+import type { CollectorDeps, StateObserver } from "./collectors/resource-collector.ts";
+import type { Config } from "./config/schema.ts";
+import { createKubeClient } from "./kube/client.ts";
+import type { Logger } from "./log.ts";
+import { createSelfMetrics, type SelfMetrics } from "./metrics/self-metrics.ts";
+import { createApp, type Listening, listen } from "./server/http.ts";
+import { version } from "./version.ts";
+
+export interface ExporterOptions {
+  config: Config;
+  configHash: string;
+  kubeConfig: KubeConfig;
+  logger: Logger;
+  /** Epoch seconds; defaults to the wall clock. */
+  clock?: () => number;
+  tracer?: StateObserver;
+  listWatch?: CollectorDeps["listWatch"];
+}
+
+export interface Exporter {
+  url: string;
+  manager: CollectorManager;
+  metrics: SelfMetrics;
+  /** Applies a new configuration (hot reload). */
+  reload(config: Config, hash: string): Promise<void>;
+  /** Records a rejected configuration. */
+  reloadFailed(error: Error): void;
+  stop(): Promise<void>;
+}
+
+export async function startExporter(options: ExporterOptions): Promise<Exporter> {
+  const clock = options.clock ?? (() => Date.now() / 1000);
+  const logger = options.logger;
+  let config = options.config;
+  const metrics = createSelfMetrics(config.metricPrefix, version);
+  const client = createKubeClient(options.kubeConfig);
+  const manager = new CollectorManager({
+    client,
+    metrics,
+    logger,
+    tracer: options.tracer,
+    clock,
+    listWatch: options.listWatch,
+  });
+  const recordConfig = (hash: string): void => {
+    metrics.configHash.reset();
+    metrics.configHash.set({ hash }, 1);
+    metrics.configReloadSuccess.set(1);
+    metrics.configReloads.inc({ result: "success" });
+  };
+  recordConfig(options.configHash);
+
+  const app = createApp({
+    sources: () => manager.collectors(),
+    metrics,
+    prefix: () => config.metricPrefix,
+    readiness: () => manager.readiness(),
+    logger,
+    clock,
+  });
+  let server: Listening;
+  try {
+    server = await listen(app, config.listen);
+  } catch (error) {
+    throw new Error(`cannot listen on ${config.listen}: ${(error as Error).message}`);
+  }
+  logger.info("serving metrics", { url: `${server.url}/metrics`, apiServer: client.server });
+  await manager.applyConfig(config);
+
+  return {
+    url: server.url,
+    manager,
+    metrics,
+    async reload(next, hash) {
+      if (next.listen !== config.listen)
+        logger.warn("listen address changes take effect after a restart", { listen: next.listen });
+      if (next.metricPrefix !== config.metricPrefix) {
+        logger.warn("metric prefix changes of self metrics take effect after a restart", {
+          prefix: next.metricPrefix,
+        });
+      }
+      config = { ...next, listen: config.listen };
+      recordConfig(hash);
+      logger.info("configuration reloaded", { hash, resources: next.resources.length });
+      await manager.applyConfig(config);
+    },
+    reloadFailed(error) {
+      metrics.configReloadSuccess.set(0);
+      metrics.configReloads.inc({ result: "failure" });
+      logger.error("configuration rejected; keeping the previous one", { error: error.message });
+    },
+    async stop() {
+      await server.close();
+      await manager.stop();
+    },
+  };
+}

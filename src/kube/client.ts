@@ -1,0 +1,178 @@
+// HTTP access to the Kubernetes API. Authentication and TLS come from
+// @kubernetes/client-node's KubeConfig (kubeconfig files, in-cluster service
+// account, exec plugins, client certificates); requests go through node:https
+// so list pages can be parsed one at a time and watches read as a stream.
+import http from "node:http";
+import https from "node:https";
+import { createInterface } from "node:readline";
+import type { KubeConfig } from "@kubernetes/client-node";
+
+export interface KubeResponse<T = unknown> {
+  status: number;
+  body: T;
+}
+
+export interface RequestOptions {
+  query?: Record<string, string | number | boolean | undefined>;
+  body?: unknown;
+  contentType?: string;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+export interface StreamOptions {
+  query?: Record<string, string | number | boolean | undefined>;
+  signal: AbortSignal;
+  /** Called for each line of the response body (one watch event each). */
+  onLine: (line: string) => void;
+  /** Called whenever bytes arrive, so a watchdog can tell a live stream from a dead one. */
+  onActivity?: () => void;
+  /** Called once the server accepted the request (2xx headers received). */
+  onOpen?: () => void;
+}
+
+/** A non-2xx answer to a stream request; body holds the Kubernetes Status, if any. */
+export class KubeHttpError extends Error {
+  readonly status: number;
+  readonly body: unknown;
+  constructor(status: number, body: unknown, what: string) {
+    const message = (body as { message?: string } | undefined)?.message;
+    super(`${what}: HTTP ${status}${message ? `: ${message}` : ""}`);
+    this.status = status;
+    this.body = body;
+  }
+}
+
+export interface KubeClient {
+  readonly server: string;
+  request<T = unknown>(method: string, path: string, options?: RequestOptions): Promise<KubeResponse<T>>;
+  /** Resolves when the stream ends cleanly; rejects with KubeHttpError for non-2xx, or the network error. */
+  stream(path: string, options: StreamOptions): Promise<void>;
+}
+
+function buildUrl(server: string, path: string, query: RequestOptions["query"]): URL {
+  const url = new URL(server.replace(/\/+$/, "") + path);
+  for (const [key, value] of Object.entries(query ?? {})) {
+    if (value !== undefined) url.searchParams.set(key, String(value));
+  }
+  return url;
+}
+
+function readBody(res: http.IncomingMessage, limit = 64 * 1024 * 1024): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    res.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        res.destroy(new Error(`response larger than ${limit} bytes`));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    res.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    res.on("error", reject);
+    res.on("aborted", () => reject(new Error("response aborted")));
+  });
+}
+
+function parseJson(text: string): unknown {
+  if (text === "") return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+export function createKubeClient(kubeConfig: KubeConfig): KubeClient {
+  const cluster = kubeConfig.getCurrentCluster();
+  if (!cluster)
+    throw new Error("the kubeconfig has no current cluster (check KUBECONFIG and the current context)");
+  const server = cluster.server;
+
+  async function open(
+    method: string,
+    url: URL,
+    headers: Record<string, string>,
+    signal: AbortSignal | undefined,
+    timeoutMs: number | undefined,
+  ): Promise<{ req: http.ClientRequest; response: Promise<http.IncomingMessage> }> {
+    const options: https.RequestOptions = { method, headers: {} };
+    // Adds the Authorization header (refreshing tokens), TLS material and a cached agent.
+    await kubeConfig.applyToHTTPSOptions(options);
+    options.headers = { ...(options.headers as Record<string, string>), ...headers };
+    if (signal) options.signal = signal;
+    const transport = url.protocol === "http:" ? http : https;
+    if (url.protocol === "http:") delete options.agent;
+    const req = transport.request(url, options);
+    if (timeoutMs)
+      req.setTimeout(timeoutMs, () => req.destroy(new Error(`request timed out after ${timeoutMs} ms`)));
+    const response = new Promise<http.IncomingMessage>((resolve, reject) => {
+      req.once("response", resolve);
+      req.once("error", reject);
+    });
+    return { req, response };
+  }
+
+  return {
+    server,
+    async request<T>(method: string, path: string, options: RequestOptions = {}): Promise<KubeResponse<T>> {
+      const url = buildUrl(server, path, options.query);
+      const headers: Record<string, string> = { Accept: "application/json" };
+      const payload =
+        options.body === undefined
+          ? undefined
+          : typeof options.body === "string"
+            ? options.body
+            : JSON.stringify(options.body);
+      if (payload !== undefined) {
+        headers["Content-Type"] = options.contentType ?? "application/json";
+        headers["Content-Length"] = String(Buffer.byteLength(payload));
+      }
+      const { req, response } = await open(method, url, headers, options.signal, options.timeoutMs ?? 60_000);
+      req.end(payload);
+      const res = await response;
+      const text = await readBody(res);
+      return { status: res.statusCode ?? 0, body: parseJson(text) as T };
+    },
+
+    async stream(path: string, options: StreamOptions): Promise<void> {
+      const url = buildUrl(server, path, options.query);
+      const { req, response } = await open(
+        "GET",
+        url,
+        { Accept: "application/json" },
+        options.signal,
+        undefined,
+      );
+      req.end();
+      const res = await response;
+      const status = res.statusCode ?? 0;
+      if (status < 200 || status >= 300) {
+        throw new KubeHttpError(status, parseJson(await readBody(res, 1024 * 1024)), `GET ${url.pathname}`);
+      }
+      options.onOpen?.();
+      res.on("data", () => options.onActivity?.());
+      const lines = createInterface({ input: res, crlfDelay: Number.POSITIVE_INFINITY });
+      await new Promise<void>((resolve, reject) => {
+        let failed = false;
+        const fail = (error: Error): void => {
+          if (failed) return;
+          failed = true;
+          reject(error);
+        };
+        res.once("error", fail);
+        // readline re-emits input errors; without a listener they would crash the process.
+        lines.once("error", fail);
+        res.once("aborted", () => fail(new Error("watch stream aborted")));
+        lines.on("line", (line) => {
+          if (line.length > 0) options.onLine(line);
+        });
+        lines.once("close", () => {
+          if (!failed) resolve();
+        });
+      });
+    },
+  };
+}

@@ -1,0 +1,245 @@
+// The list/watch loop for one collection. Paginated LIST, then WATCH with
+// bookmarks and a jittered server-side timeout, resuming from the last
+// resourceVersion; an inactivity watchdog for half-open connections; relist
+// when the resourceVersion expired (410 Gone); backoff with jitter after every
+// error. Objects are handed to the handler one at a time and never kept here.
+import { Backoff, sleep } from "./backoff.ts";
+import { type KubeClient, KubeHttpError } from "./client.ts";
+
+export type RelistReason = "initial" | "expired" | "error";
+export type WatchEventType = "ADDED" | "MODIFIED" | "DELETED";
+export type Operation = "list" | "watch";
+
+/** Receives objects; every call is guarded, so a throwing handler never stops the loop. */
+export interface ListWatchHandler {
+  /** A full list starts; objects not listed before listFinished() are gone. */
+  listStarted(reason: RelistReason): void;
+  listed(object: unknown): void;
+  listFinished(): void;
+  event(type: WatchEventType, object: unknown): void;
+}
+
+/** Operational signals, for self-metrics, readiness and logs. */
+export interface ListWatchObserver {
+  synced(synced: boolean): void;
+  relist(reason: RelistReason): void;
+  listDuration(seconds: number, objects: number): void;
+  watchEvent(type: string): void;
+  error(operation: Operation, code: number, error: unknown): void;
+  handlerError(error: unknown): void;
+}
+
+export interface ListWatchOptions {
+  /** Collection path, e.g. /apis/example.com/v1/widgets or …/namespaces/ns/widgets. */
+  path: string;
+  labelSelector?: string;
+  pageSize?: number;
+  /** Server-side watch timeout is drawn from [min, max] seconds, so reconnects spread out. */
+  watchTimeoutSeconds?: [number, number];
+  /** No bytes (events or bookmarks) for this long: the connection is presumed dead. */
+  inactivityMs?: number;
+  backoff?: { initialMs: number; maxMs: number };
+  random?: () => number;
+}
+
+class ExpiredError extends Error {}
+
+interface WatchEvent {
+  type?: string;
+  object?: { metadata?: { resourceVersion?: string }; code?: number; message?: string; reason?: string };
+}
+
+export class ListWatch {
+  readonly #client: KubeClient;
+  readonly #handler: ListWatchHandler;
+  readonly #observer: ListWatchObserver;
+  readonly #options: Required<Omit<ListWatchOptions, "labelSelector">> & {
+    labelSelector: string | undefined;
+  };
+  readonly #backoff: Backoff;
+  readonly #stop = new AbortController();
+  #running: Promise<void> | undefined;
+
+  constructor(
+    client: KubeClient,
+    handler: ListWatchHandler,
+    observer: ListWatchObserver,
+    options: ListWatchOptions,
+  ) {
+    this.#client = client;
+    this.#handler = handler;
+    this.#observer = observer;
+    this.#options = {
+      pageSize: 500,
+      watchTimeoutSeconds: [240, 480],
+      inactivityMs: 150_000,
+      backoff: { initialMs: 500, maxMs: 30_000 },
+      random: Math.random,
+      ...options,
+      labelSelector: options.labelSelector,
+    };
+    this.#backoff = new Backoff({ ...this.#options.backoff, random: this.#options.random });
+  }
+
+  start(): void {
+    this.#running ??= this.#run();
+  }
+
+  async stop(): Promise<void> {
+    this.#stop.abort();
+    await this.#running;
+  }
+
+  #guard(fn: () => void): void {
+    try {
+      fn();
+    } catch (error) {
+      try {
+        this.#observer.handlerError(error);
+      } catch {
+        // An observer that throws must not stop the loop either.
+      }
+    }
+  }
+
+  async #run(): Promise<void> {
+    const signal = this.#stop.signal;
+    let resourceVersion: string | undefined;
+    let reason: RelistReason = "initial";
+    while (!signal.aborted) {
+      const operation: Operation = resourceVersion === undefined ? "list" : "watch";
+      try {
+        if (resourceVersion === undefined) {
+          this.#guard(() => this.#observer.synced(false));
+          resourceVersion = await this.#list(reason, signal);
+          this.#backoff.reset();
+        }
+        const watchStarted = performance.now();
+        resourceVersion = await this.#watch(resourceVersion, signal);
+        // A server that ends watches at once would otherwise be reconnected in a hot loop.
+        if (performance.now() - watchStarted < 1_000) await sleep(this.#backoff.next(), signal);
+      } catch (error) {
+        if (signal.aborted) break;
+        const code = error instanceof KubeHttpError ? error.status : 0;
+        if (error instanceof ExpiredError || code === 410) {
+          // The resourceVersion is too old to resume from: relist now.
+          if (!(error instanceof ExpiredError))
+            this.#guard(() => this.#observer.error(operation, code, error));
+          resourceVersion = undefined;
+          reason = "expired";
+          continue;
+        }
+        this.#guard(() => this.#observer.synced(false));
+        this.#guard(() => this.#observer.error(operation, code, error));
+        if (operation === "list") reason = "error";
+        await sleep(this.#backoff.next(), signal);
+      }
+    }
+    this.#guard(() => this.#observer.synced(false));
+  }
+
+  async #list(reason: RelistReason, signal: AbortSignal): Promise<string> {
+    const started = performance.now();
+    this.#guard(() => this.#observer.relist(reason));
+    this.#guard(() => this.#handler.listStarted(reason));
+    let continueToken: string | undefined;
+    let resourceVersion = "";
+    let objects = 0;
+    do {
+      const response = await this.#client.request<{
+        items?: unknown[];
+        metadata?: { continue?: string; resourceVersion?: string };
+      }>("GET", this.#options.path, {
+        query: {
+          limit: this.#options.pageSize,
+          continue: continueToken,
+          labelSelector: this.#options.labelSelector,
+        },
+        signal,
+        timeoutMs: 120_000,
+      });
+      if (response.status === 410 && continueToken) throw new ExpiredError("list continue token expired");
+      if (response.status < 200 || response.status >= 300) {
+        throw new KubeHttpError(response.status, response.body, `list ${this.#options.path}`);
+      }
+      const items = Array.isArray(response.body?.items) ? response.body.items : [];
+      for (const item of items) this.#guard(() => this.#handler.listed(item));
+      objects += items.length;
+      continueToken = response.body?.metadata?.continue || undefined;
+      resourceVersion = response.body?.metadata?.resourceVersion ?? resourceVersion;
+    } while (continueToken && !signal.aborted);
+    this.#guard(() => this.#handler.listFinished());
+    this.#guard(() => this.#observer.listDuration((performance.now() - started) / 1000, objects));
+    return resourceVersion;
+  }
+
+  /** Watches until the server ends the stream; returns the resourceVersion to resume from. */
+  async #watch(from: string, stop: AbortSignal): Promise<string> {
+    const [min, max] = this.#options.watchTimeoutSeconds;
+    const timeoutSeconds = Math.round(min + this.#options.random() * (max - min));
+    const abort = new AbortController();
+    const onStop = (): void => abort.abort();
+    stop.addEventListener("abort", onStop, { once: true });
+    let resourceVersion = from;
+    let failure: Error | undefined;
+    let watchdog: NodeJS.Timeout | undefined;
+    const arm = (): void => {
+      clearTimeout(watchdog);
+      watchdog = setTimeout(() => {
+        failure = new Error(`no data on the watch for ${this.#options.inactivityMs} ms; reconnecting`);
+        abort.abort();
+      }, this.#options.inactivityMs);
+    };
+    const onLine = (line: string): void => {
+      let event: WatchEvent;
+      try {
+        event = JSON.parse(line) as WatchEvent;
+      } catch (error) {
+        this.#guard(() => this.#observer.handlerError(error));
+        return;
+      }
+      const type = event.type ?? "UNKNOWN";
+      this.#guard(() => this.#observer.watchEvent(type));
+      if (type === "ERROR") {
+        const status = event.object;
+        failure =
+          status?.code === 410
+            ? new ExpiredError(status.message ?? "resourceVersion expired")
+            : new KubeHttpError(status?.code ?? 0, status, `watch ${this.#options.path}`);
+        abort.abort();
+        return;
+      }
+      const rv = event.object?.metadata?.resourceVersion;
+      if (rv) resourceVersion = rv;
+      if (type === "ADDED" || type === "MODIFIED" || type === "DELETED") {
+        this.#guard(() => this.#handler.event(type, event.object));
+      }
+    };
+    try {
+      arm();
+      await this.#client.stream(this.#options.path, {
+        query: {
+          watch: 1,
+          allowWatchBookmarks: true,
+          resourceVersion: from,
+          timeoutSeconds,
+          labelSelector: this.#options.labelSelector,
+        },
+        signal: abort.signal,
+        onLine,
+        onActivity: arm,
+        onOpen: () => {
+          this.#backoff.reset();
+          this.#guard(() => this.#observer.synced(true));
+        },
+      });
+    } catch (error) {
+      if (!failure && !stop.aborted) throw error;
+    } finally {
+      clearTimeout(watchdog);
+      stop.removeEventListener("abort", onStop);
+    }
+    if (failure && !stop.aborted) throw failure;
+    return resourceVersion;
+  }
+}

@@ -1,0 +1,132 @@
+// The HTTP server: /metrics (Prometheus text or OpenMetrics by content
+// negotiation, gzip when asked), /healthz (the process is alive) and /readyz
+// (every selected resource finished its initial list; the body says which have
+// not and why).
+import type { Server } from "node:http";
+import { Readable } from "node:stream";
+import { createGzip } from "node:zlib";
+import Koa from "koa";
+import type { Readiness } from "../collectors/manager.ts";
+import type { Logger } from "../log.ts";
+import type { SelfMetrics } from "../metrics/self-metrics.ts";
+import {
+  openMetricsType,
+  prometheusTextType,
+  type SeriesSource,
+  writeExposition,
+} from "../metrics/writer.ts";
+
+export interface ServerDeps {
+  sources: () => readonly SeriesSource[];
+  metrics: SelfMetrics;
+  prefix: () => string;
+  readiness: () => Readiness;
+  logger: Logger;
+  /** Epoch seconds. */
+  clock: () => number;
+}
+
+export function wantsOpenMetrics(accept: string | undefined): boolean {
+  return accept?.includes("application/openmetrics-text") === true;
+}
+
+export function formatReadiness(r: Readiness): string {
+  const lines = [r.ready ? "ready" : "not ready"];
+  if (r.crds) {
+    lines.push(
+      `customresourcedefinitions: ${r.crds.synced ? "listed" : "not listed yet"}${r.crds.error ? ` (${r.crds.error})` : ""}`,
+    );
+  }
+  for (const res of r.resources)
+    lines.push(`${res.resource}: ${res.ready ? "synced" : `not synced: ${res.reason}`}`);
+  for (const m of r.missing) lines.push(`${m}: configured, but no such CRD is installed`);
+  return `${lines.join("\n")}\n`;
+}
+
+export function createApp(deps: ServerDeps): Koa {
+  const app = new Koa();
+  app.on("error", (error: Error) => deps.logger.warn("http error", { error: error.message }));
+
+  app.use(async (ctx, next) => {
+    if (ctx.method !== "GET" && ctx.method !== "HEAD") {
+      ctx.status = 405;
+      return;
+    }
+    switch (ctx.path) {
+      case "/healthz":
+        ctx.body = "ok\n";
+        return;
+      case "/readyz": {
+        const readiness = deps.readiness();
+        ctx.status = readiness.ready ? 200 : 503;
+        ctx.type = "text/plain";
+        ctx.body = formatReadiness(readiness);
+        return;
+      }
+      case "/metrics": {
+        const openMetrics = wantsOpenMetrics(ctx.get("Accept"));
+        const started = performance.now();
+        const stream = Readable.from(
+          writeExposition({
+            sources: deps.sources(),
+            registry: deps.metrics.registry,
+            prefix: deps.prefix(),
+            openMetrics,
+            now: deps.clock(),
+          }),
+          { objectMode: false },
+        );
+        stream.once("end", () => deps.metrics.scrapeDuration.observe((performance.now() - started) / 1000));
+        ctx.set("Content-Type", openMetrics ? openMetricsType : prometheusTextType);
+        ctx.vary("Accept-Encoding");
+        if (ctx.acceptsEncodings("gzip", "identity") === "gzip") {
+          ctx.set("Content-Encoding", "gzip");
+          ctx.body = stream.pipe(createGzip({ level: 1 }));
+        } else {
+          ctx.body = stream;
+        }
+        return;
+      }
+      default:
+        await next();
+    }
+  });
+  return app;
+}
+
+export interface Listening {
+  server: Server;
+  url: string;
+  close(): Promise<void>;
+}
+
+export function parseListen(listen: string): { host: string; port: number } {
+  const match = /^(?:\[([0-9a-fA-F:]+)\]|([^:]*)):(\d{1,5})$/.exec(listen);
+  if (!match) throw new Error(`listen address "${listen}" is not host:port`);
+  return { host: match[1] ?? (match[2] || "0.0.0.0"), port: Number(match[3]) };
+}
+
+export function listen(app: Koa, address: string): Promise<Listening> {
+  const { host, port } = parseListen(address);
+  return new Promise((resolve, reject) => {
+    const server = app.listen(port, host);
+    server.requestTimeout = 120_000;
+    server.headersTimeout = 30_000;
+    server.keepAliveTimeout = 65_000;
+    server.once("error", reject);
+    server.once("listening", () => {
+      const a = server.address();
+      const actualPort = typeof a === "object" && a ? a.port : port;
+      const shownHost = host.includes(":") ? `[${host}]` : host;
+      resolve({
+        server,
+        url: `http://${shownHost}:${actualPort}`,
+        close: () =>
+          new Promise((done) => {
+            server.closeAllConnections();
+            server.close(() => done());
+          }),
+      });
+    });
+  });
+}
