@@ -203,12 +203,18 @@ export class ResourceCollector {
         this.#deps.metrics.lastSync.set(this.#labels, this.#deps.clock());
         this.#updateGauges();
       },
-      event: (type, object) => {
-        if (type === "DELETED") this.#removeRaw(object);
-        else this.#upsert(object, false, mark);
-        this.#updateGauges();
-      },
+      event: (type, object) => this.ingest(type, object, mark),
     };
+  }
+
+  /**
+   * Applies one watch event. The list/watch loop calls this; tests and
+   * benchmarks call it directly to drive the collector from recorded events.
+   */
+  ingest(type: "ADDED" | "MODIFIED" | "DELETED", object: unknown, mark = this.#listMark): void {
+    if (type === "DELETED") this.#removeRaw(object);
+    else this.#upsert(object, false, mark);
+    this.#updateGauges();
   }
 
   #observer(scope: string): ListWatchObserver {
