@@ -140,9 +140,14 @@ export async function startAuditReceiver(
         log.debug("audit batch", { events: batch.events, statusWrites: batch.writes.length });
         reply(res, 200, "ok");
       } catch (error) {
-        if (!(error instanceof AuditPayloadError)) throw error;
-        log.warn("rejected audit batch", { bytes: size, error });
-        reply(res, 400, error.message);
+        if (error instanceof AuditPayloadError) {
+          log.warn("rejected audit batch", { bytes: size, error });
+          reply(res, 400, error.message);
+          return;
+        }
+        // A defect here must cost one batch (the apiserver retries it), never the process.
+        log.error("audit batch handling failed", { error });
+        reply(res, 500, "internal error");
       }
     });
   };
