@@ -212,7 +212,17 @@ export async function startApiProxy(
   const bound = server.address() as AddressInfo;
   const hostPart = bound.family === "IPv6" ? `[${bound.address}]` : bound.address;
   const url = `http://${hostPart}:${bound.port}`;
-  if (options.kubeconfigPath) writeOperatorKubeconfig(options.kubeconfigPath, url, options.tokenFile);
+  if (options.kubeconfigPath) {
+    try {
+      writeOperatorKubeconfig(options.kubeconfigPath, url, options.tokenFile);
+    } catch (error) {
+      server.close();
+      agent.destroy();
+      throw new Error(
+        `apiProxy.kubeconfigPath: cannot write ${JSON.stringify(options.kubeconfigPath)}: ${String(error)}`,
+      );
+    }
+  }
   log.info("api proxy listening", {
     url,
     upstream: options.upstream.server,

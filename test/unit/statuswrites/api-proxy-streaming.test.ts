@@ -136,3 +136,39 @@ test("a huge error body passes through whole; its Status prefix classifies the f
   );
   assert.equal(seenAuthorization[0], undefined, "a request without a token gets none added");
 });
+
+test("an unwritable kubeconfig path fails start-up naming the field, and frees the port", async () => {
+  await assert.rejects(
+    startApiProxy(
+      {
+        listen: "127.0.0.1:0",
+        upstream: { server: "https://127.0.0.1:1", caPem: undefined },
+        kubeconfigPath: "/nonexistent-dir/kubeconfig",
+      },
+      createStatusWriteMetrics(new Registry()),
+      silentLogger,
+    ),
+    /apiProxy\.kubeconfigPath: cannot write "\/nonexistent-dir\/kubeconfig"/,
+  );
+});
+
+test("an upstream that cannot be reached gets a 502 Status and counts as ServerError", async () => {
+  const local = new Registry();
+  const unreachable = await startApiProxy(
+    { listen: "127.0.0.1:0", upstream: { server: "https://127.0.0.1:1", caPem: undefined } },
+    createStatusWriteMetrics(local),
+    silentLogger,
+  );
+  try {
+    const response = await fetch(`${unreachable.url}/apis/example.com/v1/widgets/g1/status`, {
+      method: "PATCH",
+      body: "{}",
+    });
+    assert.equal(response.status, 502);
+    assert.equal(((await response.json()) as { kind?: string }).kind, "Status");
+    await sleep(10);
+    assert.match(await local.metrics(), /reason="ServerError",source="proxy"\} 1/);
+  } finally {
+    await unreachable.close();
+  }
+});
