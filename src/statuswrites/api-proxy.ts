@@ -1,0 +1,253 @@
+// The sidecar API proxy: an operator in the same pod sends its Kubernetes API
+// traffic here; every request is forwarded to the real apiserver over TLS with
+// the caller's own headers (its Authorization included, nothing added), and
+// every write to a /status subresource is counted on the way back.
+//
+// Bodies are streamed in both directions (watches and chunked lists pass
+// through as they arrive); only the first bytes of an error response to a
+// counted write are kept, to read the Status reason.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { Agent, request as httpsRequest } from "node:https";
+import type { AddressInfo } from "node:net";
+import { pipeline } from "node:stream";
+import type { Logger } from "../log.ts";
+import { BoundedPrefix } from "./bounded-prefix.ts";
+import { classifyFailure, isFailureCode, parseStatusPrefix } from "./classify.ts";
+import { endToEndHeaders, headerValue } from "./headers.ts";
+import { type KindResolver, pluralKindResolver } from "./kinds.ts";
+import { assertLoopbackUnlessAllowed, parseListenAddress } from "./listen-address.ts";
+import type { StatusWriteMetrics } from "./metrics.ts";
+import { writeOperatorKubeconfig } from "./operator-kubeconfig.ts";
+import { isStatusWrite, parseResourceRequest, type ResourceRequest } from "./request-path.ts";
+import type { Upstream } from "./upstream.ts";
+
+export interface ApiProxyOptions {
+  /** host:port, e.g. "127.0.0.1:8001" (port 0 picks a free one). */
+  listen: string;
+  /** Required to listen anywhere but loopback. */
+  allowNonLoopback?: boolean;
+  /** The real apiserver: server URL and CA. */
+  upstream: Upstream;
+  /** Where to write the operator's kubeconfig (server = this proxy). Not written when undefined. */
+  kubeconfigPath?: string | undefined;
+  /** Token file named in that kubeconfig; the pod's service-account token by default. */
+  tokenFile?: string | undefined;
+  /** Plural → kind; the plural is used as the kind when not given. */
+  kinds?: KindResolver;
+  /** Bytes of an error body kept to read its Status (default 16 KiB). */
+  errorPrefixBytes?: number;
+  /** Monotonic milliseconds; injectable for tests. */
+  now?: () => number;
+}
+
+export interface ApiProxy {
+  /** http://host:port the proxy listens on. */
+  readonly url: string;
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+// Longer than client-go's 90 s idle timeout, so the client always closes an
+// idle connection first and never reuses one the proxy is closing (a write
+// lost that way would not be retried by Go's transport).
+const keepAliveTimeoutMs = 120_000;
+
+export async function startApiProxy(
+  options: ApiProxyOptions,
+  metrics: StatusWriteMetrics,
+  logger: Logger,
+): Promise<ApiProxy> {
+  const address = parseListenAddress(options.listen, "apiProxy.listen");
+  assertLoopbackUnlessAllowed(address, options.allowNonLoopback === true, "apiProxy.listen");
+  const upstreamUrl = new URL(options.upstream.server);
+  if (upstreamUrl.protocol !== "https:") {
+    throw new Error(
+      `apiProxy.upstream.server: must be https, got ${JSON.stringify(options.upstream.server)}`,
+    );
+  }
+  const basePath = upstreamUrl.pathname.replace(/\/+$/, "");
+  const kinds = options.kinds ?? pluralKindResolver;
+  const prefixBytes = options.errorPrefixBytes ?? 16 * 1024;
+  const now = options.now ?? (() => performance.now());
+  const log = logger.child({ component: "api-proxy" });
+  const agent = new Agent({ ca: options.upstream.caPem, keepAlive: true, maxFreeSockets: 64 });
+
+  const record = (target: ResourceRequest, code: number, prefix: string, startedMs: number): void => {
+    const status = prefix ? parseStatusPrefix(prefix) : {};
+    const failure = classifyFailure(code, status);
+    const durationSeconds = (now() - startedMs) / 1000;
+    void kinds
+      .kindOf(target.group, target.version, target.resource)
+      .catch(() => target.resource)
+      .then((kind) => {
+        metrics.record({
+          source: "proxy",
+          group: target.group,
+          kind,
+          namespace: target.namespace,
+          verb: target.verb,
+          code,
+          failure,
+          durationSeconds,
+        });
+        if (failure) {
+          log.debug("status write failed", {
+            group: target.group,
+            kind,
+            namespace: target.namespace,
+            name: target.name,
+            code,
+            reason: failure,
+            statusReason: status.reason,
+          });
+        }
+      });
+  };
+
+  const handle = (req: IncomingMessage, res: ServerResponse): void => {
+    const startedMs = now();
+    const method = req.method ?? "GET";
+    const url = req.url ?? "/";
+    if (!url.startsWith("/")) {
+      respondStatus(res, 400, "BadRequest", `request target must be a path, got ${JSON.stringify(url)}`);
+      return;
+    }
+    const parsed = parseResourceRequest(method, url);
+    const target = parsed && isStatusWrite(parsed) ? parsed : undefined;
+    let responseCode = 0;
+    let prefix: BoundedPrefix | undefined;
+    let recorded = false;
+    const finish = (): void => {
+      if (!target || recorded) return;
+      recorded = true;
+      record(target, responseCode, prefix?.text() ?? "", startedMs);
+    };
+
+    const upstreamReq = httpsRequest({
+      protocol: "https:",
+      hostname: upstreamUrl.hostname.replace(/^\[|\]$/g, ""),
+      port: upstreamUrl.port || 443,
+      method,
+      path: basePath + url,
+      headers: { ...endToEndHeaders(req.rawHeaders), host: upstreamUrl.host },
+      agent,
+    });
+
+    upstreamReq.on("response", (upstreamRes) => {
+      responseCode = upstreamRes.statusCode ?? 0;
+      const contentType = headerValue(upstreamRes.rawHeaders, "content-type") ?? "";
+      const encoded = headerValue(upstreamRes.rawHeaders, "content-encoding");
+      if (target && isFailureCode(responseCode) && contentType.includes("json") && !encoded) {
+        const capture = new BoundedPrefix(prefixBytes);
+        prefix = capture;
+        upstreamRes.on("data", (chunk: Buffer) => capture.add(chunk));
+      }
+      res.writeHead(responseCode, upstreamRes.statusMessage, endToEndHeaders(upstreamRes.rawHeaders));
+      // Watches send events as they happen: send the headers now, not with the first event.
+      if (headerValue(upstreamRes.rawHeaders, "content-length") === undefined) res.flushHeaders();
+      pipeline(upstreamRes, res, (error) => {
+        if (error && !res.destroyed) res.destroy(error);
+        finish();
+      });
+    });
+
+    upstreamReq.on("error", (error) => {
+      if (res.headersSent) {
+        res.destroy(error);
+        finish();
+        return;
+      }
+      if (res.destroyed || res.writableEnded) {
+        finish(); // the caller went away first; nothing to answer
+        return;
+      }
+      log.warn("upstream request failed", { method, path: url.split("?")[0], error });
+      responseCode = 502;
+      respondStatus(
+        res,
+        502,
+        "ServiceUnavailable",
+        `the apiserver could not be reached through the proxy: ${error.message}`,
+      );
+      finish();
+    });
+
+    // The caller hung up before the whole response was sent: stop the upstream request too.
+    res.on("close", () => {
+      if (!res.writableFinished) upstreamReq.destroy();
+      finish();
+    });
+
+    pipeline(req, upstreamReq, (error) => {
+      if (error) upstreamReq.destroy(error);
+    });
+  };
+
+  const server: Server = createServer(
+    { keepAliveTimeout: keepAliveTimeoutMs, requestTimeout: 0, headersTimeout: 60_000 },
+    handle,
+  );
+  // exec / attach / port-forward need a connection upgrade, which the proxy
+  // does not tunnel: answer clearly instead of hanging.
+  server.on("upgrade", (_req: IncomingMessage, socket) => {
+    const body = JSON.stringify(
+      statusBody(501, "NotAcceptable", "connection upgrades (exec, attach, port-forward) are not proxied"),
+    );
+    socket.end(
+      `HTTP/1.1 501 Not Implemented\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  });
+  server.on("clientError", (error, socket) => {
+    log.debug("malformed client request", { error });
+    if (socket.writable) socket.end("HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n");
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(address.port, address.host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const bound = server.address() as AddressInfo;
+  const hostPart = bound.family === "IPv6" ? `[${bound.address}]` : bound.address;
+  const url = `http://${hostPart}:${bound.port}`;
+  if (options.kubeconfigPath) {
+    try {
+      writeOperatorKubeconfig(options.kubeconfigPath, url, options.tokenFile);
+    } catch (error) {
+      server.close();
+      agent.destroy();
+      throw new Error(
+        `apiProxy.kubeconfigPath: cannot write ${JSON.stringify(options.kubeconfigPath)}: ${String(error)}`,
+      );
+    }
+  }
+  log.info("api proxy listening", {
+    url,
+    upstream: options.upstream.server,
+    kubeconfig: options.kubeconfigPath,
+  });
+
+  return {
+    url,
+    port: bound.port,
+    async close() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      agent.destroy();
+    },
+  };
+}
+
+function statusBody(code: number, reason: string, message: string): Record<string, unknown> {
+  return { kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message, reason, code };
+}
+
+function respondStatus(res: ServerResponse, code: number, reason: string, message: string): void {
+  const body = JSON.stringify(statusBody(code, reason, message));
+  res.writeHead(code, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body) });
+  res.end(body);
+}

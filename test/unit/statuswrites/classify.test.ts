@@ -1,0 +1,124 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import {
+  classifyFailure,
+  type FailureReason,
+  parseStatusPrefix,
+  type StatusSummary,
+} from "../../../src/statuswrites/classify.ts";
+
+const classifications: [number, StatusSummary, FailureReason | undefined][] = [
+  [200, {}, undefined],
+  [201, {}, undefined],
+  [409, { reason: "Conflict", message: "the object has been modified" }, "Conflict"],
+  [409, {}, "Conflict"],
+  [422, { reason: "Invalid", message: 'Widget.example.com "w1" is invalid' }, "Invalid"],
+  [422, {}, "Invalid"],
+  [403, { reason: "Forbidden", message: 'widgets.example.com "w1" is forbidden' }, "Forbidden"],
+  [401, { reason: "Unauthorized" }, "Forbidden"],
+  [401, {}, "Forbidden"],
+  [404, { reason: "NotFound" }, "NotFound"],
+  [404, {}, "NotFound"],
+  [429, { reason: "TooManyRequests" }, "TooManyRequests"],
+  [429, {}, "TooManyRequests"],
+  [504, { reason: "Timeout" }, "Timeout"],
+  [500, { reason: "ServerTimeout" }, "Timeout"],
+  [408, {}, "Timeout"],
+  [500, { reason: "InternalError", message: "etcdserver: request timed out" }, "ServerError"],
+  [
+    500,
+    { reason: "InternalError", message: 'Internal error occurred: failed calling webhook "v.example.com"' },
+    "ServerError",
+  ],
+  [503, {}, "ServerError"],
+  [502, {}, "ServerError"],
+  // Admission denials keep whatever reason the webhook chose; the message tells them apart.
+  [
+    403,
+    { reason: "", message: 'admission webhook "validate.example.com" denied the request: size too big' },
+    "WebhookDenied",
+  ],
+  [
+    400,
+    {
+      reason: "BadRequest",
+      message: 'admission webhook "v.example.com" denied the request without explanation',
+    },
+    "WebhookDenied",
+  ],
+  [
+    422,
+    {
+      reason: "Invalid",
+      message:
+        "widgets.example.com \"w1\" is forbidden: ValidatingAdmissionPolicy 'phase-rules' with binding 'b' denied request: phase",
+    },
+    "WebhookDenied",
+  ],
+  [400, { reason: "BadRequest" }, "Other"],
+  [415, { reason: "UnsupportedMediaType" }, "Other"],
+  [405, { reason: "MethodNotAllowed" }, "Other"],
+  [0, {}, "Other"],
+  // The reason wins over a code that disagrees with it.
+  [500, { reason: "Conflict" }, "Conflict"],
+];
+
+for (const [code, status, expected] of classifications) {
+  test(`classify ${code} ${JSON.stringify(status)} → ${expected ?? "success"}`, () => {
+    assert.equal(classifyFailure(code, status), expected);
+  });
+}
+
+test("parseStatusPrefix reads a whole Status", () => {
+  const body = JSON.stringify({
+    kind: "Status",
+    apiVersion: "v1",
+    metadata: {},
+    status: "Failure",
+    message: 'Operation cannot be fulfilled on widgets.example.com "w1": the object has been modified',
+    reason: "Conflict",
+    details: { name: "w1", group: "example.com", kind: "widgets" },
+    code: 409,
+  });
+  assert.deepEqual(parseStatusPrefix(body), {
+    reason: "Conflict",
+    message: 'Operation cannot be fulfilled on widgets.example.com "w1": the object has been modified',
+  });
+});
+
+test("parseStatusPrefix reads a Status cut short", () => {
+  const body = JSON.stringify({
+    kind: "Status",
+    apiVersion: "v1",
+    status: "Failure",
+    message: 'admission webhook "v.example.com" denied the request: a "quoted" thing',
+    reason: "Forbidden",
+    details: { causes: [{ reason: "FieldValueNotSupported", message: "x".repeat(500) }] },
+    code: 403,
+  });
+  const cut = body.slice(0, body.length - 200);
+  const summary = parseStatusPrefix(cut);
+  assert.equal(summary.reason, "Forbidden", "the top-level reason, not a cause's");
+  assert.equal(summary.message, 'admission webhook "v.example.com" denied the request: a "quoted" thing');
+  assert.equal(classifyFailure(403, summary), "WebhookDenied");
+});
+
+test("parseStatusPrefix: a message cut mid-way still identifies an admission denial", () => {
+  const body =
+    '{"kind":"Status","apiVersion":"v1","status":"Failure","message":"admission webhook \\"v.example.com\\" denied the request: aaaa';
+  const summary = parseStatusPrefix(body);
+  assert.equal(summary.reason, undefined);
+  assert.equal(classifyFailure(403, summary), "WebhookDenied");
+});
+
+test("parseStatusPrefix ignores bodies that are not a Status", () => {
+  assert.deepEqual(parseStatusPrefix(""), {});
+  assert.deepEqual(parseStatusPrefix("<html>bad gateway</html>"), {});
+  assert.deepEqual(parseStatusPrefix('{"kind":"Widget","reason":"Conflict"}'), {});
+  assert.deepEqual(parseStatusPrefix('{"kind":"Widget","status":{"reason":"Confl'), {});
+  assert.deepEqual(parseStatusPrefix("null"), {});
+  assert.deepEqual(parseStatusPrefix('{"kind":"Status","reason":42}'), {
+    reason: undefined,
+    message: undefined,
+  });
+});

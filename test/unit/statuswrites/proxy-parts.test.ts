@@ -1,0 +1,116 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { Registry } from "@prometheus-io/client";
+import { parse } from "yaml";
+import { BoundedPrefix } from "../../../src/statuswrites/bounded-prefix.ts";
+import { endToEndHeaders } from "../../../src/statuswrites/headers.ts";
+import { createStatusWriteMetrics } from "../../../src/statuswrites/metrics.ts";
+import { operatorKubeconfigYaml } from "../../../src/statuswrites/operator-kubeconfig.ts";
+
+test("BoundedPrefix keeps only the first bytes", () => {
+  const prefix = new BoundedPrefix(10);
+  prefix.add(Buffer.from("hello "));
+  prefix.add(Buffer.from("world, and more"));
+  prefix.add(Buffer.from("ignored"));
+  assert.equal(prefix.text(), "hello worl");
+  assert.equal(prefix.size, 10);
+});
+
+test("end-to-end headers pass, hop-by-hop and Connection-listed headers do not", () => {
+  const headers = endToEndHeaders([
+    "Authorization",
+    "Bearer abc",
+    "Host",
+    "127.0.0.1:8001",
+    "Connection",
+    "keep-alive, X-Drop-Me",
+    "Keep-Alive",
+    "timeout=5",
+    "X-Drop-Me",
+    "1",
+    "Transfer-Encoding",
+    "chunked",
+    "Warning",
+    '299 - "first"',
+    "warning",
+    '299 - "second"',
+    "Content-Type",
+    "application/json",
+  ]);
+  assert.deepEqual(headers, {
+    Authorization: "Bearer abc",
+    Warning: ['299 - "first"', '299 - "second"'],
+    "Content-Type": "application/json",
+  });
+});
+
+test("the operator kubeconfig points at the proxy with the service-account token file", () => {
+  const config = parse(operatorKubeconfigYaml("http://127.0.0.1:8001"));
+  assert.equal(config.clusters[0].cluster.server, "http://127.0.0.1:8001");
+  assert.equal(config.users[0].user.tokenFile, "/var/run/secrets/kubernetes.io/serviceaccount/token");
+  assert.equal(config.users[0].user.token, undefined);
+  assert.equal(config["current-context"], config.contexts[0].name);
+});
+
+test("metrics: one observation updates requests, failures and duration; users are capped", async () => {
+  const registry = new Registry();
+  const metrics = createStatusWriteMetrics(registry, "cr_", { maxUsers: 1 });
+  const base = {
+    group: "example.com",
+    kind: "Widget",
+    namespace: "ns1",
+    verb: "update",
+    durationSeconds: 0.02,
+  };
+  metrics.record({ ...base, source: "audit", code: 409, failure: "Conflict", user: "alice" });
+  metrics.record({ ...base, source: "audit", code: 200, failure: undefined, user: "bob" });
+  metrics.record({ ...base, source: "proxy", code: 200, failure: undefined });
+  const text = await registry.metrics();
+  assert.match(
+    text,
+    /cr_status_update_requests_total\{group="example.com",kind="Widget",namespace="ns1",verb="update",code="409",source="audit"\} 1/,
+  );
+  assert.match(
+    text,
+    /cr_status_update_requests_total\{group="example.com",kind="Widget",namespace="ns1",verb="update",code="200",source="audit"\} 1/,
+  );
+  assert.match(
+    text,
+    /cr_status_update_requests_total\{group="example.com",kind="Widget",namespace="ns1",verb="update",code="200",source="proxy"\} 1/,
+  );
+  assert.match(
+    text,
+    /cr_status_update_failures_total\{group="example.com",kind="Widget",namespace="ns1",reason="Conflict",source="audit"\} 1/,
+  );
+  assert.doesNotMatch(text, /cr_status_update_failures_total\{[^}]*source="proxy"/);
+  assert.match(
+    text,
+    /cr_status_update_request_duration_seconds_count\{group="example.com",kind="Widget",verb="update",source="audit"\} 2/,
+  );
+  assert.match(
+    text,
+    /cr_status_update_requests_by_user_total\{user="alice",group="example.com",kind="Widget",code="409"\} 1/,
+  );
+  assert.match(
+    text,
+    /cr_status_update_requests_by_user_total\{user="other",group="example.com",kind="Widget",code="200"\} 1/,
+  );
+  assert.doesNotMatch(text, /user="bob"/);
+});
+
+test("metrics honour the prefix", async () => {
+  const registry = new Registry();
+  createStatusWriteMetrics(registry, "acme_").record({
+    source: "proxy",
+    group: "g",
+    kind: "K",
+    namespace: "",
+    verb: "patch",
+    code: 200,
+    failure: undefined,
+    durationSeconds: undefined,
+  });
+  const text = await registry.metrics();
+  assert.match(text, /^acme_status_update_requests_total\{/m);
+  assert.doesNotMatch(text, /cr_status/);
+});
