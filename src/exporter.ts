@@ -10,6 +10,7 @@ import { createKubeClient } from "./kube/client.ts";
 import type { Logger } from "./log.ts";
 import { createSelfMetrics, type SelfMetrics } from "./metrics/self-metrics.ts";
 import { createApp, type Listening, listen } from "./server/http.ts";
+import { type StatusWriteSources, startStatusWriteSources } from "./status-write-sources.ts";
 import { version } from "./version.ts";
 
 export interface ExporterOptions {
@@ -27,6 +28,7 @@ export interface Exporter {
   url: string;
   manager: CollectorManager;
   metrics: SelfMetrics;
+  statusWrites: StatusWriteSources;
   /** Applies a new configuration (hot reload). */
   reload(config: Config, hash: string): Promise<void>;
   /** Records a rejected configuration. */
@@ -71,15 +73,35 @@ export async function startExporter(options: ExporterOptions): Promise<Exporter>
     throw new Error(`cannot listen on ${config.listen}: ${(error as Error).message}`);
   }
   logger.info("serving metrics", { url: `${server.url}/metrics`, apiServer: client.server });
+  let statusWrites: StatusWriteSources;
+  try {
+    statusWrites = await startStatusWriteSources(
+      config,
+      options.kubeConfig,
+      client,
+      metrics.registry,
+      logger,
+    );
+  } catch (error) {
+    await server.close();
+    throw error;
+  }
   await manager.applyConfig(config);
 
   return {
     url: server.url,
     manager,
     metrics,
+    statusWrites,
     async reload(next, hash) {
       if (next.listen !== config.listen)
         logger.warn("listen address changes take effect after a restart", { listen: next.listen });
+      if (
+        JSON.stringify([next.apiProxy, next.auditReceiver]) !==
+        JSON.stringify([config.apiProxy, config.auditReceiver])
+      ) {
+        logger.warn("apiProxy and auditReceiver changes take effect after a restart");
+      }
       if (next.metricPrefix !== config.metricPrefix) {
         logger.warn("metric prefix changes of self metrics take effect after a restart", {
           prefix: next.metricPrefix,
@@ -97,6 +119,7 @@ export async function startExporter(options: ExporterOptions): Promise<Exporter>
     },
     async stop() {
       await server.close();
+      await statusWrites.close();
       await manager.stop();
     },
   };

@@ -2,33 +2,12 @@
 // Entry point: flags and configuration, Kubernetes credentials, the exporter,
 // configuration hot reload, and a clean shutdown on SIGINT/SIGTERM.
 import { KubeConfig } from "@kubernetes/client-node";
-import { parseFlags, usage } from "./config/flags.ts";
+import { flagOverrides, parseFlags, usage } from "./config/flags.ts";
 import { loadConfigFile, watchConfigFile } from "./config/load.ts";
-import type { Config } from "./config/schema.ts";
-import { ConfigError, validateConfig } from "./config/validate.ts";
+import { ConfigError } from "./config/validate.ts";
 import { startExporter } from "./exporter.ts";
 import { createLogger, isLogLevel } from "./log.ts";
 import { version } from "./version.ts";
-
-function withFlags(config: Config, flags: ReturnType<typeof parseFlags>): Config {
-  // Flag values go through the same validation as the file's.
-  const overrides = validateConfig({
-    ...(flags.listen !== undefined && { listen: flags.listen }),
-    ...(flags.metricPrefix !== undefined && { metricPrefix: flags.metricPrefix }),
-    ...(flags.logLevel !== undefined && { logLevel: flags.logLevel }),
-    ...(flags.tracingEndpoint !== undefined && { tracing: { endpoint: flags.tracingEndpoint } }),
-  });
-  return {
-    ...config,
-    listen: flags.listen !== undefined ? overrides.listen : config.listen,
-    metricPrefix: flags.metricPrefix !== undefined ? overrides.metricPrefix : config.metricPrefix,
-    logLevel: flags.logLevel !== undefined ? overrides.logLevel : config.logLevel,
-    tracing:
-      flags.tracingEndpoint !== undefined
-        ? { ...config.tracing, endpoint: overrides.tracing.endpoint }
-        : config.tracing,
-  };
-}
 
 function loadKubeConfig(path: string | undefined, context: string | undefined): KubeConfig {
   const kubeConfig = new KubeConfig();
@@ -52,8 +31,9 @@ async function main(): Promise<void> {
     process.stdout.write(`${version}\n`);
     return;
   }
-  const loaded = loadConfigFile(flags.config);
-  const config = withFlags(loaded.config, flags);
+  const overrides = flagOverrides(flags);
+  const loaded = loadConfigFile(flags.config, overrides);
+  const config = loaded.config;
   const logger = createLogger({ level: isLogLevel(config.logLevel) ? config.logLevel : "info" });
   const kubeConfig = loadKubeConfig(flags.kubeconfig, flags.context);
   logger.info("starting", {
@@ -67,7 +47,8 @@ async function main(): Promise<void> {
   const stopWatching = flags.config
     ? watchConfigFile(
         flags.config,
-        (next) => void exporter.reload(withFlags(next.config, flags), next.hash),
+        overrides,
+        (next) => void exporter.reload(next.config, next.hash),
         (error) => exporter.reloadFailed(error),
       )
     : () => {};

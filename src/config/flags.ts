@@ -10,6 +10,14 @@ export interface Flags {
   metricPrefix: string | undefined;
   logLevel: string | undefined;
   tracingEndpoint: string | undefined;
+  apiProxyListen: string | undefined;
+  apiProxyAllowNonLoopback: boolean;
+  apiProxyKubeconfig: string | undefined;
+  auditListen: string | undefined;
+  auditTlsCert: string | undefined;
+  auditTlsKey: string | undefined;
+  auditTokenFile: string | undefined;
+  auditClientCa: string | undefined;
   help: boolean;
   version: boolean;
 }
@@ -23,6 +31,17 @@ export const usage = `Usage: cr-status-exporter [flags]
   --metric-prefix PREFIX   prefix of every metric name (default cr_)
   --log-level LEVEL        debug, info, warn or error (default info)
   --tracing-endpoint URL   OTLP/HTTP traces endpoint (default: OTEL_EXPORTER_OTLP_* variables; off when unset)
+  --api-proxy-listen HOST:PORT
+                           run the sidecar API proxy that counts status writes (loopback only unless
+                           --api-proxy-allow-non-loopback)
+  --api-proxy-allow-non-loopback
+  --api-proxy-kubeconfig PATH
+                           write a kubeconfig pointing the operator at the proxy
+  --audit-listen HOST:PORT run the audit webhook receiver (HTTPS)
+  --audit-tls-cert PATH, --audit-tls-key PATH
+                           its serving certificate and key
+  --audit-token-file PATH  bearer token the apiserver's webhook must present
+  --audit-client-ca PATH   or: CA of the client certificate it must present
   --version                print the version and exit
   --help                   print this help and exit
 `;
@@ -41,6 +60,14 @@ export function parseFlags(argv: string[]): Flags {
         "metric-prefix": { type: "string" },
         "log-level": { type: "string" },
         "tracing-endpoint": { type: "string" },
+        "api-proxy-listen": { type: "string" },
+        "api-proxy-allow-non-loopback": { type: "boolean", default: false },
+        "api-proxy-kubeconfig": { type: "string" },
+        "audit-listen": { type: "string" },
+        "audit-tls-cert": { type: "string" },
+        "audit-tls-key": { type: "string" },
+        "audit-token-file": { type: "string" },
+        "audit-client-ca": { type: "string" },
         help: { type: "boolean", default: false },
         version: { type: "boolean", default: false },
       },
@@ -53,10 +80,43 @@ export function parseFlags(argv: string[]): Flags {
       metricPrefix: values["metric-prefix"],
       logLevel: values["log-level"],
       tracingEndpoint: values["tracing-endpoint"],
+      apiProxyListen: values["api-proxy-listen"],
+      apiProxyAllowNonLoopback: values["api-proxy-allow-non-loopback"] ?? false,
+      apiProxyKubeconfig: values["api-proxy-kubeconfig"],
+      auditListen: values["audit-listen"],
+      auditTlsCert: values["audit-tls-cert"],
+      auditTlsKey: values["audit-tls-key"],
+      auditTokenFile: values["audit-token-file"],
+      auditClientCa: values["audit-client-ca"],
       help: values.help ?? false,
       version: values.version ?? false,
     };
   } catch (error) {
     throw new ConfigError([`command line: ${(error as Error).message}`]);
   }
+}
+
+/** The flags as raw configuration, laid over the file's before validation. */
+export function flagOverrides(flags: Flags): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const set = (target: Record<string, unknown>, key: string, value: unknown): void => {
+    if (value !== undefined) target[key] = value;
+  };
+  set(out, "listen", flags.listen);
+  set(out, "metricPrefix", flags.metricPrefix);
+  set(out, "logLevel", flags.logLevel);
+  if (flags.tracingEndpoint !== undefined) out.tracing = { endpoint: flags.tracingEndpoint };
+  const proxy: Record<string, unknown> = {};
+  set(proxy, "listen", flags.apiProxyListen);
+  if (flags.apiProxyAllowNonLoopback) proxy.allowNonLoopback = true;
+  set(proxy, "kubeconfigPath", flags.apiProxyKubeconfig);
+  if (Object.keys(proxy).length > 0) out.apiProxy = proxy;
+  const audit: Record<string, unknown> = {};
+  set(audit, "listen", flags.auditListen);
+  set(audit, "certFile", flags.auditTlsCert);
+  set(audit, "keyFile", flags.auditTlsKey);
+  set(audit, "bearerTokenFile", flags.auditTokenFile);
+  set(audit, "clientCaFile", flags.auditClientCa);
+  if (Object.keys(audit).length > 0) out.auditReceiver = audit;
+  return out;
 }

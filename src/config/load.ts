@@ -17,8 +17,31 @@ export function hashText(text: string): string {
   return createHash("sha256").update(text).digest("hex").slice(0, 12);
 }
 
+/** Raw settings from the command line, laid over the file's before validation. */
+export type Overrides = Record<string, unknown>;
+
+function merge(base: unknown, overrides: Overrides): unknown {
+  if (Object.keys(overrides).length === 0) return base;
+  const result: Record<string, unknown> =
+    typeof base === "object" && base !== null && !Array.isArray(base)
+      ? { ...(base as Record<string, unknown>) }
+      : {};
+  for (const [key, value] of Object.entries(overrides)) {
+    const current = result[key];
+    result[key] =
+      typeof value === "object" &&
+      value !== null &&
+      !Array.isArray(value) &&
+      typeof current === "object" &&
+      current !== null
+        ? { ...(current as Record<string, unknown>), ...(value as Record<string, unknown>) }
+        : value;
+  }
+  return result;
+}
+
 /** Parses and validates YAML text; throws ConfigError naming the problem(s). */
-export function parseConfigText(text: string, source: string): Config {
+export function parseConfigText(text: string, source: string, overrides: Overrides = {}): Config {
   let parsed: unknown;
   try {
     parsed = parse(text);
@@ -29,27 +52,28 @@ export function parseConfigText(text: string, source: string): Config {
     ]);
   }
   try {
-    return validateConfig(parsed);
+    return validateConfig(merge(parsed ?? undefined, overrides));
   } catch (error) {
     if (error instanceof ConfigError) throw new ConfigError(error.problems.map((p) => `${source}: ${p}`));
     throw error;
   }
 }
 
-export function loadConfigFile(path: string | undefined): LoadedConfig {
-  if (!path) return { config: validateConfig(undefined), hash: "default" };
+export function loadConfigFile(path: string | undefined, overrides: Overrides = {}): LoadedConfig {
+  if (!path) return { config: parseConfigText("", "command line", overrides), hash: "default" };
   let text: string;
   try {
     text = readFileSync(path, "utf8");
   } catch (error) {
     throw new ConfigError([`${path}: cannot read the configuration file: ${(error as Error).message}`]);
   }
-  return { config: parseConfigText(text, path), hash: hashText(text) };
+  return { config: parseConfigText(text, path, overrides), hash: hashText(text) };
 }
 
 /** Calls onChange with each new good config, onError with each rejected one. Returns a stop function. */
 export function watchConfigFile(
   path: string,
+  overrides: Overrides,
   onChange: (loaded: LoadedConfig) => void,
   onError: (error: Error) => void,
   intervalMs = 1000,
@@ -73,7 +97,7 @@ export function watchConfigFile(
     if (hash === lastHash) return;
     lastHash = hash;
     try {
-      onChange({ config: parseConfigText(text, path), hash });
+      onChange({ config: parseConfigText(text, path, overrides), hash });
     } catch (error) {
       onError(error as Error);
     }

@@ -55,6 +55,25 @@ export interface TracingConfig {
   generationTimeoutSeconds: number;
 }
 
+/** The sidecar API proxy that counts the operator's status writes (off when undefined). */
+export interface ApiProxyConfig {
+  listen: string;
+  allowNonLoopback: boolean;
+  /** Where to write the kubeconfig that points the operator at the proxy. */
+  kubeconfigPath: string | undefined;
+  /** Token file that kubeconfig names (default: the pod's service-account token). */
+  tokenFile: string | undefined;
+}
+
+/** The audit webhook receiver (off when undefined). */
+export interface AuditReceiverConfig {
+  listen: string;
+  certFile: string;
+  keyFile: string;
+  bearerTokenFile: string | undefined;
+  clientCaFile: string | undefined;
+}
+
 export interface Config {
   listen: string;
   metricPrefix: string;
@@ -63,6 +82,8 @@ export interface Config {
   crdDiscovery: boolean;
   resources: ResourceSelector[];
   tracing: TracingConfig;
+  apiProxy: ApiProxyConfig | undefined;
+  auditReceiver: AuditReceiverConfig | undefined;
 }
 
 export const defaultResourceOptions: ResourceOptions = {
@@ -107,4 +128,6 @@ export const defaultConfig: Config = {
     clusterName: "default",
     generationTimeoutSeconds: 3600,
   },
+  apiProxy: undefined,
+  auditReceiver: undefined,
 };

@@ -260,10 +260,62 @@ function selector(
   return s;
 }
 
+const hostPort = /^(\[[0-9a-fA-F:]+\]|[^:]*):\d{1,5}$/;
+
+function apiProxy(c: Checker, value: unknown): Config["apiProxy"] {
+  if (value === undefined) return undefined;
+  const raw = c.object("apiProxy", value, ["listen", "allowNonLoopback", "kubeconfigPath", "tokenFile"]);
+  if (!raw) return undefined;
+  const listen = c.string("apiProxy.listen", raw.listen, hostPort, "host:port");
+  if (listen === undefined) {
+    if (raw.listen === undefined)
+      c.problems.push("apiProxy.listen: required (host:port, e.g. 127.0.0.1:8001)");
+    return undefined;
+  }
+  return {
+    listen,
+    allowNonLoopback: c.boolean("apiProxy.allowNonLoopback", raw.allowNonLoopback) ?? false,
+    kubeconfigPath: c.string("apiProxy.kubeconfigPath", raw.kubeconfigPath),
+    tokenFile: c.string("apiProxy.tokenFile", raw.tokenFile),
+  };
+}
+
+function auditReceiver(c: Checker, value: unknown): Config["auditReceiver"] {
+  if (value === undefined) return undefined;
+  const raw = c.object("auditReceiver", value, [
+    "listen",
+    "certFile",
+    "keyFile",
+    "bearerTokenFile",
+    "clientCaFile",
+  ]);
+  if (!raw) return undefined;
+  const listen = c.string("auditReceiver.listen", raw.listen, hostPort, "host:port");
+  const certFile = c.string("auditReceiver.certFile", raw.certFile);
+  const keyFile = c.string("auditReceiver.keyFile", raw.keyFile);
+  const bearerTokenFile = c.string("auditReceiver.bearerTokenFile", raw.bearerTokenFile);
+  const clientCaFile = c.string("auditReceiver.clientCaFile", raw.clientCaFile);
+  for (const [key, v] of [
+    ["listen", listen],
+    ["certFile", certFile],
+    ["keyFile", keyFile],
+  ] as const) {
+    if (v === undefined && raw[key] === undefined) c.problems.push(`auditReceiver.${key}: required`);
+  }
+  if (bearerTokenFile === undefined && clientCaFile === undefined) {
+    c.problems.push(
+      "auditReceiver: give bearerTokenFile or clientCaFile (or both): every request must be authenticated",
+    );
+  }
+  if (!listen || !certFile || !keyFile) return undefined;
+  return { listen, certFile, keyFile, bearerTokenFile, clientCaFile };
+}
+
 /** Validates parsed YAML (or undefined for an empty file) into a Config; throws ConfigError listing every problem. */
 export function validateConfig(input: unknown): Config {
   const c = new Checker();
   if (input === undefined || input === null) return defaultConfig;
+  if (typeof input === "object" && Object.keys(input).length === 0) return defaultConfig;
   const raw = c.object("", input, [
     "listen",
     "metricPrefix",
@@ -310,6 +362,8 @@ export function validateConfig(input: unknown): Config {
     crdDiscovery,
     resources,
     tracing,
+    apiProxy: apiProxy(c, raw.apiProxy),
+    auditReceiver: auditReceiver(c, raw.auditReceiver),
   };
   if (c.problems.length > 0) throw new ConfigError(c.problems);
   return config;

@@ -35,7 +35,12 @@ export function widget(init: WidgetInit = {}): Record<string, unknown> {
   if (init.labels) metadata.labels = init.labels;
   if (init.annotations) metadata.annotations = init.annotations;
   if (init.managedFields) metadata.managedFields = init.managedFields;
-  const object: Record<string, unknown> = { apiVersion: "example.com/v1", kind: "Widget", metadata, spec: { size: 1 } };
+  const object: Record<string, unknown> = {
+    apiVersion: "example.com/v1",
+    kind: "Widget",
+    metadata,
+    spec: { size: 1 },
+  };
   if (init.status) object.status = init.status;
   return object;
 }
@@ -46,7 +51,14 @@ export function cond(
   at = "2026-01-01T00:01:00Z",
   extra: Partial<RawCondition> = {},
 ): RawCondition {
-  return { type, status, reason: extra.reason ?? "Because", message: extra.message ?? "", lastTransitionTime: at, ...extra };
+  return {
+    type,
+    status,
+    reason: extra.reason ?? "Because",
+    message: extra.message ?? "",
+    lastTransitionTime: at,
+    ...extra,
+  };
 }
 
 /** Unix seconds of an RFC 3339 time, for expectations. */

@@ -1,6 +1,11 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { defaultProjectionSettings, ProjectionError, projectObject, specChangeTime } from "../../src/core/project.ts";
+import {
+  defaultProjectionSettings,
+  ProjectionError,
+  projectObject,
+  specChangeTime,
+} from "../../src/core/project.ts";
 import { cond, t, widget } from "../support/objects.ts";
 
 const settings = defaultProjectionSettings;
@@ -13,7 +18,9 @@ describe("projectObject", () => {
         status: {
           observedGeneration: 2,
           phase: "Running",
-          conditions: [cond("Ready", "True", "2026-01-01T00:05:00Z", { observedGeneration: 2, reason: "Done" })],
+          conditions: [
+            cond("Ready", "True", "2026-01-01T00:05:00Z", { observedGeneration: 2, reason: "Done" }),
+          ],
         },
       }),
       settings,
@@ -41,7 +48,11 @@ describe("projectObject", () => {
     [
       "condition without type is skipped",
       { conditions: [{ status: "True" }, cond("Ready", "False")] },
-      (s) => assert.deepEqual(s.conditions.map((c) => c.type), ["Ready"]),
+      (s) =>
+        assert.deepEqual(
+          s.conditions.map((c) => c.type),
+          ["Ready"],
+        ),
     ],
     [
       "duplicate types: the first wins",
@@ -50,16 +61,34 @@ describe("projectObject", () => {
     ],
     [
       "non-string status becomes Unknown, booleans map to True/False",
-      { conditions: [{ type: "A", status: 1 }, { type: "B", status: true }, { type: "C", status: "false" }] },
-      (s) => assert.deepEqual(s.conditions.map((c) => c.status), ["Unknown", "True", "False"]),
+      {
+        conditions: [
+          { type: "A", status: 1 },
+          { type: "B", status: true },
+          { type: "C", status: "false" },
+        ],
+      },
+      (s) =>
+        assert.deepEqual(
+          s.conditions.map((c) => c.status),
+          ["Unknown", "True", "False"],
+        ),
     ],
     [
       "bad lastTransitionTime is absent",
       { conditions: [{ type: "A", status: "True", lastTransitionTime: "yesterday" }] },
       (s) => assert.equal(s.conditions[0]?.lastTransitionTime, undefined),
     ],
-    ["negative observedGeneration is absent", { observedGeneration: -1 }, (s) => assert.equal(s.observedGeneration, undefined)],
-    ["string observedGeneration is absent", { observedGeneration: "2" }, (s) => assert.equal(s.observedGeneration, undefined)],
+    [
+      "negative observedGeneration is absent",
+      { observedGeneration: -1 },
+      (s) => assert.equal(s.observedGeneration, undefined),
+    ],
+    [
+      "string observedGeneration is absent",
+      { observedGeneration: "2" },
+      (s) => assert.equal(s.observedGeneration, undefined),
+    ],
     ["empty phase is absent", { phase: "" }, (s) => assert.equal(s.phase, undefined)],
     ["phase that is not a string is absent", { phase: 7 }, (s) => assert.equal(s.phase, undefined)],
     [
@@ -69,7 +98,8 @@ describe("projectObject", () => {
     ],
   ];
   for (const [name, status, check] of malformed) {
-    test(`malformed status: ${name}`, () => check(projectObject(widget({ status: status as Record<string, unknown> }), settings)));
+    test(`malformed status: ${name}`, () =>
+      check(projectObject(widget({ status: status as Record<string, unknown> }), settings)));
   }
 
   test("an object without uid or name is a ProjectionError", () => {
@@ -80,7 +110,9 @@ describe("projectObject", () => {
 
   test("custom paths and heartbeat", () => {
     const state = projectObject(
-      widget({ status: { health: { conds: [cond("Healthy", "True")] }, beat: "2026-01-01T01:00:00Z", state: "Up" } }),
+      widget({
+        status: { health: { conds: [cond("Healthy", "True")] }, beat: "2026-01-01T01:00:00Z", state: "Up" },
+      }),
       {
         ...settings,
         conditionsPath: ["status", "health", "conds"],
@@ -94,21 +126,33 @@ describe("projectObject", () => {
   });
 
   test("extra labels come from allow-listed labels and annotations only", () => {
-    const state = projectObject(widget({ labels: { team: "a", secret: "x" }, annotations: { owner: "bob" } }), {
-      ...settings,
-      extraLabels: [
-        { key: "team", name: "team", from: "label" },
-        { key: "owner", name: "owner", from: "annotation" },
-        { key: "missing", name: "missing", from: "label" },
-      ],
-    });
+    const state = projectObject(
+      widget({ labels: { team: "a", secret: "x" }, annotations: { owner: "bob" } }),
+      {
+        ...settings,
+        extraLabels: [
+          { key: "team", name: "team", from: "label" },
+          { key: "owner", name: "owner", from: "annotation" },
+          { key: "missing", name: "missing", from: "label" },
+        ],
+      },
+    );
     assert.deepEqual(state.extraLabels, { team: "a", owner: "bob", missing: "" });
   });
 
   test("status digest ignores messages but not reasons", () => {
-    const base = projectObject(widget({ status: { conditions: [cond("Ready", "False", undefined, { message: "a" })] } }), settings);
-    const message = projectObject(widget({ status: { conditions: [cond("Ready", "False", undefined, { message: "b" })] } }), settings);
-    const reason = projectObject(widget({ status: { conditions: [cond("Ready", "False", undefined, { reason: "Other" })] } }), settings);
+    const base = projectObject(
+      widget({ status: { conditions: [cond("Ready", "False", undefined, { message: "a" })] } }),
+      settings,
+    );
+    const message = projectObject(
+      widget({ status: { conditions: [cond("Ready", "False", undefined, { message: "b" })] } }),
+      settings,
+    );
+    const reason = projectObject(
+      widget({ status: { conditions: [cond("Ready", "False", undefined, { reason: "Other" })] } }),
+      settings,
+    );
     assert.equal(base.statusDigest, message.statusDigest);
     assert.notEqual(base.statusDigest, reason.statusDigest);
   });
@@ -118,9 +162,25 @@ describe("specChangeTime", () => {
   test("newest main-resource write that touched spec; status subresource writes ignored", () => {
     const fields = [
       { manager: "kubectl", operation: "Update", time: "2026-01-01T00:00:00Z", fieldsV1: { "f:spec": {} } },
-      { manager: "kubectl", operation: "Update", time: "2026-01-01T00:10:00Z", fieldsV1: { "f:spec": { "f:size": {} } } },
-      { manager: "ctrl", operation: "Update", time: "2026-01-01T00:20:00Z", subresource: "status", fieldsV1: { "f:status": {} } },
-      { manager: "labeler", operation: "Update", time: "2026-01-01T00:30:00Z", fieldsV1: { "f:metadata": {} } },
+      {
+        manager: "kubectl",
+        operation: "Update",
+        time: "2026-01-01T00:10:00Z",
+        fieldsV1: { "f:spec": { "f:size": {} } },
+      },
+      {
+        manager: "ctrl",
+        operation: "Update",
+        time: "2026-01-01T00:20:00Z",
+        subresource: "status",
+        fieldsV1: { "f:status": {} },
+      },
+      {
+        manager: "labeler",
+        operation: "Update",
+        time: "2026-01-01T00:30:00Z",
+        fieldsV1: { "f:metadata": {} },
+      },
     ];
     assert.equal(specChangeTime(fields), t("2026-01-01T00:10:00Z"));
     assert.equal(specChangeTime("garbage"), undefined);

@@ -3,7 +3,7 @@ import { test } from "node:test";
 import { defaultProjectionSettings, projectObject } from "../../src/core/project.ts";
 import type { Transition } from "../../src/core/state.ts";
 import { diffStates } from "../../src/core/transitions.ts";
-import { cond, t, widget, type WidgetInit } from "../support/objects.ts";
+import { cond, t, type WidgetInit, widget } from "../support/objects.ts";
 
 const p = (init: WidgetInit) => projectObject(widget(init), defaultProjectionSettings);
 const kinds = (ts: Transition[]) => ts.map((x) => x.kind);
@@ -19,8 +19,14 @@ test("same resourceVersion: nothing happened (a relist replaying an unchanged ob
 });
 
 test("condition change carries from/to, its lastTransitionTime and the time it entered the old status", () => {
-  const before = p({ resourceVersion: "1", status: { conditions: [cond("Ready", "False", "2026-01-01T00:01:00Z")] } });
-  const after = p({ resourceVersion: "2", status: { conditions: [cond("Ready", "True", "2026-01-01T00:03:00Z", { reason: "Ok" })] } });
+  const before = p({
+    resourceVersion: "1",
+    status: { conditions: [cond("Ready", "False", "2026-01-01T00:01:00Z")] },
+  });
+  const after = p({
+    resourceVersion: "2",
+    status: { conditions: [cond("Ready", "True", "2026-01-01T00:03:00Z", { reason: "Ok" })] },
+  });
   const ts = diffStates(before, after, now);
   assert.deepEqual(ts[0], {
     kind: "condition",
@@ -37,8 +43,14 @@ test("condition change carries from/to, its lastTransitionTime and the time it e
 });
 
 test("a write that changed nothing meaningful is a no-op status write", () => {
-  const before = p({ resourceVersion: "1", status: { conditions: [cond("Ready", "True", undefined, { message: "at 1" })] } });
-  const after = p({ resourceVersion: "2", status: { conditions: [cond("Ready", "True", undefined, { message: "at 2" })] } });
+  const before = p({
+    resourceVersion: "1",
+    status: { conditions: [cond("Ready", "True", undefined, { message: "at 1" })] },
+  });
+  const after = p({
+    resourceVersion: "2",
+    status: { conditions: [cond("Ready", "True", undefined, { message: "at 2" })] },
+  });
   assert.deepEqual(diffStates(before, after, now), [{ kind: "statusWrite", noop: true, at: now }]);
 });
 
@@ -53,19 +65,38 @@ test("spec change: generation transition at the managedFields spec-write time", 
   const after = p({
     resourceVersion: "2",
     generation: 2,
-    managedFields: [{ manager: "k", operation: "Update", time: "2026-01-01T00:30:00Z", fieldsV1: { "f:spec": {} } }],
+    managedFields: [
+      { manager: "k", operation: "Update", time: "2026-01-01T00:30:00Z", fieldsV1: { "f:spec": {} } },
+    ],
   });
-  assert.deepEqual(diffStates(before, after, now), [{ kind: "generation", from: 1, to: 2, at: t("2026-01-01T00:30:00Z") }]);
+  assert.deepEqual(diffStates(before, after, now), [
+    { kind: "generation", from: 1, to: 2, at: t("2026-01-01T00:30:00Z") },
+  ]);
 });
 
 test("condition removed, phase changed, terminating", () => {
-  const before = p({ resourceVersion: "1", status: { phase: "Running", conditions: [cond("Degraded", "True")] } });
-  const after = p({ resourceVersion: "2", deletionTimestamp: "2026-01-01T00:50:00Z", status: { phase: "Terminating" } });
-  assert.deepEqual(kinds(diffStates(before, after, now)).sort(), ["condition", "phase", "statusWrite", "terminating"]);
+  const before = p({
+    resourceVersion: "1",
+    status: { phase: "Running", conditions: [cond("Degraded", "True")] },
+  });
+  const after = p({
+    resourceVersion: "2",
+    deletionTimestamp: "2026-01-01T00:50:00Z",
+    status: { phase: "Terminating" },
+  });
+  assert.deepEqual(kinds(diffStates(before, after, now)).sort(), [
+    "condition",
+    "phase",
+    "statusWrite",
+    "terminating",
+  ]);
 });
 
 test("a coalesced jump (relist after a gap) yields the net change once", () => {
   const before = p({ resourceVersion: "1", status: { conditions: [cond("Ready", "False")] } });
-  const after = p({ resourceVersion: "9", status: { conditions: [cond("Ready", "True", "2026-01-01T00:40:00Z")] } });
+  const after = p({
+    resourceVersion: "9",
+    status: { conditions: [cond("Ready", "True", "2026-01-01T00:40:00Z")] },
+  });
   assert.equal(diffStates(before, after, now).filter((x) => x.kind === "condition").length, 1);
 });
