@@ -15,8 +15,14 @@ export interface ObjectEntry {
   listMark: number;
 }
 
+function nameKey(state: { namespace: string; name: string }): string {
+  return `${state.namespace}/${state.name}`;
+}
+
 export class ObjectStore {
   readonly #entries = new Map<string, ObjectEntry>();
+  /** namespace/name → uid: one object per name, so series never repeat. */
+  readonly #byName = new Map<string, string>();
   #series = 0;
 
   get size(): number {
@@ -32,8 +38,19 @@ export class ObjectStore {
     return this.#entries.get(uid);
   }
 
+  /**
+   * The uid currently held under this object's namespace/name, if it is not
+   * `uid`: that object was deleted and re-created while we were not looking
+   * (e.g. during a relist), and must go before the new one is added.
+   */
+  previousHolder(state: { namespace: string; name: string }, uid: string): string | undefined {
+    const held = this.#byName.get(nameKey(state));
+    return held !== undefined && held !== uid ? held : undefined;
+  }
+
   set(uid: string, entry: ObjectEntry): void {
     this.#entries.set(uid, entry);
+    this.#byName.set(nameKey(entry.state), uid);
   }
 
   /** Replaces an entry's rendering, keeping the series count right. */
@@ -47,6 +64,8 @@ export class ObjectStore {
     if (!entry) return undefined;
     this.#series -= entry.rendered?.series ?? 0;
     this.#entries.delete(uid);
+    const key = nameKey(entry.state);
+    if (this.#byName.get(key) === uid) this.#byName.delete(key);
     return entry;
   }
 
@@ -60,6 +79,7 @@ export class ObjectStore {
 
   clear(): void {
     this.#entries.clear();
+    this.#byName.clear();
     this.#series = 0;
   }
 }

@@ -193,7 +193,13 @@ export class ResourceCollector {
       listStarted: () => {
         mark = ++this.#listMark;
       },
-      listed: (object) => this.#upsert(object, true, mark),
+      listed: (object) => {
+        try {
+          this.#upsert(object, true, mark);
+        } catch (error) {
+          this.#skipped(error);
+        }
+      },
       listFinished: () => {
         // Objects of this scope that the new list did not return are gone.
         for (const [uid, entry] of [...this.#store.entries()]) {
@@ -212,9 +218,22 @@ export class ResourceCollector {
    * benchmarks call it directly to drive the collector from recorded events.
    */
   ingest(type: "ADDED" | "MODIFIED" | "DELETED", object: unknown, mark = this.#listMark): void {
-    if (type === "DELETED") this.#removeRaw(object);
-    else this.#upsert(object, false, mark);
+    try {
+      if (type === "DELETED") this.#removeRaw(object);
+      else this.#upsert(object, false, mark);
+    } catch (error) {
+      this.#skipped(error);
+    }
     this.#updateGauges();
+  }
+
+  /** A malformed object: counted and skipped, never fatal. */
+  #skipped(error: unknown): void {
+    this.#deps.metrics.handlerErrors.inc(this.#labels);
+    this.#deps.logger.debug("object skipped", {
+      resource: this.settings.identity.resource,
+      error: error instanceof Error ? error.message : String(error),
+    });
   }
 
   #observer(scope: string): ListWatchObserver {
@@ -263,6 +282,8 @@ export class ResourceCollector {
   #upsert(raw: unknown, replay: boolean, mark: number): void {
     const state = projectObject(raw, this.settings.projection);
     const now = this.#deps.clock();
+    const replaced = this.#store.previousHolder(state, state.uid);
+    if (replaced !== undefined) this.#remove(replaced);
     const previous = this.#store.get(state.uid);
     const transitions = diffStates(previous?.state, state, now);
     const entry: ObjectEntry = previous ?? {

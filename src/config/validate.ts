@@ -323,6 +323,8 @@ export function validateConfig(input: unknown): Config {
     "crdDiscovery",
     "resources",
     "tracing",
+    "apiProxy",
+    "auditReceiver",
   ]);
   if (!raw) throw new ConfigError(c.problems);
   const crdDiscovery = c.boolean("crdDiscovery", raw.crdDiscovery) ?? defaultConfig.crdDiscovery;

@@ -1,0 +1,148 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
+import { flagOverrides, parseFlags } from "../../src/config/flags.ts";
+import { loadConfigFile, parseConfigText, watchConfigFile } from "../../src/config/load.ts";
+import { ConfigError, validateConfig } from "../../src/config/validate.ts";
+
+function problems(input: unknown): string[] {
+  try {
+    validateConfig(input);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  return [];
+}
+
+test("config.example.yaml loads and says what it shows", () => {
+  const { config } = loadConfigFile(new URL("../../config.example.yaml", import.meta.url).pathname);
+  assert.equal(config.resources.length, 2);
+  const widgets = config.resources[0];
+  assert.equal(widgets?.group, "example.com");
+  assert.equal(widgets?.options.failedAfterSeconds, 300);
+  assert.deepEqual(widgets?.options.phaseTransitions?.Pending, ["Provisioning", "Failed"]);
+  assert.equal(config.tracing.generationTimeoutSeconds, 3600);
+});
+
+test("an empty file means defaults: every CRD, loopback listen", () => {
+  const config = parseConfigText("", "empty.yaml");
+  assert.equal(config.listen, "127.0.0.1:9184");
+  assert.deepEqual(config.resources[0]?.groups, ["*"]);
+});
+
+const bad: [string, unknown, RegExp][] = [
+  ["unknown top-level key", { lisen: "x" }, /^lisen: unknown key \(allowed: listen,/],
+  [
+    "unknown resource key",
+    { resources: [{ groups: ["*"], namespace: ["a"] }] },
+    /^resources\[0\]\.namespace: unknown key/,
+  ],
+  [
+    "bad duration names path and value",
+    { resources: [{ groups: ["*"], failedAfter: "soon" }] },
+    /^resources\[0\]\.failedAfter: expected a duration .*, got "soon"$/,
+  ],
+  [
+    "wrong type",
+    { resources: [{ groups: ["*"], namespaces: "default" }] },
+    /^resources\[0\]\.namespaces: expected a list of strings, got "default"$/,
+  ],
+  [
+    "explicit and discovery mixed",
+    { resources: [{ group: "a.io", resource: "xs", groups: ["*"] }] },
+    /not both/,
+  ],
+  ["explicit without resource or kind", { resources: [{ group: "a.io" }] }, /needs group and resource/],
+  [
+    "reserved extra label name",
+    { resources: [{ groups: ["*"], labels: [{ fromLabel: "x", name: "namespace" }] }] },
+    /reserved/,
+  ],
+  ["bad prefix", { metricPrefix: "9x" }, /^metricPrefix: expected a metric name prefix/],
+  [
+    "bad mode",
+    { resources: [{ groups: ["*"], mode: "fast" }] },
+    /^resources\[0\]\.mode: expected one of objects, aggregate, got "fast"$/,
+  ],
+  [
+    "static mode needs full identity",
+    { crdDiscovery: false, resources: [{ group: "a.io", resource: "xs" }] },
+    /crdDiscovery: false/,
+  ],
+  [
+    "audit receiver needs authentication",
+    { auditReceiver: { listen: ":9443", certFile: "c", keyFile: "k" } },
+    /must be authenticated/,
+  ],
+];
+for (const [name, input, expected] of bad) {
+  test(`rejected: ${name}`, () => {
+    const found = problems(input);
+    assert.ok(
+      found.some((p) => expected.test(p)),
+      `expected a problem matching ${expected}, got ${JSON.stringify(found)}`,
+    );
+  });
+}
+
+test("every problem is reported at once", () => {
+  assert.equal(
+    problems({ listen: 1, logLevel: "loud", resources: [{ groups: ["*"], maxSeries: -1 }] }).length,
+    3,
+  );
+});
+
+test("YAML syntax errors name the file and line", () => {
+  assert.throws(
+    () => parseConfigText("resources:\n  - groups: [\n", "bad.yaml"),
+    /bad\.yaml: not valid YAML at line \d/,
+  );
+});
+
+test("flags override the file and go through the same validation", () => {
+  const flags = parseFlags(["--listen", "0.0.0.0:9999", "--api-proxy-listen", "127.0.0.1:8001"]);
+  const config = parseConfigText("listen: 127.0.0.1:1\nlogLevel: warn\n", "f.yaml", flagOverrides(flags));
+  assert.equal(config.listen, "0.0.0.0:9999");
+  assert.equal(config.logLevel, "warn");
+  assert.equal(config.apiProxy?.listen, "127.0.0.1:8001");
+  assert.throws(
+    () => parseConfigText("", "f.yaml", flagOverrides(parseFlags(["--listen", "x"]))),
+    /listen: expected host:port/,
+  );
+});
+
+test("hot reload: good changes are delivered, bad ones reported, unchanged content ignored", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "cr-config-"));
+  const path = join(dir, "config.yaml");
+  writeFileSync(path, "logLevel: info\n");
+  const changes: string[] = [];
+  const errors: string[] = [];
+  const stop = watchConfigFile(
+    path,
+    {},
+    (c) => changes.push(c.config.logLevel),
+    (e) => errors.push(e.message),
+    50,
+  );
+  try {
+    writeFileSync(path, "logLevel: debug\n");
+    await waitFor(() => changes.length === 1);
+    writeFileSync(path, "logLevel: [\n");
+    await waitFor(() => errors.length === 1);
+    writeFileSync(path, "logLevel: loud\n");
+    await waitFor(() => errors.length === 2);
+    assert.match(errors[1] as string, /logLevel: expected one of debug, info, warn, error, got "loud"/);
+    assert.deepEqual(changes, ["debug"]);
+  } finally {
+    stop();
+  }
+});
+
+async function waitFor(condition: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !condition(); i++) await sleep(25);
+  assert.ok(condition(), "timed out");
+}
