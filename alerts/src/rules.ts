@@ -190,7 +190,7 @@ function objectAlerts(options: AlertOptions): AlertingRule[] {
       labels: { severity: "warning" },
       annotations: {
         summary: "A custom resource's status is written continuously.",
-        description: `${OBJECT_TEXT} has had its status written {{ $value | humanize }} times per second for more than ${f.statusWriteStorm}.`,
+        description: `${OBJECT_TEXT} has had its status written {{ printf "%.2f" $value }} times per second for more than ${f.statusWriteStorm}.`,
         runbook_url: runbook(options, "CustomResourceStatusWriteStorm"),
       },
     },
@@ -249,7 +249,7 @@ function exporterAlerts(options: AlertOptions): AlertingRule[] {
       labels: { severity: "warning" },
       annotations: {
         summary: "The exporter cannot list or watch a resource.",
-        description: `Listing or watching {{ $labels.kind }} ({{ $labels.group }}/{{ $labels.version }}) fails {{ $value | humanize }} times per second.`,
+        description: `Listing or watching {{ $labels.kind }} ({{ $labels.group }}/{{ $labels.version }}) fails {{ printf "%.3f" $value }} times per second.`,
         runbook_url: runbook(options, "CRStatusExporterWatchErrors"),
       },
     },
@@ -284,7 +284,7 @@ function exporterAlerts(options: AlertOptions): AlertingRule[] {
       labels: { severity: "warning" },
       annotations: {
         summary: "The exporter drops series because a resource hit its series cap.",
-        description: `{{ $value | humanize }} series of {{ $labels.kind }} ({{ $labels.group }}/{{ $labels.version }}) were not exported in the last ${w} (maxSeries reached).`,
+        description: `Series of {{ $labels.kind }} ({{ $labels.group }}/{{ $labels.version }}) were not exported in the last ${w}: the resource reached its maxSeries cap.`,
         runbook_url: runbook(options, "CRStatusExporterSeriesDropped"),
       },
     },
