@@ -1,10 +1,11 @@
 // The files generated from the rule definitions, keyed by their repository path.
-import { generateRuleGroups } from "./rules.ts";
+
 import { DEFAULT_ALERT_OPTIONS } from "./options.ts";
 import { renderPrometheusRule, renderRuleFile } from "./render.ts";
+import { generateRuleGroups } from "./rules.ts";
 
-export { isAlertingRule } from "./model.ts";
 export type { AlertingRule, Duration, RecordingRule, RuleGroup, Severity } from "./model.ts";
+export { isAlertingRule } from "./model.ts";
 export { type AlertOptions, DEFAULT_ALERT_OPTIONS } from "./options.ts";
 export { renderPrometheusRule, renderRuleFile } from "./render.ts";
 export { generateRuleGroups, RECORD_NOT_READY, RECORD_OBJECTS } from "./rules.ts";

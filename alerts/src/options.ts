@@ -88,4 +88,3 @@ export const DEFAULT_ALERT_OPTIONS: AlertOptions = {
   },
   rateWindow: "10m",
 };
-
