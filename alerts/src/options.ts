@@ -1,0 +1,90 @@
+// Everything environment-specific about the shipped rules. The committed files
+// are generated with DEFAULT_ALERT_OPTIONS; other deployments (a different job
+// label, longer waits, kinds that should page) generate their own with
+// `generateRuleGroups({ ...DEFAULT_ALERT_OPTIONS, ... })`.
+import type { Duration } from "./model.ts";
+
+export interface AlertOptions {
+  /**
+   * Label matchers (without braces) that select the exporter's series, e.g.
+   * `job="cr-status-exporter"`. Equality matchers keep `absent()` labelled.
+   */
+  readonly selector: string;
+  /** Base URL of docs/runbook.md; each alert links to `<base>#<alertname in lower case>`. */
+  readonly runbookBaseUrl: string;
+  /** Kept firing this long after a per-object condition clears (rides over exporter restarts); null omits it. */
+  readonly keepFiringFor: Duration | null;
+  /** Kinds whose per-object health alerts page (severity critical) instead of warning. */
+  readonly criticalKinds: readonly string[];
+  readonly for: {
+    readonly notReady: Duration;
+    readonly readyUnknown: Duration;
+    readonly stalled: Duration;
+    readonly reconcilingTooLong: Duration;
+    readonly generationMismatch: Duration;
+    readonly stuckTerminating: Duration;
+    readonly readyFlapping: Duration;
+    readonly statusWriteStorm: Duration;
+    readonly statusUpdateFailures: Duration;
+    readonly notReadyHigh: Duration;
+    readonly exporterDown: Duration;
+    readonly watchErrors: Duration;
+    readonly notSynced: Duration;
+    readonly stale: Duration;
+    readonly configReloadFailed: Duration;
+  };
+  readonly thresholds: {
+    /** An object still terminating this many seconds after its deletionTimestamp is stuck. */
+    readonly terminatingSeconds: number;
+    /** Ready transitions within `flapWindow` above which an object flaps. */
+    readonly flapTransitions: number;
+    readonly flapWindow: Duration;
+    /** Status writes (meaningful + no-op) per second per object above which it is a write storm. */
+    readonly writesPerSecond: number;
+    /** Share of failed status writes per namespace and kind (0..1). */
+    readonly updateFailureRatio: number;
+    /** Share of a kind's objects in a namespace that are Ready=False for the aggregate alert (0..1)… */
+    readonly notReadyRatio: number;
+    /** …and the minimum count of such objects, so two of three objects do not page. */
+    readonly notReadyMinObjects: number;
+    /** Seconds without any watch event (bookmarks included) after which a resource's watch is stale. */
+    readonly staleSeconds: number;
+  };
+  /** Window of the rate() and increase() in the rules. */
+  readonly rateWindow: Duration;
+}
+
+export const DEFAULT_ALERT_OPTIONS: AlertOptions = {
+  selector: 'job="cr-status-exporter"',
+  runbookBaseUrl: "https://github.com/cr-status-exporter/cr-status-exporter/blob/main/docs/runbook.md",
+  keepFiringFor: "5m",
+  criticalKinds: [],
+  for: {
+    notReady: "15m",
+    readyUnknown: "30m",
+    stalled: "5m",
+    reconcilingTooLong: "1h",
+    generationMismatch: "15m",
+    stuckTerminating: "5m",
+    readyFlapping: "5m",
+    statusWriteStorm: "15m",
+    statusUpdateFailures: "15m",
+    notReadyHigh: "15m",
+    exporterDown: "10m",
+    watchErrors: "15m",
+    notSynced: "15m",
+    stale: "5m",
+    configReloadFailed: "5m",
+  },
+  thresholds: {
+    terminatingSeconds: 1800,
+    flapTransitions: 4,
+    flapWindow: "30m",
+    writesPerSecond: 0.1,
+    updateFailureRatio: 0.05,
+    notReadyRatio: 0.5,
+    notReadyMinObjects: 3,
+    staleSeconds: 900,
+  },
+  rateWindow: "10m",
+};

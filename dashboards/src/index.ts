@@ -1,0 +1,74 @@
+// The shipped Grafana dashboards, the files they are written to, and every
+// panel query in runnable form (variables replaced by match-all values).
+
+import { exporterDashboard } from "./exporter.ts";
+import type { Dashboard } from "./model.ts";
+import { isRow } from "./model.ts";
+import { OBJECT_UID, objectDashboard } from "./object.ts";
+import { overviewDashboard } from "./overview.ts";
+import { type DashboardOptions, DEFAULT_DASHBOARD_OPTIONS, MATCH_ALL } from "./variables.ts";
+
+export type { Dashboard, Panel, Target } from "./model.ts";
+export { isRow, SCHEMA_VERSION } from "./model.ts";
+export { type DashboardOptions, DEFAULT_DASHBOARD_OPTIONS, MATCH_ALL } from "./variables.ts";
+
+export const DASHBOARD_DIR = "dashboards/grafana";
+
+export function dashboards(options: DashboardOptions = DEFAULT_DASHBOARD_OPTIONS): Dashboard[] {
+  return [overviewDashboard(options, OBJECT_UID), objectDashboard(options), exporterDashboard(options)];
+}
+
+export function generatedDashboardFiles(): Map<string, string> {
+  return new Map(
+    dashboards().map((d) => [`${DASHBOARD_DIR}/${d.uid}.json`, `${JSON.stringify(d, null, 2)}\n`]),
+  );
+}
+
+export interface PanelQuery {
+  readonly dashboard: string;
+  readonly panelId: number;
+  readonly panel: string;
+  readonly refId: string;
+  /** The expression as stored in the dashboard (with $variables). */
+  readonly expr: string;
+  /** The expression runnable against Prometheus: variables replaced by MATCH_ALL, $__rate_interval by rateInterval. */
+  readonly query: string;
+  readonly instant: boolean;
+}
+
+/**
+ * Replaces Grafana variables by values that select everything, and Grafana's
+ * interval macros by fixed durations, so a panel query can be sent to Prometheus.
+ */
+export function substituteVariables(expr: string, rateInterval = "1m"): string {
+  const substituted = expr
+    .replaceAll("$__rate_interval", rateInterval)
+    .replaceAll("$__interval", rateInterval)
+    .replaceAll("$__range", "1h")
+    .replace(/\$\{(\w+)\}|\$(\w+)/g, (whole, braced: string | undefined, bare: string | undefined) => {
+      const name = braced ?? bare ?? "";
+      const value = MATCH_ALL[name];
+      if (value === undefined) throw new Error(`query uses the undefined variable ${whole}: ${expr}`);
+      return value;
+    });
+  return substituted;
+}
+
+/** Every query of every panel of every shipped dashboard, ready to run against Prometheus. */
+export function panelQueries(options: { rateInterval?: string } = {}): PanelQuery[] {
+  return dashboards().flatMap((d) =>
+    d.panels.flatMap((p) =>
+      isRow(p)
+        ? []
+        : p.targets.map((t) => ({
+            dashboard: d.uid,
+            panelId: p.id,
+            panel: p.title,
+            refId: t.refId,
+            expr: t.expr,
+            query: substituteVariables(t.expr, options.rateInterval),
+            instant: t.instant === true,
+          })),
+    ),
+  );
+}

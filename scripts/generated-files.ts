@@ -1,0 +1,7 @@
+// Every generated file of the repository, keyed by path. Add new generators here.
+import { generatedAlertFiles } from "../alerts/src/index.ts";
+import { generatedDashboardFiles } from "../dashboards/src/index.ts";
+
+export function generatedFiles(): Map<string, string> {
+  return new Map([...generatedAlertFiles(), ...generatedDashboardFiles()]);
+}

@@ -1,0 +1,169 @@
+// The shipped rules through promtool (lint and unit tests) and the mixin style rules.
+import assert from "node:assert/strict";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import { parse } from "yaml";
+import {
+  type AlertingRule,
+  DEFAULT_ALERT_OPTIONS,
+  generateRuleGroups,
+  isAlertingRule,
+  PROMETHEUS_RULE_FILE,
+  RULE_FILE,
+  renderRuleFile,
+} from "../../alerts/src/index.ts";
+import { REPO_ROOT } from "../monitoring/metrics-contract.ts";
+import { runPromtool } from "../prometheus/binaries.ts";
+
+const TESTS_DIR = join(REPO_ROOT, "alerts", "tests");
+const testFiles = readdirSync(TESTS_DIR)
+  .filter((f) => f.endsWith(".test.yaml"))
+  .map((f) => join(TESTS_DIR, f));
+
+function shippedAlerts(): AlertingRule[] {
+  return generateRuleGroups(DEFAULT_ALERT_OPTIONS)
+    .flatMap((g) => g.rules)
+    .filter(isAlertingRule);
+}
+
+function withTempRuleFile<T>(content: string, use: (path: string) => T): T {
+  const dir = mkdtempSync(join(tmpdir(), "rules-"));
+  try {
+    const path = join(dir, "rules.yaml");
+    writeFileSync(path, content);
+    return use(path);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+test("promtool check rules --lint=all --lint-fatal accepts the rule file", () => {
+  const result = runPromtool(["check", "rules", "--lint=all", "--lint-fatal", join(REPO_ROOT, RULE_FILE)]);
+  assert.equal(result.status, 0, result.output);
+});
+
+test("the PrometheusRule carries exactly the groups of the rule file, and they pass promtool", () => {
+  const manifest = parse(readFileSync(join(REPO_ROOT, PROMETHEUS_RULE_FILE), "utf8"));
+  const plain = parse(readFileSync(join(REPO_ROOT, RULE_FILE), "utf8"));
+  assert.equal(manifest.apiVersion, "monitoring.coreos.com/v1");
+  assert.equal(manifest.kind, "PrometheusRule");
+  assert.equal(typeof manifest.metadata.name, "string");
+  assert.deepEqual(manifest.spec.groups, plain.groups);
+  const names = manifest.spec.groups.map((g: { name: string }) => g.name);
+  assert.equal(new Set(names).size, names.length, "group names must be unique (list-map key in the CRD)");
+  const result = withTempRuleFile(renderRuleFile(manifest.spec.groups), (path) =>
+    runPromtool(["check", "rules", "--lint=all", "--lint-fatal", path]),
+  );
+  assert.equal(result.status, 0, result.output);
+});
+
+test("promtool test rules passes every alert unit test", () => {
+  assert.ok(testFiles.length > 0, "no promtool test files in alerts/tests");
+  const result = runPromtool(["test", "rules", ...testFiles]);
+  assert.equal(result.status, 0, result.output);
+  assert.doesNotMatch(result.output, /FAILED/);
+});
+
+test("every alert has a firing unit-test case and every case names an existing alert", () => {
+  const alertNames = new Set(shippedAlerts().map((a) => a.alert));
+  const tested = new Set<string>();
+  const positive = new Set<string>();
+  for (const file of testFiles) {
+    const doc = parse(readFileSync(file, "utf8")) as {
+      tests: { name: string; alert_rule_test?: { alertname: string; exp_alerts?: unknown[] }[] }[];
+    };
+    for (const group of doc.tests) {
+      for (const c of group.alert_rule_test ?? []) {
+        assert.ok(
+          alertNames.has(c.alertname),
+          `${file}: "${group.name}" names ${c.alertname}, which is no alert`,
+        );
+        tested.add(c.alertname);
+        if ((c.exp_alerts ?? []).length > 0) positive.add(c.alertname);
+      }
+    }
+  }
+  for (const name of alertNames) {
+    assert.ok(tested.has(name), `${name} has no unit-test case in alerts/tests`);
+    assert.ok(positive.has(name), `${name} has no unit-test case where it fires (exp_alerts)`);
+  }
+});
+
+test("alerts follow the naming and annotation rules", () => {
+  const groups = generateRuleGroups(DEFAULT_ALERT_OPTIONS);
+  for (const group of groups) {
+    assert.ok(group.name.length <= 40, `group ${group.name} is longer than 40 characters`);
+    assert.ok(group.rules.length <= 20, `group ${group.name} has more than 20 rules`);
+  }
+  for (const rule of shippedAlerts()) {
+    const name = rule.alert;
+    assert.match(name, /^([A-Z]+[a-z0-9]+)+$/, `${name} is not CamelCase`);
+    assert.ok(name.length <= 40, `${name} is longer than 40 characters`);
+    assert.ok(["critical", "warning", "info"].includes(rule.labels.severity), `${name}: severity`);
+    assert.match(rule.annotations.summary, /^[A-Z].+\.$/, `${name}: summary is a sentence`);
+    assert.doesNotMatch(rule.annotations.summary, /\{\{/, `${name}: summary must not be templated`);
+    assert.match(rule.annotations.description, /\{\{.+\}\}/, `${name}: description must be templated`);
+    assert.ok(
+      rule.annotations.runbook_url.endsWith(`runbook.md#${name.toLowerCase()}`),
+      `${name}: runbook_url ${rule.annotations.runbook_url}`,
+    );
+    assert.doesNotMatch(
+      rule.expr,
+      /by \([^)]*\breason\b/,
+      `${name}: reason must stay out of the alert identity`,
+    );
+  }
+});
+
+test("per-object alerts key on the object identity and drop the exporter's instance", () => {
+  const perObject = shippedAlerts().filter(
+    (a) => /^CustomResource[A-Z]/.test(a.alert) && !a.alert.includes("Failures"),
+  );
+  assert.ok(perObject.length >= 8);
+  for (const rule of perObject) {
+    assert.match(rule.expr, /by \(cluster, namespace, group, kind, name\)/, `${rule.alert}: ${rule.expr}`);
+  }
+});
+
+test("criticalKinds makes the kinds' object alerts critical and the others stay warning", () => {
+  const options = { ...DEFAULT_ALERT_OPTIONS, criticalKinds: ["Database", "Certificate"] };
+  const notReady = generateRuleGroups(options)
+    .flatMap((g) => g.rules)
+    .filter((r): r is AlertingRule => isAlertingRule(r) && r.alert === "CustomResourceNotReady");
+  assert.deepEqual(
+    notReady.map((r) => [r.labels.severity, /kind(=~|!~)"Database\|Certificate"/.exec(r.expr)?.[1]]),
+    [
+      ["critical", "=~"],
+      ["warning", "!~"],
+    ],
+  );
+  const result = withTempRuleFile(renderRuleFile(generateRuleGroups(options)), (path) =>
+    runPromtool(["check", "rules", "--lint=all", "--lint-fatal", path]),
+  );
+  assert.equal(result.status, 0, result.output);
+});
+
+test("a kind that is not a Kubernetes kind name is rejected with its value", () => {
+  assert.throws(
+    () => generateRuleGroups({ ...DEFAULT_ALERT_OPTIONS, criticalKinds: ['Data"base'] }),
+    /criticalKinds: "Data"base" is not a Kubernetes kind/,
+  );
+});
+
+test("the job selector and durations come from the options", () => {
+  const options = {
+    ...DEFAULT_ALERT_OPTIONS,
+    selector: 'job="my-exporter"',
+    for: { ...DEFAULT_ALERT_OPTIONS.for, notReady: "42m" as const },
+  };
+  const rules = generateRuleGroups(options).flatMap((g) => g.rules);
+  for (const rule of rules) {
+    if (/\b(cr_[a-z_]+|up)\{/.test(rule.expr)) assert.match(rule.expr, /job="my-exporter"/, rule.expr);
+    assert.doesNotMatch(rule.expr, /job="cr-status-exporter"/);
+  }
+  const notReady = rules.find((r) => isAlertingRule(r) && r.alert === "CustomResourceNotReady");
+  assert.ok(notReady && isAlertingRule(notReady));
+  assert.equal(notReady.for, "42m");
+});
