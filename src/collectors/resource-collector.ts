@@ -266,8 +266,11 @@ export class ResourceCollector {
       },
       error: (operation, code, error) => {
         m.watchErrors.inc({ ...this.#labels, operation, code: String(code) });
-        this.#lastError = `${operation} failed${code ? ` (HTTP ${code})` : ""}: ${error instanceof Error ? error.message : String(error)}`;
-        log.warn(`${operation} failed`, { resource: what, code, error: this.#lastError });
+        const message = `${operation} failed${code ? ` (HTTP ${code})` : ""}: ${error instanceof Error ? error.message : String(error)}`;
+        // One warning per kind of failure; repeats of the same one (retries) go to debug.
+        const level = message === this.#lastError ? "debug" : "warn";
+        this.#lastError = message;
+        log[level](`${operation} failed`, { resource: what, code, error: message });
       },
       handlerError: (error) => {
         m.handlerErrors.inc(this.#labels);
@@ -301,17 +304,33 @@ export class ResourceCollector {
     const prevState = previous?.state;
     entry.state = state;
     this.#count(entry, prevState, state, transitions);
-    this.#observeHistograms(prevState, state, transitions, entry, now);
-    this.#deps.tracer?.observe({
-      resource: this.settings.identity,
-      statusSubresource: this.settings.statusSubresource,
-      previous: prevState,
-      current: state,
-      now: now * 1000,
-      replay,
-    });
     if (!previous) this.#store.set(state.uid, entry);
     this.#render(entry, now);
+    // Side effects come after the object's own series are right, and a failure
+    // in one of them never leaves the object half-updated.
+    this.#sideEffect("histograms", () => this.#observeHistograms(prevState, state, transitions, entry, now));
+    this.#sideEffect("tracing", () =>
+      this.#deps.tracer?.observe({
+        resource: this.settings.identity,
+        statusSubresource: this.settings.statusSubresource,
+        previous: prevState,
+        current: state,
+        now: now * 1000,
+        replay,
+      }),
+    );
+  }
+
+  #sideEffect(what: string, fn: () => void): void {
+    try {
+      fn();
+    } catch (error) {
+      this.#deps.metrics.handlerErrors.inc(this.#labels);
+      this.#deps.logger.warn(`${what} failed for an object`, {
+        resource: this.settings.identity.resource,
+        error: error instanceof Error ? error.message : String(error),
+      });
+    }
   }
 
   #count(
@@ -366,13 +385,10 @@ export class ResourceCollector {
         result.reconcile.generation !== undefined
           ? this.#deps.tracer?.traceIdFor(this.settings.identity, next.uid, result.reconcile.generation)
           : undefined;
-      if (traceId) {
-        // The client's typings tie exemplar label names to the metric's own; OpenMetrics does not.
-        const exemplarLabels = { trace_id: traceId } as unknown as typeof kindLabels;
-        m.reconcileDuration.observe({ labels: kindLabels, value: result.reconcile.seconds, exemplarLabels });
-      } else {
-        m.reconcileDuration.observe(kindLabels, result.reconcile.seconds);
-      }
+      // With exemplars enabled the histogram only takes the object form of observe().
+      // The client's typings tie exemplar label names to the metric's own; OpenMetrics does not.
+      const exemplarLabels = (traceId ? { trace_id: traceId } : {}) as unknown as typeof kindLabels;
+      m.reconcileDuration.observe({ labels: kindLabels, value: result.reconcile.seconds, exemplarLabels });
     }
     if (result.timeToReadySeconds !== undefined) m.timeToReady.observe(kindLabels, result.timeToReadySeconds);
   }

@@ -14,10 +14,10 @@ export class Backoff {
     this.#options = { random: Math.random, ...options };
   }
 
-  /** The next delay: between half and all of initial × 2^attempt, capped at max. */
-  next(): number {
+  /** The next delay: between half and all of initial × 2^attempt, capped at max (or a lower `cap`). */
+  next(cap = Number.POSITIVE_INFINITY): number {
     const { initialMs, maxMs, random } = this.#options;
-    const ceiling = Math.min(maxMs, initialMs * 2 ** this.#attempt);
+    const ceiling = Math.min(maxMs, cap, initialMs * 2 ** this.#attempt);
     this.#attempt = Math.min(this.#attempt + 1, 30);
     return Math.round(ceiling / 2 + (random() * ceiling) / 2);
   }

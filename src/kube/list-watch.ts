@@ -39,6 +39,8 @@ export interface ListWatchOptions {
   /** No bytes (events or bookmarks) for this long: the connection is presumed dead. */
   inactivityMs?: number;
   backoff?: { initialMs: number; maxMs: number };
+  /** Ceiling of the backoff after network errors (no HTTP response). */
+  networkRetryMaxMs?: number;
   random?: () => number;
 }
 
@@ -74,6 +76,7 @@ export class ListWatch {
       watchTimeoutSeconds: [240, 480],
       inactivityMs: 150_000,
       backoff: { initialMs: 500, maxMs: 30_000 },
+      networkRetryMaxMs: 2_000,
       random: Math.random,
       ...options,
       labelSelector: options.labelSelector,
@@ -132,7 +135,12 @@ export class ListWatch {
         this.#guard(() => this.#observer.synced(false));
         this.#guard(() => this.#observer.error(operation, code, error));
         if (operation === "list") reason = "error";
-        await sleep(this.#backoff.next(), signal);
+        // No HTTP answer (refused, reset, timed out) or 503: the apiserver is away and a
+        // retry costs it nothing, so keep retrying often and catch up soon after
+        // it is back. An HTTP error (403, 429, 5xx) backs off all the way.
+        // 503 is the apiserver saying it is still starting.
+        const serverAway = code === 0 || code === 503;
+        await sleep(this.#backoff.next(serverAway ? this.#options.networkRetryMaxMs : undefined), signal);
       }
     }
     this.#guard(() => this.#observer.synced(false));

@@ -315,15 +315,52 @@ export class ControlPlane {
     rmSync(this.directory, { recursive: true, force: true });
   }
 
-  /** Restarts kube-apiserver only (same port, same etcd): for "apiserver went away" tests. */
-  async restartApiserver(downMs = 0): Promise<void> {
+  /**
+   * Restarts kube-apiserver only (same port, same etcd): for "the apiserver went
+   * away under a client" tests. `whileDown` runs while it is stopped and gets
+   * a second, temporary apiserver on the same etcd, so changes can happen that
+   * the first one's clients never see as watch events.
+   */
+  async restartApiserver(whileDown?: (other: RestClient) => Promise<void>): Promise<void> {
     const index = this.#processes.findIndex((p) => p.name === "kube-apiserver");
     const old = this.#processes[index];
     if (!old) throw new Error("no kube-apiserver process");
+    const args = old.child.spawnargs.slice(1);
     old.child.kill("SIGTERM");
     await old.exited;
-    if (downMs > 0) await sleep(downMs);
-    const args = old.child.spawnargs.slice(1);
+    if (whileDown) {
+      const port = await freePort();
+      const otherArgs = args.map((a) =>
+        a.startsWith("--secure-port=")
+          ? `--secure-port=${port}`
+          : a.startsWith("--cert-dir=")
+            ? `--cert-dir=${join(this.directory, "pki-other")}`
+            : a,
+      );
+      const other = spawnLogged(
+        "kube-apiserver-other",
+        this.binaries.kubeApiserver,
+        this.directory,
+        otherArgs,
+      );
+      startWatchdog([other]);
+      const caFile = join(this.directory, "pki-other", "apiserver.crt");
+      const adminToken = this.admin.token;
+      let rest: RestClient | undefined;
+      try {
+        await waitFor("second kube-apiserver /readyz", 120_000, [other], async () => {
+          if (!existsSync(caFile)) return false;
+          rest ??= new RestClient(`https://127.0.0.1:${port}`, readFileSync(caFile, "utf8"), adminToken);
+          const response = await rest.raw("GET", "/readyz").catch(() => undefined);
+          return response?.status === 200;
+        });
+        await whileDown(rest as RestClient);
+      } finally {
+        rest?.close();
+        other.child.kill("SIGTERM");
+        await other.exited;
+      }
+    }
     const replacement = spawnLogged("kube-apiserver", this.binaries.kubeApiserver, this.directory, args);
     this.#processes[index] = replacement;
     startWatchdog([replacement]);
@@ -331,6 +368,20 @@ export class ControlPlane {
       const response = await this.admin.rest.raw("GET", "/readyz").catch(() => undefined);
       return response?.status === 200;
     });
+  }
+
+  /** Compacts etcd at its current revision: every older resourceVersion becomes too old to watch from. */
+  async compactEtcd(): Promise<number> {
+    const post = async (path: string, body: unknown): Promise<Record<string, unknown>> => {
+      const response = await fetch(`${this.etcdUrl}${path}`, { method: "POST", body: JSON.stringify(body) });
+      if (!response.ok) throw new Error(`etcd ${path}: HTTP ${response.status} ${await response.text()}`);
+      return (await response.json()) as Record<string, unknown>;
+    };
+    const range = await post("/v3/kv/range", { key: Buffer.from("/").toString("base64"), limit: 1 });
+    const revision = Number((range.header as { revision?: string } | undefined)?.revision);
+    if (!Number.isFinite(revision)) throw new Error("etcd did not report its revision");
+    await post("/v3/kv/compaction", { revision: String(revision), physical: true });
+    return revision;
   }
 }
 

@@ -9,6 +9,8 @@ export * from "./rest.ts";
 export interface ControlPlaneHandle {
   /** The running control plane; throws if read before the suite's before() hook ran. */
   readonly plane: ControlPlane;
+  /** Resolves with the control plane once it is ready (for the file's own before() hooks). */
+  ready(): Promise<ControlPlane>;
 }
 
 /**
@@ -18,8 +20,16 @@ export interface ControlPlaneHandle {
  */
 export function useControlPlane(options: ControlPlaneOptions = {}): ControlPlaneHandle {
   let plane: ControlPlane | undefined;
+  let starting: Promise<ControlPlane> | undefined;
+  const start = (): Promise<ControlPlane> => {
+    starting ??= ControlPlane.start(options).then((p) => {
+      plane = p;
+      return p;
+    });
+    return starting;
+  };
   before(async () => {
-    plane = await ControlPlane.start(options);
+    plane = await start();
     console.error(
       `# control plane ready in ${plane.startMs} ms at ${plane.server} (binaries: ${plane.binaries.source})`,
     );
@@ -32,6 +42,7 @@ export function useControlPlane(options: ControlPlaneOptions = {}): ControlPlane
     await plane?.stop();
   });
   return {
+    ready: start,
     get plane(): ControlPlane {
       if (!plane) throw new Error("the control plane is not started yet (use it inside a test or hook)");
       return plane;

@@ -2,7 +2,7 @@
 // well formed: every sample line parses, label values are properly escaped,
 // each family has one HELP/TYPE block before its samples, and no series repeats.
 const sampleLine =
-  /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(?:[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\[\\"n])*"(?:,[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\[\\"n])*")*)?\})? (-?[0-9.e+]+|NaN|[+-]Inf)$/;
+  /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(?:[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\[\\"n])*"(?:,[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\[\\"n])*")*)?\})? (-?[0-9.]+(?:[eE][+-]?[0-9]+)?|[Nn][Aa][Nn]|[+-]Inf)$/;
 
 export interface ParsedExposition {
   families: Map<string, string>;

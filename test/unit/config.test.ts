@@ -129,6 +129,8 @@ test("hot reload: good changes are delivered, bad ones reported, unchanged conte
     50,
   );
   try {
+    // Let the poller take its first stat before the file changes.
+    await sleep(200);
     writeFileSync(path, "logLevel: debug\n");
     await waitFor(() => changes.length === 1);
     writeFileSync(path, "logLevel: [\n");

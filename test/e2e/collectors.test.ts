@@ -1,0 +1,330 @@
+// The collectors end to end, on a real kube-apiserver: every metric family from
+// real objects, the CRD lifecycle, a Forbidden resource, 410 Gone and an
+// apiserver restart under the exporter.
+import assert from "node:assert/strict";
+import { after, afterEach, before, test } from "node:test";
+import {
+  changeSpec,
+  condition,
+  createCr,
+  crPath,
+  deleteCr,
+  deleteCrd,
+  getCr,
+  installCrd,
+  patchStatus,
+  refFor,
+  updateStatus,
+  useControlPlane,
+} from "../cluster/index.ts";
+import { type ExporterHandle, eventually, runExporter, series } from "../support/exporter.ts";
+import { documentedFamilies } from "../support/metrics-doc.ts";
+import { promtoolCheckMetrics } from "../support/promtool.ts";
+
+const testbed = useControlPlane();
+let exporter: ExporterHandle;
+let ns: string;
+
+const obj = (name: string, namespace = ns) => ({ group: "example.com", kind: "Widget", namespace, name });
+
+before(async () => {
+  const rest = (await testbed.ready()).admin.rest;
+  await installCrd(rest, "widgets");
+  await installCrd(rest, "sprockets");
+  ns = await testbed.plane.createNamespace("col");
+  exporter = await runExporter(testbed.plane.kubeconfigPath, {
+    resources: [
+      {
+        group: "example.com",
+        resource: "widgets",
+        heartbeatField: "status.lastHeartbeatTime",
+        conditionReasons: true,
+        labels: [{ fromLabel: "app", name: "app" }],
+        phaseTransitions: { Pending: ["Provisioning"], Provisioning: ["Running"] },
+      },
+      { groups: ["example.com"] },
+    ],
+  });
+  await eventually("exporter ready", async () => (await fetch(`${exporter.exporter.url}/readyz`)).ok);
+});
+
+afterEach((t) => {
+  if ("passed" in t && !t.passed && exporter)
+    console.error(`# exporter log tail:\n${exporter.logs.slice(-40).join("\n")}`);
+});
+
+after(async () => {
+  await exporter?.stop();
+});
+
+test("a widget's life: every per-object family follows the API", async () => {
+  const rest = testbed.plane.admin.rest;
+  const ref = refFor("widgets", ns, "life");
+  await createCr(rest, ref, "life", { size: 1 }, { labels: { app: "shop" } });
+  const labels = { ...obj("life"), app: "shop" };
+  await eventually(
+    "created",
+    async () => (await exporter.scrape()).samples.get(series("cr_metadata_generation", labels)) === 1,
+  );
+
+  await patchStatus(rest, ref, {
+    observedGeneration: 1,
+    phase: "Pending",
+    lastHeartbeatTime: new Date().toISOString().replace(/\.\d+Z$/, "Z"),
+    conditions: [condition("Ready", "False", "Provisioning", "waiting", 1)],
+  });
+  await patchStatus(rest, ref, {
+    phase: "Running",
+    conditions: [condition("Ready", "True", "Reconciled", "ok", 1)],
+  });
+  const m = await eventually("Ready=True", async () => {
+    if (process.env.DEBUG_E2E)
+      console.error(
+        (await exporter.scrape()).text
+          .split("\n")
+          .filter((l) => l.includes('"life"'))
+          .join("\n"),
+      );
+    const s = await exporter.scrape();
+    return s.samples.get(series("cr_condition", { ...labels, type: "Ready", status: "True" })) === 1
+      ? s
+      : undefined;
+  });
+  assert.equal(m.samples.get(series("cr_condition", { ...labels, type: "Ready", status: "False" })), 0);
+  assert.equal(m.samples.get(series("cr_condition", { ...labels, type: "Ready", status: "Unknown" })), 0);
+  assert.equal(
+    m.samples.get(series("cr_condition_reason", { ...labels, type: "Ready", reason: "Reconciled" })),
+    1,
+  );
+  assert.equal(m.samples.get(series("cr_condition_stale", { ...labels, type: "Ready" })), 0);
+  assert.equal(m.samples.get(series("cr_status_observed_generation", labels)), 1);
+  assert.equal(m.samples.get(series("cr_generation_lag", labels)), 0);
+  assert.equal(m.samples.get(series("cr_phase", { ...labels, phase: "Running" })), 1);
+  assert.equal(
+    m.samples.get(series("cr_phase", { ...labels, phase: "Pending" })),
+    0,
+    "the CRD's phase enum is one-hot",
+  );
+  assert.equal(m.samples.get(series("cr_status", { ...labels, result: "Current" })), 1);
+  assert.equal(m.samples.get(series("cr_status_updates_total", labels)), 2);
+  assert.equal(
+    m.samples.get(series("cr_condition_transitions_total", { ...labels, type: "Ready", status: "True" })),
+    1,
+  );
+  assert.ok((m.samples.get(series("cr_heartbeat_age_seconds", labels)) ?? -1) >= 0);
+  // Pending → Running skips Provisioning: illegal by the configured table.
+  assert.equal(
+    m.samples.get(
+      series("cr_phase_illegal_transitions_total", {
+        group: "example.com",
+        kind: "Widget",
+        namespace: ns,
+        from: "Pending",
+        to: "Running",
+      }),
+    ),
+    1,
+  );
+  assert.ok(
+    (m.samples.get(`cr_time_to_ready_seconds_count{group="example.com",kind="Widget"}`) ?? 0) >= 1,
+    "time to ready observed",
+  );
+
+  // Spec change: generation 2, lag until the controller catches up.
+  await changeSpec(rest, ref, { size: 2 });
+  const lagging = await eventually("lag", async () => {
+    const s = await exporter.scrape();
+    return s.samples.get(series("cr_generation_lag", labels)) === 1 ? s : undefined;
+  });
+  assert.equal(lagging.samples.get(series("cr_metadata_generation", labels)), 2);
+  assert.equal(lagging.samples.get(series("cr_spec_generation_changes_total", labels)), 1);
+  assert.equal(lagging.samples.get(series("cr_condition_stale", { ...labels, type: "Ready" })), 1);
+  assert.equal(lagging.samples.get(series("cr_status", { ...labels, result: "InProgress" })), 1);
+  assert.ok((lagging.samples.get(series("cr_generation_lag_seconds", labels)) ?? -1) >= 0);
+
+  // The controller catches up, then writes the same status again (a no-op write).
+  const caughtUp = await patchStatus(rest, ref, {
+    observedGeneration: 2,
+    conditions: [condition("Ready", "True", "Reconciled", "ok", 2)],
+  });
+  await updateStatus(rest, ref, {
+    ...caughtUp,
+    status: {
+      ...caughtUp.status,
+      conditions: [{ ...(caughtUp.status?.conditions as object[])[0], message: "checked again" }],
+    },
+  });
+  const settled = await eventually("no-op write counted", async () => {
+    const s = await exporter.scrape();
+    return s.samples.get(series("cr_status_noop_updates_total", labels)) === 1 ? s : undefined;
+  });
+  assert.equal(settled.samples.get(series("cr_generation_lag", labels)), 0);
+  assert.equal(settled.samples.get(series("cr_generation_lag_seconds", labels)), 0);
+  assert.ok(
+    (settled.samples.get(`cr_reconcile_duration_seconds_count{group="example.com",kind="Widget"}`) ?? 0) >= 1,
+  );
+
+  // Deletion with a finalizer: terminating, then gone.
+  await rest.patch(crPath(ref), { metadata: { finalizers: ["example.com/hold"] } });
+  await deleteCr(rest, ref);
+  const terminating = await eventually("terminating", async () => {
+    const s = await exporter.scrape();
+    return s.samples.get(series("cr_status", { ...labels, result: "Terminating" })) === 1 ? s : undefined;
+  });
+  assert.ok((terminating.samples.get(series("cr_deletion_timestamp_seconds", labels)) ?? 0) > 1_700_000_000);
+  await rest.patch(crPath(ref), { metadata: { finalizers: null } });
+  await eventually(
+    "series gone",
+    async () => !(await exporter.scrape()).samples.has(series("cr_metadata_generation", labels)),
+  );
+});
+
+test("every family on a live scrape is documented, and promtool accepts the exposition", async () => {
+  const scrape = await exporter.scrape();
+  const documented = documentedFamilies();
+  const undocumented = [...scrape.families.keys()].filter(
+    (name) => name.startsWith("cr_") && !documented.has(name.replace(/_total$/, "")) && !documented.has(name),
+  );
+  assert.deepEqual(undocumented, []);
+  promtoolCheckMetrics(scrape.text);
+  const om = await fetch(`${exporter.exporter.url}/metrics`, {
+    headers: { Accept: "application/openmetrics-text" },
+  });
+  assert.match(om.headers.get("content-type") ?? "", /^application\/openmetrics-text; version=1\.0\.0/);
+  assert.match(await om.text(), /# EOF\n$/);
+  const gz = await fetch(`${exporter.exporter.url}/metrics`, { headers: { "Accept-Encoding": "gzip" } });
+  assert.equal(gz.headers.get("content-encoding"), "gzip");
+});
+
+test("the kind without a status subresource is watched too", async () => {
+  const rest = testbed.plane.admin.rest;
+  const ref = refFor("sprockets", ns, "s1");
+  await createCr(rest, ref, "s1", { size: 1 });
+  await rest.patch(crPath(ref), { status: { conditions: [condition("Ready", "True")] } });
+  const labels = { group: "example.com", kind: "Sprocket", namespace: ns, name: "s1" };
+  await eventually("sprocket Ready", async () => {
+    const s = await exporter.scrape();
+    return s.samples.get(series("cr_condition", { ...labels, type: "Ready", status: "True" })) === 1;
+  });
+});
+
+test("CRD installed after start, deleted, and re-installed: series appear, disappear, reappear", async () => {
+  const rest = testbed.plane.admin.rest;
+  const labels = { group: "example.com", kind: "Gizmo", namespace: ns, name: "g1" };
+  const key = series("cr_metadata_generation", labels);
+  for (const round of [1, 2]) {
+    await installCrd(rest, "gizmos");
+    await createCr(rest, refFor("gizmos", ns, "g1"), "g1", { size: round });
+    await eventually(
+      `gizmo series (round ${round})`,
+      async () => (await exporter.scrape()).samples.get(key) === 1,
+      20_000,
+    );
+    await deleteCrd(rest, "gizmos.example.com");
+    await eventually(
+      `gizmo series gone (round ${round})`,
+      async () => !(await exporter.scrape()).samples.has(key),
+      20_000,
+    );
+  }
+});
+
+test("410 Gone after an apiserver restart with missed changes: relist, no lost delete, no double count", async () => {
+  const { plane } = testbed;
+  const rest = plane.admin.rest;
+  const gone = refFor("widgets", ns, "gone");
+  const changed = refFor("widgets", ns, "changed");
+  await createCr(rest, gone, "gone");
+  await createCr(rest, changed, "changed");
+  await patchStatus(rest, changed, { conditions: [condition("Ready", "False", "Waiting", "", 1)] });
+  await eventually("both seen", async () => {
+    const s = await exporter.scrape();
+    return (
+      s.samples.has(series("cr_condition", { ...obj("changed"), app: "", type: "Ready", status: "False" })) &&
+      s.samples.has(series("cr_metadata_generation", { ...obj("gone"), app: "" }))
+    );
+  });
+  const relistsBefore = (await exporter.scrape()).samples.get(
+    `cr_exporter_relists_total{group="example.com",version="v1",kind="Widget",reason="expired"}`,
+  );
+
+  await plane.restartApiserver(async (other) => {
+    // Changes the exporter cannot see as events: its apiserver is down.
+    await deleteCr(other, gone);
+    await patchStatus(other, changed, { conditions: [condition("Ready", "True", "Done", "", 1)] });
+    await createCr(other, refFor("widgets", ns, "born"), "born");
+    await plane.compactEtcd();
+  });
+  const backAt = Date.now();
+
+  const s = await eventually(
+    "state equal to the API's truth",
+    async () => {
+      const m = await exporter.scrape();
+      const ok =
+        !m.samples.has(series("cr_metadata_generation", { ...obj("gone"), app: "" })) &&
+        m.samples.get(
+          series("cr_condition", { ...obj("changed"), app: "", type: "Ready", status: "True" }),
+        ) === 1 &&
+        m.samples.get(series("cr_metadata_generation", { ...obj("born"), app: "" })) === 1;
+      return ok ? m : undefined;
+    },
+    5_000,
+  );
+  console.error(`# state matched the API ${Date.now() - backAt} ms after the apiserver was back`);
+  const relists =
+    s.samples.get(
+      `cr_exporter_relists_total{group="example.com",version="v1",kind="Widget",reason="expired"}`,
+    ) ?? 0;
+  assert.ok(
+    relists > (relistsBefore ?? 0),
+    `an expired-resourceVersion relist happened (${relistsBefore} → ${relists})`,
+  );
+  assert.equal(
+    s.samples.get(
+      series("cr_condition_transitions_total", { ...obj("changed"), app: "", type: "Ready", status: "True" }),
+    ),
+    1,
+    "the coalesced transition is counted once",
+  );
+  const truth = await getCr(rest, changed);
+  assert.equal((truth.status?.conditions as { status: string }[])[0]?.status, "True");
+});
+
+test("a Forbidden resource never hides the others, and /readyz says why", async () => {
+  const { plane } = testbed;
+  const user = plane.mintUser();
+  await plane.grantCluster(user, [
+    {
+      apiGroups: ["apiextensions.k8s.io"],
+      resources: ["customresourcedefinitions"],
+      verbs: ["list", "watch"],
+    },
+    { apiGroups: ["example.com"], resources: ["widgets"], verbs: ["list", "watch"] },
+  ]);
+  const limited = await runExporter(user.kubeconfigPath, { resources: [{ groups: ["example.com"] }] });
+  try {
+    await createCr(plane.admin.rest, refFor("widgets", ns, "visible"), "visible");
+    const s = await eventually("widgets exported despite forbidden sprockets", async () => {
+      const m = await limited.scrape();
+      return m.samples.get(series("cr_metadata_generation", obj("visible"))) === 1 &&
+        (m.samples.get(
+          `cr_exporter_watch_errors_total{group="example.com",version="v1",kind="Sprocket",operation="list",code="403"}`,
+        ) ?? 0) >= 1
+        ? m
+        : undefined;
+    });
+    assert.equal(
+      s.samples.get(`cr_exporter_resource_synced{group="example.com",version="v1",kind="Widget"}`),
+      1,
+    );
+    const ready = await fetch(`${limited.exporter.url}/readyz`);
+    assert.equal(ready.status, 503);
+    const body = await ready.text();
+    assert.match(body, /widgets\.example\.com\/v1: synced/);
+    assert.match(body, /sprockets\.example\.com\/v1: not synced: list failed \(HTTP 403\)/);
+    assert.ok((await fetch(`${limited.exporter.url}/metrics`)).ok, "/metrics keeps serving");
+  } finally {
+    await limited.stop();
+  }
+});
