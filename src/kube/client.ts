@@ -35,11 +35,16 @@ export interface StreamOptions {
 export class KubeHttpError extends Error {
   readonly status: number;
   readonly body: unknown;
+  /** Seconds the server asked to wait (Status details.retryAfterSeconds), if any. */
+  readonly retryAfterSeconds: number | undefined;
   constructor(status: number, body: unknown, what: string) {
     const message = (body as { message?: string } | undefined)?.message;
     super(`${what}: HTTP ${status}${message ? `: ${message}` : ""}`);
     this.status = status;
     this.body = body;
+    const retry = (body as { details?: { retryAfterSeconds?: unknown } } | undefined)?.details
+      ?.retryAfterSeconds;
+    this.retryAfterSeconds = typeof retry === "number" && retry > 0 ? retry : undefined;
   }
 }
 

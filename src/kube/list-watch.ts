@@ -135,12 +135,18 @@ export class ListWatch {
         this.#guard(() => this.#observer.synced(false));
         this.#guard(() => this.#observer.error(operation, code, error));
         if (operation === "list") reason = "error";
-        // No HTTP answer (refused, reset, timed out) or 503: the apiserver is away and a
-        // retry costs it nothing, so keep retrying often and catch up soon after
-        // it is back. An HTTP error (403, 429, 5xx) backs off all the way.
-        // 503 is the apiserver saying it is still starting.
-        const serverAway = code === 0 || code === 503;
-        await sleep(this.#backoff.next(serverAway ? this.#options.networkRetryMaxMs : undefined), signal);
+        // No HTTP answer (refused, reset, timed out) or 503: the apiserver is away
+        // or still starting, a retry costs it nothing, so keep retrying often and
+        // catch up soon after it is back. 429: wait as long as it asks. Anything
+        // else (403, 5xx) backs off all the way.
+        const retryAfter = error instanceof KubeHttpError ? error.retryAfterSeconds : undefined;
+        let delay: number;
+        if (code === 0 || code === 503) delay = this.#backoff.next(this.#options.networkRetryMaxMs);
+        else if (code === 429 && retryAfter !== undefined) {
+          delay =
+            Math.min(retryAfter * 1000, this.#options.backoff.maxMs) * (1 + this.#options.random() * 0.2);
+        } else delay = this.#backoff.next();
+        await sleep(delay, signal);
       }
     }
     this.#guard(() => this.#observer.synced(false));
