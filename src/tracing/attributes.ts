@@ -30,8 +30,6 @@ export const LINK_REASON = "cr_status.link.reason";
 export const CONDITION_TYPE = "cr_status.condition.type";
 /** The status held during the interval (never the desired one). */
 export const CONDITION_STATUS = "cr_status.condition.status";
-/** The status before the interval, when it was seen. */
-export const CONDITION_PREVIOUS_STATUS = "cr_status.condition.previous_status";
 /** The status the condition moved to when the interval ended by a transition. */
 export const CONDITION_NEXT_STATUS = "cr_status.condition.next_status";
 export const CONDITION_REASON = "cr_status.condition.reason";

@@ -163,9 +163,8 @@ function planGeneration(
 
   const open = st.open;
   if (open?.kind === "generation" && open.generation === generation) {
-    updateEpisode(step, open, current, o.previous);
-    finishGeneration(step, st, open, current, generation);
-  } else if (!open && st.closedGeneration === generation) {
+    advance(step, st, open, current, o.previous, generationFinish(settings, open, current, generation, now));
+  } else if (open?.kind !== "generation" && st.closedGeneration === generation) {
     planDegraded(step, st, o, current, "generation");
   }
 }
@@ -214,42 +213,64 @@ function openGeneration(
   st.tracedGeneration = generation;
 }
 
-function finishGeneration(
+interface Finish {
+  end: Stamp;
+  outcome: Outcome;
+  errorType?: string;
+}
+
+/** Whether this observation ends the generation, and how. */
+function generationFinish(
+  settings: PlannerSettings,
+  episode: Episode,
+  current: ObjectState,
+  generation: number,
+  now: number,
+): Finish | undefined {
+  const stalled = stalledCondition(settings, current);
+  if (stalled) {
+    const end = transitionEnd(episode.startMs, stalled.lastTransitionTime, now);
+    return { end, outcome: "stalled", errorType: stalled.reason || stalled.type };
+  }
+  if (isFailedPhase(settings, current)) {
+    return { end: observed(now), outcome: "failed", errorType: current.phase ?? "Failed" };
+  }
+  if (isReconciled(settings, current, generation)) {
+    const ready = findCondition(current, settings.readyCondition);
+    return { end: transitionEnd(episode.startMs, ready?.lastTransitionTime, now), outcome: "ready" };
+  }
+  return undefined;
+}
+
+/**
+ * Applies the current object to the children, then ends the episode if
+ * `finish` says so. Changes seen only now (phases have no server time) are
+ * placed no later than the root's end, and nothing new opens as it ends.
+ */
+function advance(
   step: Step,
   st: ObjectTraceState,
   episode: Episode,
   current: ObjectState,
-  generation: number,
+  previous: ObjectState | undefined,
+  finish: (Finish & { ready?: ConditionState }) | undefined,
 ): void {
-  const { settings, now } = step;
-  const stalled = stalledCondition(settings, current);
-  if (stalled) {
-    const end = transitionEnd(episode.startMs, stalled.lastTransitionTime, now);
-    closeEpisode(
-      step,
-      st,
-      episode,
-      end,
-      "stalled",
-      current.observedGeneration,
-      stalled.reason || stalled.type,
-    );
-  } else if (isFailedPhase(settings, current)) {
-    const phase = current.phase ?? "Failed";
-    closeEpisode(
-      step,
-      st,
-      episode,
-      { ms: now, source: "observed" },
-      "failed",
-      current.observedGeneration,
-      phase,
-    );
-  } else if (isReconciled(settings, current, generation)) {
-    const ready = findCondition(current, settings.readyCondition);
-    const end = transitionEnd(episode.startMs, ready?.lastTransitionTime, now);
-    closeEpisode(step, st, episode, end, "ready", current.observedGeneration);
+  if (!finish) {
+    updateEpisode(step, episode, current, previous, false);
+    return;
   }
+  const capped: Step = { ...step, now: Math.min(step.now, Math.max(finish.end.ms, episode.startMs)) };
+  updateEpisode(capped, episode, current, previous, true);
+  closeEpisode(
+    step,
+    st,
+    episode,
+    finish.end,
+    finish.outcome,
+    current.observedGeneration,
+    finish.errorType,
+    finish.ready,
+  );
 }
 
 // ---------------------------------------------------------------------------
@@ -270,10 +291,13 @@ function planDegraded(
   if (open?.kind === "degraded") {
     if (!ready || ready.status === want || sinceKey(ready, now) !== open.degradedSince) {
       const end = ready ? transitionEnd(open.startMs, ready.lastTransitionTime, now) : observed(now);
-      updateEpisode(step, open, current, o.previous);
-      closeEpisode(step, st, open, end, "recovered", current.observedGeneration, undefined, ready);
+      const finish = ready
+        ? { end, outcome: "recovered" as const, ready }
+        : { end, outcome: "recovered" as const };
+      advance(step, st, open, current, o.previous, finish);
     } else {
-      updateEpisode(step, open, current, o.previous);
+      st.open = { ...open, attributes: withReadyDetails(settings, open.attributes, ready) };
+      advance(step, st, st.open, current, o.previous, undefined);
       return;
     }
   }
@@ -322,7 +346,7 @@ function planDegraded(
     rootSpanId: spanIdOf(key, "root"),
     rootName: `${o.resource.kind} degraded`,
     startMs: start.ms,
-    attributes,
+    attributes: withReadyDetails(settings, attributes, ready),
     links,
     conditions: {},
     phase: undefined,
@@ -333,18 +357,22 @@ function planDegraded(
     episode.phase = openPhase(episode, heldPhase, { ms: episode.startMs, source: start.source }, undefined);
   }
   st.open = episode;
-  updateEpisode(step, episode, current, o.previous);
+  updateEpisode(step, episode, current, o.previous, false);
 }
 
 // ---------------------------------------------------------------------------
 // Children: condition intervals and phases
 
-/** Opens, ends and refreshes the child intervals of an open episode from the current object. */
+/**
+ * Opens, ends and refreshes the child intervals of an open episode from the
+ * current object; `ending`: the episode ends with this observation, so only end.
+ */
 function updateEpisode(
   step: Step,
   episode: Episode,
   current: ObjectState,
   previous: ObjectState | undefined,
+  ending: boolean,
 ): void {
   const { settings, now } = step;
   const seen = new Set<string>();
@@ -353,7 +381,6 @@ function updateEpisode(
     seen.add(condition.type);
     const want = desiredStatus(settings, condition.type);
     const open = episode.conditions[condition.type];
-    let previousStatus = previous ? findCondition(previous, condition.type)?.status : undefined;
     if (open) {
       const moved =
         condition.status !== open.status ||
@@ -365,10 +392,9 @@ function updateEpisode(
       const end = transitionEnd(open.startMs, condition.lastTransitionTime, now);
       endInterval(step, episode, open, end, { [attr.CONDITION_NEXT_STATUS]: condition.status });
       delete episode.conditions[condition.type];
-      previousStatus = open.status;
     }
-    if (condition.status !== want) {
-      episode.conditions[condition.type] = openCondition(step, episode, condition, previousStatus);
+    if (condition.status !== want && !ending) {
+      episode.conditions[condition.type] = openCondition(step, episode, condition);
     }
   }
   for (const [type, open] of Object.entries(episode.conditions)) {
@@ -383,8 +409,8 @@ function updateEpisode(
     endInterval(step, episode, episode.phase, observed(now), extra);
     const left = episode.phase.key;
     episode.phase = undefined;
-    if (phase !== undefined) episode.phase = openPhase(episode, phase, observed(now), left);
-  } else if (phase !== undefined && !episode.phase) {
+    if (phase !== undefined && !ending) episode.phase = openPhase(episode, phase, observed(now), left);
+  } else if (phase !== undefined && !episode.phase && !ending) {
     const before = previous?.phase !== phase ? previous?.phase : undefined;
     episode.phase = openPhase(episode, phase, observed(now), before);
   }
@@ -397,12 +423,7 @@ function isTracked(settings: PlannerSettings, episode: Episode, type: string): b
   return settings.trackedConditions === undefined || settings.trackedConditions.includes(type);
 }
 
-function openCondition(
-  step: Step,
-  episode: Episode,
-  condition: ConditionState,
-  previousStatus: ConditionState["status"] | undefined,
-): OpenInterval {
+function openCondition(step: Step, episode: Episode, condition: ConditionState): OpenInterval {
   const since = condition.lastTransitionTime;
   const start: Stamp = since !== undefined ? { ms: since * 1000, source: "condition" } : observed(step.now);
   const role = `cond=${condition.type}|since=${since ?? `observed:${step.now}`}|status=${condition.status}`;
@@ -411,9 +432,6 @@ function openCondition(
     [attr.CONDITION_STATUS]: condition.status,
     [attr.START_SOURCE]: start.source,
   };
-  if (previousStatus !== undefined && previousStatus !== condition.status) {
-    attributes[attr.CONDITION_PREVIOUS_STATUS] = previousStatus;
-  }
   if (since !== undefined) attributes[attr.CONDITION_LAST_TRANSITION_TIME] = rfc3339(since);
   const interval: OpenInterval = {
     spanId: spanIdOf(episode.traceKey, role),
@@ -425,6 +443,18 @@ function openCondition(
     attributes,
   };
   return withConditionDetails(step.settings, interval, condition);
+}
+
+/** A degraded root carries why the ready condition is away: the latest reason and message seen. */
+function withReadyDetails(
+  settings: PlannerSettings,
+  attributes: SpanAttributes,
+  ready: ConditionState,
+): SpanAttributes {
+  const result: SpanAttributes = { ...attributes };
+  if (ready.reason) result[attr.CONDITION_REASON] = ready.reason;
+  if (ready.message) result[attr.CONDITION_MESSAGE] = truncate(ready.message, settings.messageLimit);
+  return result;
 }
 
 /** Reason, message and observedGeneration: the latest seen while the interval lasts. */
@@ -516,10 +546,7 @@ function closeEpisode(
   if (observedGeneration !== undefined && episode.kind === "generation") {
     attributes[attr.OBSERVED_GENERATION] = observedGeneration;
   }
-  if (ready) {
-    attributes[attr.CONDITION_NEXT_STATUS] = ready.status;
-    if (ready.reason) attributes[attr.CONDITION_REASON] = ready.reason;
-  }
+  if (ready) attributes[attr.CONDITION_NEXT_STATUS] = ready.status;
   const failed = outcome === "stalled" || outcome === "failed" || outcome === "timeout";
   if (failed) attributes[attr.ERROR_TYPE] = errorType ?? outcome;
   step.spans.push({
