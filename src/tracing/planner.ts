@@ -140,8 +140,7 @@ function planGeneration(
 
   // A newer generation supersedes whatever is open (a rollout or a flap).
   if (st.open && (st.open.generation ?? 0) < generation) {
-    const end: Stamp = bump.source === "observed" ? bump : { ms: bump.ms, source: bump.source };
-    closeEpisode(step, st, st.open, end, "superseded", current.observedGeneration);
+    closeEpisode(step, st, st.open, bump, "superseded", current.observedGeneration);
   }
 
   if (!st.open && (st.closedGeneration === undefined || st.closedGeneration < generation)) {
