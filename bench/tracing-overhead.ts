@@ -212,6 +212,41 @@ results.push(
   }),
 );
 
+/** Heartbeat-only writes on settled objects (the common case), after the histories ran untimed. */
+function measureSteady(label: string): Result {
+  const samples: number[] = [];
+  for (let round = 0; round < rounds + 1; round++) {
+    const tracer = new StateTracer({
+      settings,
+      logger: silentLogger,
+      sink: { emit: () => {}, isSampled: () => true, shutdown: async () => {} },
+    });
+    feed((o) => tracer.observe(o));
+    const started = process.hrtime.bigint();
+    for (let beat = 0; beat < heartbeats; beat++) {
+      for (const steps of histories) {
+        const last = steps.at(-1);
+        if (!last) continue;
+        const next = { ...last.object, heartbeat: T + 100 + beat };
+        tracer.observe({
+          resource,
+          statusSubresource: true,
+          previous: last.object,
+          current: next,
+          now: (T + 100 + beat) * 1000,
+          replay: false,
+        });
+      }
+    }
+    const elapsed = Number(process.hrtime.bigint() - started);
+    if (round > 0) samples.push(elapsed);
+  }
+  samples.sort((a, b) => a - b);
+  const median = samples[Math.floor(samples.length / 2)] ?? 0;
+  return { label, nsPerObservation: median / (objects * heartbeats), spans: 0 };
+}
+const steady = measureSteady("steady state: heartbeat-only write on a settled object");
+
 const observations = objects * observationsPerObject;
 console.log(
   `node ${process.version}, ${objects} objects × ${observationsPerObject} observations = ${observations}, median of ${rounds} rounds`,
@@ -226,3 +261,6 @@ for (const r of results) {
     `| ${r.label} | ${(r.nsPerObservation / 1000).toFixed(2)} | ${r.spans} | ${perSpan.toFixed(2)} |`,
   );
 }
+console.log(
+  `| ${steady.label} (tracer, no-op sink) | ${(steady.nsPerObservation / 1000).toFixed(2)} | 0 | – |`,
+);
