@@ -1,0 +1,266 @@
+// What tracing costs per observation, in three layers: the pure planner, the
+// tracer without an SDK (state, planner, emitted-id memory), and the whole
+// path through the OpenTelemetry SDK into an in-memory exporter.
+//
+//   node bench/tracing-overhead.ts [objects=2000] [rounds=5]
+//
+// Each object goes through a rollout (create, Progressing/Ready=False, Ready),
+// then a spec change and its catch-up, then heartbeat-only status writes (the
+// common case: nothing to trace). Prints the median of `rounds` runs.
+
+import {
+  AlwaysOnSampler,
+  InMemorySpanExporter,
+  ParentBasedSampler,
+  SimpleSpanProcessor,
+  TracerProvider,
+} from "@opentelemetry/sdk-trace";
+import type { ConditionState, ObjectState, ResourceIdentity } from "../src/core/state.ts";
+import { silentLogger } from "../src/log.ts";
+import { PlannedIdGenerator } from "../src/tracing/ids-slot.ts";
+import type { ObjectTraceState } from "../src/tracing/model.ts";
+import { plannerSettings } from "../src/tracing/model.ts";
+import type { ObjectObservation } from "../src/tracing/observation.ts";
+import { planObservation } from "../src/tracing/planner.ts";
+import { SdkSpanSink } from "../src/tracing/sink.ts";
+import { StateTracer } from "../src/tracing/tracer.ts";
+
+const objects = Number(process.argv[2] ?? 2000);
+const rounds = Number(process.argv[3] ?? 5);
+const heartbeats = 6;
+const T = 1_767_225_600;
+const resource: ResourceIdentity = {
+  group: "example.com",
+  version: "v1",
+  kind: "Widget",
+  resource: "widgets",
+  namespaced: true,
+};
+const settings = plannerSettings("bench");
+
+const cond = (
+  type: string,
+  status: ConditionState["status"],
+  since: number,
+  og?: number,
+): ConditionState => ({
+  type,
+  status,
+  reason: status === "True" ? "Succeeded" : "InProgress",
+  message: "",
+  lastTransitionTime: T + since,
+  observedGeneration: og,
+});
+
+function history(uid: string): { object: ObjectState; now: number }[] {
+  const base: ObjectState = {
+    uid,
+    namespace: "ns",
+    name: uid,
+    resourceVersion: "1",
+    creationTimestamp: T,
+    deletionTimestamp: undefined,
+    generation: 1,
+    observedGeneration: undefined,
+    phase: undefined,
+    conditions: [],
+    heartbeat: undefined,
+    specChangedAt: T,
+    extraLabels: {},
+    statusDigest: "",
+    metaDigest: "",
+  };
+  const steps = [
+    { object: base, now: 1 },
+    {
+      object: {
+        ...base,
+        observedGeneration: 1,
+        phase: "Provisioning",
+        conditions: [cond("Progressing", "True", 2), cond("Ready", "False", 2)],
+      },
+      now: 3,
+    },
+    {
+      object: {
+        ...base,
+        observedGeneration: 1,
+        phase: "Running",
+        conditions: [cond("Progressing", "False", 5), cond("Ready", "True", 5, 1)],
+      },
+      now: 6,
+    },
+    {
+      object: {
+        ...base,
+        generation: 2,
+        specChangedAt: T + 10,
+        observedGeneration: 1,
+        phase: "Running",
+        conditions: [cond("Progressing", "False", 5), cond("Ready", "True", 5, 1)],
+      },
+      now: 11,
+    },
+    {
+      object: {
+        ...base,
+        generation: 2,
+        specChangedAt: T + 10,
+        observedGeneration: 2,
+        phase: "Running",
+        conditions: [cond("Progressing", "False", 5), cond("Ready", "True", 5, 2)],
+      },
+      now: 13,
+    },
+  ];
+  const settled = steps.at(-1)?.object ?? base;
+  for (let i = 0; i < heartbeats; i++)
+    steps.push({ object: { ...settled, heartbeat: T + 20 + i }, now: 20 + i });
+  return steps;
+}
+
+const histories = Array.from({ length: objects }, (_, i) => history(`uid-${i}`));
+const observationsPerObject = histories[0]?.length ?? 0;
+
+/** Feeds every history, step by step across all objects (as a watch would interleave them). */
+function feed(observe: (o: ObjectObservation) => void): void {
+  for (let step = 0; step < observationsPerObject; step++) {
+    for (const steps of histories) {
+      const current = steps[step];
+      if (!current) continue;
+      observe({
+        resource,
+        statusSubresource: true,
+        previous: steps[step - 1]?.object,
+        current: current.object,
+        now: (T + current.now) * 1000,
+        replay: false,
+      });
+    }
+  }
+}
+
+interface Result {
+  label: string;
+  nsPerObservation: number;
+  spans: number;
+}
+
+function measure(
+  label: string,
+  setup: () => { observe: (o: ObjectObservation) => void; spans: () => number },
+): Result {
+  const samples: number[] = [];
+  let spans = 0;
+  for (let round = 0; round < rounds + 1; round++) {
+    const run = setup();
+    const started = process.hrtime.bigint();
+    feed(run.observe);
+    const elapsed = Number(process.hrtime.bigint() - started);
+    spans = run.spans();
+    if (round > 0) samples.push(elapsed); // the first round warms up the JIT
+  }
+  samples.sort((a, b) => a - b);
+  const median = samples[Math.floor(samples.length / 2)] ?? 0;
+  return { label, nsPerObservation: median / (objects * observationsPerObject), spans };
+}
+
+const results: Result[] = [];
+
+results.push(
+  measure("planner only (pure)", () => {
+    const states = new Map<string, ObjectTraceState>();
+    let spans = 0;
+    return {
+      observe(o) {
+        const uid = o.current?.uid ?? "";
+        const result = planObservation(settings, states.get(uid), o);
+        if (result.state) states.set(uid, result.state);
+        spans += result.spans.length;
+      },
+      spans: () => spans,
+    };
+  }),
+);
+
+results.push(
+  measure("tracer, no-op sink", () => {
+    let spans = 0;
+    const tracer = new StateTracer({
+      settings,
+      logger: silentLogger,
+      sink: { emit: () => void spans++, isSampled: () => true, shutdown: async () => {} },
+      emittedCapacity: 100_000,
+    });
+    return { observe: (o) => tracer.observe(o), spans: () => spans };
+  }),
+);
+
+results.push(
+  measure("tracer + OpenTelemetry SDK (in-memory exporter)", () => {
+    const exporter = new InMemorySpanExporter();
+    const ids = new PlannedIdGenerator();
+    const root = new AlwaysOnSampler();
+    const provider = new TracerProvider({
+      idGenerator: ids,
+      sampler: new ParentBasedSampler({ root }),
+      spanProcessors: [new SimpleSpanProcessor({ exporter })],
+    });
+    const sink = new SdkSpanSink(provider.getTracer("bench"), ids, root, () => provider.shutdown());
+    const tracer = new StateTracer({ settings, logger: silentLogger, sink, emittedCapacity: 100_000 });
+    return { observe: (o) => tracer.observe(o), spans: () => exporter.getFinishedSpans().length };
+  }),
+);
+
+/** Heartbeat-only writes on settled objects (the common case), after the histories ran untimed. */
+function measureSteady(label: string): Result {
+  const samples: number[] = [];
+  for (let round = 0; round < rounds + 1; round++) {
+    const tracer = new StateTracer({
+      settings,
+      logger: silentLogger,
+      sink: { emit: () => {}, isSampled: () => true, shutdown: async () => {} },
+    });
+    feed((o) => tracer.observe(o));
+    const started = process.hrtime.bigint();
+    for (let beat = 0; beat < heartbeats; beat++) {
+      for (const steps of histories) {
+        const last = steps.at(-1);
+        if (!last) continue;
+        const next = { ...last.object, heartbeat: T + 100 + beat };
+        tracer.observe({
+          resource,
+          statusSubresource: true,
+          previous: last.object,
+          current: next,
+          now: (T + 100 + beat) * 1000,
+          replay: false,
+        });
+      }
+    }
+    const elapsed = Number(process.hrtime.bigint() - started);
+    if (round > 0) samples.push(elapsed);
+  }
+  samples.sort((a, b) => a - b);
+  const median = samples[Math.floor(samples.length / 2)] ?? 0;
+  return { label, nsPerObservation: median / (objects * heartbeats), spans: 0 };
+}
+const steady = measureSteady("steady state: heartbeat-only write on a settled object");
+
+const observations = objects * observationsPerObject;
+console.log(
+  `node ${process.version}, ${objects} objects × ${observationsPerObject} observations = ${observations}, median of ${rounds} rounds`,
+);
+console.log(
+  "| layer | µs per observation | spans emitted | µs per emitted span (all observations' cost / spans) |",
+);
+console.log("|---|---:|---:|---:|");
+for (const r of results) {
+  const perSpan = r.spans > 0 ? (r.nsPerObservation * observations) / r.spans / 1000 : 0;
+  console.log(
+    `| ${r.label} | ${(r.nsPerObservation / 1000).toFixed(2)} | ${r.spans} | ${perSpan.toFixed(2)} |`,
+  );
+}
+console.log(
+  `| ${steady.label} (tracer, no-op sink) | ${(steady.nsPerObservation / 1000).toFixed(2)} | 0 | – |`,
+);

@@ -1,0 +1,65 @@
+// Span attribute names, in one place. Identity attributes follow the names the
+// OpenTelemetry Collector's Kubernetes receivers already use (`k8s.object.*`),
+// so spans can be joined with event logs; everything this exporter invents
+// lives under its own `cr_status.` prefix.
+
+export const K8S_NAMESPACE_NAME = "k8s.namespace.name";
+export const K8S_CLUSTER_NAME = "k8s.cluster.name";
+export const K8S_OBJECT_KIND = "k8s.object.kind";
+export const K8S_OBJECT_NAME = "k8s.object.name";
+export const K8S_OBJECT_UID = "k8s.object.uid";
+export const K8S_OBJECT_API_VERSION = "k8s.object.api_version";
+export const K8S_OBJECT_GENERATION = "k8s.object.generation";
+
+/** Registered semantic convention: the class of error on a failed span. */
+export const ERROR_TYPE = "error.type";
+
+/** Lower-case plural and group of the resource, e.g. `widgets.example.com`. */
+export const RESOURCE = "cr_status.resource";
+/** How a root span ended: see `Outcome`. */
+export const OUTCOME = "cr_status.outcome";
+/** status.observedGeneration when the root span ended. */
+export const OBSERVED_GENERATION = "cr_status.observed_generation";
+/** Which clock gave the start time: see `TimeSource`. */
+export const START_SOURCE = "cr_status.start_source";
+/** Which clock gave the end time: see `TimeSource`. */
+export const END_SOURCE = "cr_status.end_source";
+/** Why two traces are linked (on links). */
+export const LINK_REASON = "cr_status.link.reason";
+
+export const CONDITION_TYPE = "cr_status.condition.type";
+/** The status held during the interval (never the desired one). */
+export const CONDITION_STATUS = "cr_status.condition.status";
+/** The status the condition moved to when the interval ended by a transition. */
+export const CONDITION_NEXT_STATUS = "cr_status.condition.next_status";
+export const CONDITION_REASON = "cr_status.condition.reason";
+/** Truncated. */
+export const CONDITION_MESSAGE = "cr_status.condition.message";
+/** lastTransitionTime exactly as the API gave it (RFC 3339), before clamping into the root span. */
+export const CONDITION_LAST_TRANSITION_TIME = "cr_status.condition.last_transition_time";
+export const CONDITION_OBSERVED_GENERATION = "cr_status.condition.observed_generation";
+
+export const PHASE = "cr_status.phase";
+export const PREVIOUS_PHASE = "cr_status.previous_phase";
+export const NEXT_PHASE = "cr_status.next_phase";
+
+/** How a root span (a generation or a degraded episode) ended. */
+export type Outcome =
+  | "ready"
+  | "recovered"
+  | "superseded"
+  | "deleted"
+  | "stalled"
+  | "failed"
+  | "timeout"
+  | "interrupted";
+
+/**
+ * Where a timestamp came from: `creation_timestamp`, `spec_change` (managedFields),
+ * `condition` (lastTransitionTime) and `deadline` are reproducible after a restart;
+ * `observed` is this process's clock and is not.
+ */
+export type TimeSource = "creation_timestamp" | "spec_change" | "condition" | "deadline" | "observed";
+
+/** Link reasons. */
+export type LinkReason = "previous_generation" | "generation";

@@ -1,0 +1,287 @@
+// One custom resource driven through two rollouts on a real kube-apiserver,
+// traced through the real SDK and OTLP/HTTP exporter into a real Jaeger, and
+// read back through Jaeger's query API.
+import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
+import { test } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { ConditionState, ObjectState, ResourceIdentity } from "../../src/core/state.ts";
+import { createLogger } from "../../src/log.ts";
+import * as attr from "../../src/tracing/attributes.ts";
+import { generationTraceKey, spanIdOf, traceIdOf } from "../../src/tracing/ids.ts";
+import { createTracing } from "../../src/tracing/sdk.ts";
+import {
+  type CustomObject,
+  changeSpec,
+  condition,
+  createCr,
+  getCr,
+  installCrd,
+  patchStatus,
+  refFor,
+  useControlPlane,
+} from "../cluster/index.ts";
+import { type JaegerSpan, type JaegerTrace, useJaeger } from "../jaeger/index.ts";
+
+const testbed = useControlPlane();
+const backend = useJaeger();
+
+const widgets: ResourceIdentity = {
+  group: "example.com",
+  version: "v1",
+  kind: "Widget",
+  resource: "widgets",
+  namespaced: true,
+};
+
+interface FullObject extends CustomObject {
+  metadata: CustomObject["metadata"] & {
+    creationTimestamp: string;
+    managedFields?: { time?: string; subresource?: string; fieldsV1?: Record<string, unknown> }[];
+  };
+}
+
+const seconds = (iso: string | undefined): number | undefined =>
+  iso === undefined ? undefined : Math.floor(Date.parse(iso) / 1000);
+
+/** A small stand-in for the collectors' projection: the fields tracing reads. */
+function project(object: FullObject): ObjectState {
+  const status = (object.status ?? {}) as {
+    observedGeneration?: number;
+    phase?: string;
+    conditions?: (Omit<ConditionState, "lastTransitionTime"> & { lastTransitionTime?: string })[];
+  };
+  const specWrites = (object.metadata.managedFields ?? [])
+    .filter((entry) => entry.subresource === undefined && entry.fieldsV1 && "f:spec" in entry.fieldsV1)
+    .map((entry) => seconds(entry.time) ?? 0);
+  return {
+    uid: object.metadata.uid,
+    namespace: object.metadata.namespace ?? "",
+    name: object.metadata.name,
+    resourceVersion: object.metadata.resourceVersion,
+    creationTimestamp: seconds(object.metadata.creationTimestamp),
+    deletionTimestamp: undefined,
+    generation: object.metadata.generation,
+    observedGeneration: status.observedGeneration,
+    phase: status.phase,
+    conditions: (status.conditions ?? []).map((c) => ({
+      type: c.type,
+      status: c.status,
+      reason: c.reason ?? "",
+      message: c.message ?? "",
+      lastTransitionTime: seconds(c.lastTransitionTime),
+      observedGeneration: c.observedGeneration,
+    })),
+    heartbeat: undefined,
+    specChangedAt: specWrites.length > 0 ? Math.max(...specWrites) : undefined,
+    extraLabels: {},
+    statusDigest: "",
+    metaDigest: "",
+  };
+}
+
+function tag(span: JaegerSpan, key: string): unknown {
+  return span.tags.find((t) => t.key === key)?.value;
+}
+
+function byName(trace: JaegerTrace, name: string): JaegerSpan {
+  const span = trace.spans.find((s) => s.operationName === name);
+  assert.ok(span, `span "${name}" in ${trace.spans.map((s) => s.operationName).join(", ")}`);
+  return span;
+}
+
+/** The tree as Jaeger returned it, trimmed to what a reader needs. */
+function render(trace: JaegerTrace): string {
+  const root = trace.spans.find((s) => !s.references.some((r) => r.refType === "CHILD_OF"));
+  const lines: string[] = [];
+  const describe = (s: JaegerSpan, depth: number) => {
+    const start = new Date(s.startTime / 1000).toISOString();
+    const keys = [
+      attr.OUTCOME,
+      attr.CONDITION_STATUS,
+      attr.CONDITION_NEXT_STATUS,
+      attr.PHASE,
+      attr.END_SOURCE,
+    ];
+    const tags = keys
+      .map((k) => [k.replace("cr_status.", ""), tag(s, k)] as const)
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]) => `${k}=${String(v)}`)
+      .join(" ");
+    const links = s.references
+      .filter((r) => r.refType === "FOLLOWS_FROM")
+      .map((r) => ` FOLLOWS_FROM ${r.traceID}/${r.spanID}`)
+      .join("");
+    lines.push(
+      `${"  ".repeat(depth)}${s.operationName} [${s.spanID}] ${start} +${s.duration / 1e6}s ${tags}${links}`,
+    );
+    for (const child of trace.spans.filter((c) =>
+      c.references.some((r) => r.refType === "CHILD_OF" && r.spanID === s.spanID),
+    )) {
+      describe(child, depth + 1);
+    }
+  };
+  if (root) describe(root, 0);
+  return `trace ${trace.traceID}\n${lines.join("\n")}`;
+}
+
+test("a rollout on a real apiserver becomes the expected traces in Jaeger", async () => {
+  const { admin } = testbed.plane;
+  const { jaeger } = backend;
+  await installCrd(admin.rest, "widgets");
+  const ns = await testbed.plane.createNamespace("traced");
+  const ref = refFor("widgets", ns, "w1");
+  const cluster = `e2e-${randomBytes(3).toString("hex")}`;
+  const tracer = await createTracing(
+    { cluster, endpoint: jaeger.otlpEndpoint, serviceName: "cr-status-exporter-e2e", env: {} },
+    createLogger({ level: "warn" }),
+  );
+  assert.ok(tracer, "tracing is on with an endpoint");
+
+  let previous: ObjectState | undefined;
+  const observe = async () => {
+    const current = project((await getCr(admin.rest, ref)) as FullObject);
+    tracer.observe({
+      resource: widgets,
+      statusSubresource: true,
+      previous,
+      current,
+      now: Date.now(),
+      replay: false,
+    });
+    previous = current;
+    return current;
+  };
+  // Kubernetes timestamps are whole seconds: space the writes so each step has its own.
+  const pause = () => sleep(1_100);
+
+  try {
+    await createCr(admin.rest, ref, "w1", { size: 1 });
+    const created = await observe();
+    await pause();
+    await patchStatus(admin.rest, ref, {
+      observedGeneration: 1,
+      phase: "Provisioning",
+      conditions: [
+        condition("Progressing", "True", "InProgress", "creating the widget"),
+        condition("Ready", "False", "Pending", "waiting for the widget"),
+      ],
+    });
+    const provisioning = await observe();
+    await pause();
+    const readyAt = new Date();
+    await patchStatus(admin.rest, ref, {
+      observedGeneration: 1,
+      phase: "Running",
+      conditions: [
+        condition("Progressing", "False", "Done", "", undefined, readyAt),
+        condition("Ready", "True", "Succeeded", "", 1, readyAt),
+      ],
+    });
+    const ready1 = await observe();
+    await pause();
+    await changeSpec(admin.rest, ref, { size: 2 });
+    const bumped = await observe();
+    assert.equal(bumped.generation, 2);
+    await pause();
+    // The controller catches up: Ready stays True (same lastTransitionTime), observedGeneration moves.
+    await patchStatus(admin.rest, ref, {
+      observedGeneration: 2,
+      phase: "Running",
+      conditions: [
+        condition("Progressing", "False", "Done", "", undefined, readyAt),
+        condition("Ready", "True", "Succeeded", "", 2, readyAt),
+      ],
+    });
+    const ready2 = await observe();
+
+    const uid = created.uid;
+    const key1 = generationTraceKey(cluster, uid, 1);
+    const key2 = generationTraceKey(cluster, uid, 2);
+    assert.equal(tracer.traceIdFor(widgets, uid, 2), traceIdOf(key2), "the exemplar trace id");
+    await tracer.shutdown();
+
+    const trace1 = await jaeger.waitForTrace(traceIdOf(key1), 4);
+    const trace2 = await jaeger.waitForTrace(traceIdOf(key2), 2);
+    console.error(`# generation 1 as Jaeger returned it:\n${render(trace1)}`);
+    console.error(`# generation 2 as Jaeger returned it:\n${render(trace2)}`);
+
+    // Generation 1: created → Progressing/Ready=False → Ready=True.
+    assert.deepEqual(trace1.spans.map((s) => s.operationName).sort(), [
+      "Widget generation",
+      "condition Progressing",
+      "condition Ready",
+      "phase Provisioning",
+    ]);
+    const root1 = byName(trace1, "Widget generation");
+    assert.equal(root1.spanID, spanIdOf(key1, "root"));
+    assert.deepEqual(root1.references, []);
+    assert.equal(root1.startTime, (created.creationTimestamp ?? 0) * 1e6);
+    const ready1Since = ready1.conditions.find((c) => c.type === "Ready")?.lastTransitionTime ?? 0;
+    assert.equal(root1.startTime + root1.duration, ready1Since * 1e6);
+    assert.equal(tag(root1, attr.OUTCOME), "ready");
+    assert.equal(tag(root1, attr.K8S_OBJECT_NAME), "w1");
+    assert.equal(tag(root1, attr.K8S_NAMESPACE_NAME), ns);
+    assert.equal(tag(root1, attr.K8S_OBJECT_UID), uid);
+    assert.equal(tag(root1, attr.K8S_OBJECT_API_VERSION), "example.com/v1");
+    assert.equal(tag(root1, attr.K8S_OBJECT_GENERATION), 1);
+    const process1 = trace1.processes[root1.processID];
+    assert.equal(process1?.serviceName, "cr-status-exporter-e2e");
+    assert.equal(process1?.tags.find((t) => t.key === attr.K8S_CLUSTER_NAME)?.value, cluster);
+
+    const notReadySince = provisioning.conditions.find((c) => c.type === "Ready")?.lastTransitionTime;
+    const progressingSince = provisioning.conditions.find(
+      (c) => c.type === "Progressing",
+    )?.lastTransitionTime;
+    const expectedChildren = [
+      ["condition Ready", notReadySince, spanIdOf(key1, `cond=Ready|since=${notReadySince}|status=False`)],
+      [
+        "condition Progressing",
+        progressingSince,
+        spanIdOf(key1, `cond=Progressing|since=${progressingSince}|status=True`),
+      ],
+    ] as const;
+    for (const [name, since, spanId] of expectedChildren) {
+      const child = byName(trace1, name);
+      assert.equal(child.spanID, spanId, name);
+      assert.deepEqual(child.references, [
+        { refType: "CHILD_OF", traceID: trace1.traceID, spanID: root1.spanID },
+      ]);
+      assert.equal(child.startTime, (since ?? 0) * 1e6);
+      assert.equal(child.startTime + child.duration, ready1Since * 1e6);
+    }
+    assert.equal(tag(byName(trace1, "condition Ready"), attr.CONDITION_REASON), "Pending");
+    assert.equal(tag(byName(trace1, "condition Ready"), attr.CONDITION_MESSAGE), "waiting for the widget");
+    const phase1 = byName(trace1, "phase Provisioning");
+    assert.deepEqual(phase1.references, [
+      { refType: "CHILD_OF", traceID: trace1.traceID, spanID: root1.spanID },
+    ]);
+    assert.equal(tag(phase1, attr.NEXT_PHASE), "Running");
+
+    // Generation 2: spec change → observedGeneration catches up; linked to generation 1.
+    assert.deepEqual(trace2.spans.map((s) => s.operationName).sort(), ["Widget generation", "phase Running"]);
+    const root2 = byName(trace2, "Widget generation");
+    assert.equal(root2.spanID, spanIdOf(key2, "root"));
+    assert.deepEqual(root2.references, [
+      { refType: "FOLLOWS_FROM", traceID: traceIdOf(key1), spanID: spanIdOf(key1, "root") },
+    ]);
+    assert.equal(
+      root2.startTime,
+      (bumped.specChangedAt ?? 0) * 1e6,
+      "starts at the spec write (managedFields)",
+    );
+    assert.equal(tag(root2, attr.START_SOURCE), "spec_change");
+    assert.equal(
+      tag(root2, attr.END_SOURCE),
+      "observed",
+      "Ready stayed True: ends when the catch-up is seen",
+    );
+    assert.equal(tag(root2, attr.OBSERVED_GENERATION), 2);
+    assert.equal(ready2.observedGeneration, 2);
+    const phase2 = byName(trace2, "phase Running");
+    assert.equal(phase2.startTime, root2.startTime, "Running was held since before the spec change");
+    assert.equal(phase2.duration, root2.duration);
+  } finally {
+    await tracer.shutdown();
+  }
+});

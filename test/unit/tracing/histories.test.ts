@@ -1,0 +1,615 @@
+// Object histories fed through the tracer and the real SDK (in-memory
+// exporter): the exact spans, ids, times, attributes and links each produces.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import * as attr from "../../../src/tracing/attributes.ts";
+import {
+  at,
+  condition,
+  degradedIds,
+  generationIds,
+  History,
+  identity,
+  iso,
+  memoryTracing,
+  object,
+  type SpanView,
+  sprockets,
+  T,
+  widgets,
+} from "./support.ts";
+
+const g1 = generationIds(1);
+const g2 = generationIds(2);
+
+/** A finished generation-1 rollout: created, Progressing/Ready=False, then reconciled. */
+function rolloutHistory(history: History): void {
+  history.step({ now: 1, object: object() });
+  history.step({
+    now: 3,
+    object: object({
+      observedGeneration: 1,
+      phase: "Provisioning",
+      conditions: [
+        condition("Progressing", "True", 2, "InProgress", "creating"),
+        condition("Ready", "False", 2, "Pending"),
+      ],
+    }),
+  });
+  history.step({
+    now: 6,
+    object: object({
+      observedGeneration: 1,
+      phase: "Running",
+      conditions: [
+        condition("Progressing", "False", 5, "Done"),
+        condition("Ready", "True", 5, "Succeeded", "", 1),
+      ],
+    }),
+  });
+}
+
+test("bump → Progressing → Ready: a generation root with condition and phase children", () => {
+  const tracing = memoryTracing();
+  const history = new History(tracing.tracer);
+  history.step({ now: 1, object: object() });
+  history.step({
+    now: 3,
+    object: object({
+      observedGeneration: 1,
+      phase: "Provisioning",
+      conditions: [
+        condition("Progressing", "True", 2, "InProgress", "creating"),
+        condition("Ready", "False", 2, "Pending"),
+      ],
+    }),
+  });
+  assert.deepEqual(tracing.take(), [], "nothing ends before the object is reconciled");
+  assert.equal(tracing.tracer.openEpisodes, 1);
+
+  history.step({
+    now: 6,
+    object: object({
+      observedGeneration: 1,
+      phase: "Running",
+      conditions: [
+        condition("Progressing", "False", 5, "Done"),
+        condition("Ready", "True", 5, "Succeeded", "", 1),
+      ],
+    }),
+  });
+  const expected: SpanView[] = [
+    {
+      name: "condition Progressing",
+      traceId: g1.traceId,
+      spanId: g1.condition("Progressing", 2, "True"),
+      parentSpanId: g1.root,
+      startMs: at(2),
+      endMs: at(5),
+      status: "unset",
+      attributes: {
+        ...identity(),
+        [attr.CONDITION_TYPE]: "Progressing",
+        [attr.CONDITION_STATUS]: "True",
+        [attr.START_SOURCE]: "condition",
+        [attr.CONDITION_LAST_TRANSITION_TIME]: iso(2),
+        [attr.CONDITION_REASON]: "InProgress",
+        [attr.CONDITION_MESSAGE]: "creating",
+        [attr.CONDITION_NEXT_STATUS]: "False",
+        [attr.END_SOURCE]: "condition",
+      },
+      links: [],
+    },
+    {
+      name: "condition Ready",
+      traceId: g1.traceId,
+      spanId: g1.condition("Ready", 2, "False"),
+      parentSpanId: g1.root,
+      startMs: at(2),
+      endMs: at(5),
+      status: "unset",
+      attributes: {
+        ...identity(),
+        [attr.CONDITION_TYPE]: "Ready",
+        [attr.CONDITION_STATUS]: "False",
+        [attr.START_SOURCE]: "condition",
+        [attr.CONDITION_LAST_TRANSITION_TIME]: iso(2),
+        [attr.CONDITION_REASON]: "Pending",
+        [attr.CONDITION_NEXT_STATUS]: "True",
+        [attr.END_SOURCE]: "condition",
+      },
+      links: [],
+    },
+    {
+      // Phases have no server time: seen at T+3, and its end is capped at the root's end.
+      name: "phase Provisioning",
+      traceId: g1.traceId,
+      spanId: g1.phase("Provisioning", at(3)),
+      parentSpanId: g1.root,
+      startMs: at(3),
+      endMs: at(5),
+      status: "unset",
+      attributes: {
+        ...identity(),
+        [attr.PHASE]: "Provisioning",
+        [attr.START_SOURCE]: "observed",
+        [attr.NEXT_PHASE]: "Running",
+        [attr.END_SOURCE]: "observed",
+      },
+      links: [],
+    },
+    {
+      name: "Widget generation",
+      traceId: g1.traceId,
+      spanId: g1.root,
+      parentSpanId: undefined,
+      startMs: at(0),
+      endMs: at(5),
+      status: "ok",
+      attributes: {
+        ...identity(),
+        [attr.K8S_OBJECT_GENERATION]: 1,
+        [attr.START_SOURCE]: "creation_timestamp",
+        [attr.OUTCOME]: "ready",
+        [attr.END_SOURCE]: "condition",
+        [attr.OBSERVED_GENERATION]: 1,
+      },
+      links: [],
+    },
+  ];
+  assert.deepEqual(tracing.take(), expected);
+  assert.equal(tracing.tracer.openEpisodes, 0);
+  assert.equal(tracing.tracer.traceIdFor(widgets, "uid-1", 1), g1.traceId);
+});
+
+test("superseded generation: the old root ends at the spec change, the new one links to it", () => {
+  const tracing = memoryTracing();
+  const history = new History(tracing.tracer);
+  history.step({
+    now: 1,
+    object: object({ observedGeneration: 1, conditions: [condition("Ready", "False", 1)] }),
+  });
+  history.step({
+    now: 11,
+    object: object({
+      generation: 2,
+      specChangedAt: T + 10,
+      observedGeneration: 1,
+      conditions: [condition("Ready", "False", 1)],
+    }),
+  });
+  const superseded = tracing.take();
+  assert.deepEqual(
+    superseded.map((s) => [s.name, s.spanId, s.parentSpanId, s.startMs, s.endMs, s.status]),
+    [
+      ["condition Ready", g1.condition("Ready", 1, "False"), g1.root, at(1), at(10), "unset"],
+      ["Widget generation", g1.root, undefined, at(0), at(10), "unset"],
+    ],
+  );
+  assert.equal(superseded[1]?.attributes[attr.OUTCOME], "superseded");
+  assert.equal(superseded[1]?.attributes[attr.END_SOURCE], "spec_change");
+  assert.equal(superseded[1]?.attributes[attr.OBSERVED_GENERATION], 1);
+
+  history.step({
+    now: 16,
+    object: object({
+      generation: 2,
+      specChangedAt: T + 10,
+      observedGeneration: 2,
+      conditions: [condition("Ready", "True", 15, "Succeeded", "", 2)],
+    }),
+  });
+  const expected: SpanView[] = [
+    {
+      // Ready was already False at the spec change: clamped into the new root, raw time kept.
+      name: "condition Ready",
+      traceId: g2.traceId,
+      spanId: g2.condition("Ready", 1, "False"),
+      parentSpanId: g2.root,
+      startMs: at(10),
+      endMs: at(15),
+      status: "unset",
+      attributes: {
+        ...identity(),
+        [attr.CONDITION_TYPE]: "Ready",
+        [attr.CONDITION_STATUS]: "False",
+        [attr.START_SOURCE]: "condition",
+        [attr.CONDITION_LAST_TRANSITION_TIME]: iso(1),
+        [attr.CONDITION_NEXT_STATUS]: "True",
+        [attr.END_SOURCE]: "condition",
+      },
+      links: [],
+    },
+    {
+      name: "Widget generation",
+      traceId: g2.traceId,
+      spanId: g2.root,
+      parentSpanId: undefined,
+      startMs: at(10),
+      endMs: at(15),
+      status: "ok",
+      attributes: {
+        ...identity(),
+        [attr.K8S_OBJECT_GENERATION]: 2,
+        [attr.START_SOURCE]: "spec_change",
+        [attr.OUTCOME]: "ready",
+        [attr.END_SOURCE]: "condition",
+        [attr.OBSERVED_GENERATION]: 2,
+      },
+      links: [
+        { traceId: g1.traceId, spanId: g1.root, attributes: { [attr.LINK_REASON]: "previous_generation" } },
+      ],
+    },
+  ];
+  assert.deepEqual(tracing.take(), expected);
+  assert.equal(tracing.tracer.traceIdFor(widgets, "uid-1", 2), g2.traceId);
+});
+
+test("deleted mid-rollout: children and root end at the deletion, outcome deleted", () => {
+  const tracing = memoryTracing();
+  const history = new History(tracing.tracer);
+  history.step({
+    now: 1,
+    object: object({ phase: "Provisioning", conditions: [condition("Ready", "False", 0)] }),
+  });
+  history.step({ now: 20, object: undefined });
+  assert.deepEqual(
+    tracing
+      .take()
+      .map((s) => [s.name, s.spanId, s.startMs, s.endMs, s.attributes[attr.END_SOURCE], s.status]),
+    [
+      ["condition Ready", g1.condition("Ready", 0, "False"), at(0), at(20), "observed", "unset"],
+      ["phase Provisioning", g1.phase("Provisioning", at(1)), at(1), at(20), "observed", "unset"],
+      ["Widget generation", g1.root, at(0), at(20), "observed", "unset"],
+    ],
+  );
+  assert.equal(tracing.tracer.openEpisodes, 0);
+  assert.equal(tracing.tracer.traceIdFor(widgets, "uid-1", 1), undefined, "a deleted object is forgotten");
+});
+
+test("timeout: the root ends at its deadline with ERROR; a later Ready emits nothing", () => {
+  const tracing = memoryTracing({ settings: { timeoutMs: 60_000 } });
+  const history = new History(tracing.tracer);
+  history.step({ now: 1, object: object({ conditions: [condition("Ready", "False", 1, "Waiting")] }) });
+  tracing.tracer.tick(at(30));
+  assert.deepEqual(tracing.take(), []);
+  tracing.tracer.tick(at(61));
+  const spans = tracing.take();
+  assert.deepEqual(
+    spans.map((s) => [s.name, s.spanId, s.startMs, s.endMs, s.attributes[attr.END_SOURCE], s.status]),
+    [
+      ["condition Ready", g1.condition("Ready", 1, "False"), at(1), at(60), "deadline", "unset"],
+      ["Widget generation", g1.root, at(0), at(60), "deadline", "error"],
+    ],
+  );
+  assert.equal(spans[1]?.attributes[attr.OUTCOME], "timeout");
+  assert.equal(spans[1]?.attributes[attr.ERROR_TYPE], "timeout");
+  tracing.tracer.tick(at(90));
+  history.step({
+    now: 70,
+    object: object({
+      observedGeneration: 1,
+      conditions: [condition("Ready", "True", 65, "Succeeded", "", 1)],
+    }),
+  });
+  assert.deepEqual(tracing.take(), []);
+});
+
+test("flap: Ready True→False→True with no spec change is its own trace, linked to the generation", () => {
+  const tracing = memoryTracing();
+  const history = new History(tracing.tracer);
+  const settled = object({
+    observedGeneration: 1,
+    conditions: [condition("Ready", "True", 2, "Succeeded", "", 1)],
+  });
+  history.step({ now: 5, object: settled, replay: true });
+  history.step({
+    now: 101,
+    object: object({
+      observedGeneration: 1,
+      conditions: [condition("Ready", "False", 100, "Unhealthy", "probe failed", 1)],
+    }),
+  });
+  history.step({
+    now: 131,
+    object: object({
+      observedGeneration: 1,
+      conditions: [condition("Ready", "True", 130, "Succeeded", "", 1)],
+    }),
+  });
+  const flap = degradedIds(100, "False");
+  assert.deepEqual(tracing.take(), [
+    {
+      name: "Widget degraded",
+      traceId: flap.traceId,
+      spanId: flap.root,
+      parentSpanId: undefined,
+      startMs: at(100),
+      endMs: at(130),
+      status: "ok",
+      attributes: {
+        ...identity(),
+        [attr.START_SOURCE]: "condition",
+        [attr.CONDITION_TYPE]: "Ready",
+        [attr.CONDITION_STATUS]: "False",
+        [attr.K8S_OBJECT_GENERATION]: 1,
+        [attr.CONDITION_LAST_TRANSITION_TIME]: iso(100),
+        [attr.CONDITION_REASON]: "Unhealthy",
+        [attr.CONDITION_MESSAGE]: "probe failed",
+        [attr.OUTCOME]: "recovered",
+        [attr.END_SOURCE]: "condition",
+        [attr.CONDITION_NEXT_STATUS]: "True",
+      },
+      links: [{ traceId: g1.traceId, spanId: g1.root, attributes: { [attr.LINK_REASON]: "generation" } }],
+    },
+  ]);
+  assert.equal(
+    tracing.tracer.traceIdFor(widgets, "uid-1", 1),
+    undefined,
+    "generation 1 was settled when listed",
+  );
+});
+
+test("relist that coalesces a spec change and its reconciliation: one complete root", () => {
+  const tracing = memoryTracing();
+  const history = new History(tracing.tracer);
+  history.step({
+    now: 5,
+    object: object({
+      observedGeneration: 1,
+      conditions: [condition("Ready", "True", 2, "Succeeded", "", 1)],
+    }),
+    replay: true,
+  });
+  // The watch broke; while it was down spec changed and the controller caught up.
+  history.step({
+    now: 300,
+    replay: true,
+    object: object({
+      generation: 2,
+      specChangedAt: T + 200,
+      observedGeneration: 2,
+      phase: "Running",
+      conditions: [condition("Ready", "True", 205, "Succeeded", "", 2)],
+    }),
+  });
+  assert.deepEqual(tracing.take(), [
+    {
+      name: "Widget generation",
+      traceId: g2.traceId,
+      spanId: g2.root,
+      parentSpanId: undefined,
+      startMs: at(200),
+      endMs: at(205),
+      status: "ok",
+      attributes: {
+        ...identity(),
+        [attr.K8S_OBJECT_GENERATION]: 2,
+        [attr.START_SOURCE]: "spec_change",
+        [attr.OUTCOME]: "ready",
+        [attr.END_SOURCE]: "condition",
+        [attr.OBSERVED_GENERATION]: 2,
+      },
+      links: [
+        { traceId: g1.traceId, spanId: g1.root, attributes: { [attr.LINK_REASON]: "previous_generation" } },
+      ],
+    },
+  ]);
+});
+
+test("relist that coalesces Progressing and Ready transitions mid-rollout: children keep server times", () => {
+  const tracing = memoryTracing();
+  const history = new History(tracing.tracer);
+  rolloutHistory(history);
+  const live = tracing.take();
+
+  const relisted = memoryTracing();
+  const gap = new History(relisted.tracer);
+  gap.step({ now: 1, object: object() });
+  gap.step({
+    now: 3,
+    object: object({
+      observedGeneration: 1,
+      phase: "Provisioning",
+      conditions: [
+        condition("Progressing", "True", 2, "InProgress", "creating"),
+        condition("Ready", "False", 2, "Pending"),
+      ],
+    }),
+  });
+  // Seen only after a relist at T+40: both transitions at T+5 arrive together.
+  gap.step({
+    now: 40,
+    replay: true,
+    object: object({
+      observedGeneration: 1,
+      phase: "Running",
+      conditions: [
+        condition("Progressing", "False", 5, "Done"),
+        condition("Ready", "True", 5, "Succeeded", "", 1),
+      ],
+    }),
+  });
+  assert.deepEqual(relisted.take(), live, "the late relist yields the same spans as watching live");
+});
+
+test("restart mid-rollout: the open root resumes with identical ids, times and links", () => {
+  const rollout = (live: boolean) => {
+    const tracing = memoryTracing();
+    const history = new History(tracing.tracer);
+    if (live) {
+      history.step({
+        now: 5,
+        replay: true,
+        object: object({
+          observedGeneration: 1,
+          conditions: [condition("Ready", "True", 2, "Succeeded", "", 1)],
+        }),
+      });
+    }
+    history.step({
+      now: live ? 13 : 15,
+      replay: !live,
+      object: object({
+        generation: 2,
+        specChangedAt: T + 10,
+        observedGeneration: 1,
+        conditions: [condition("Ready", "False", 12, "Upgrading", "", 2)],
+      }),
+    });
+    history.step({
+      now: 21,
+      object: object({
+        generation: 2,
+        specChangedAt: T + 10,
+        observedGeneration: 2,
+        conditions: [condition("Ready", "True", 20, "Succeeded", "", 2)],
+      }),
+    });
+    return tracing.take();
+  };
+  const uninterrupted = rollout(true);
+  const restarted = rollout(false);
+  assert.equal(uninterrupted.length, 2);
+  assert.deepEqual(restarted, uninterrupted);
+  assert.deepEqual(
+    restarted.map((s) => [s.name, s.spanId, s.startMs, s.endMs]),
+    [
+      ["condition Ready", g2.condition("Ready", 12, "False"), at(12), at(20)],
+      ["Widget generation", g2.root, at(10), at(20)],
+    ],
+  );
+});
+
+test("restart: settled objects emit nothing, now or on later unchanged observations", () => {
+  const tracing = memoryTracing();
+  const history = new History(tracing.tracer);
+  const settled = object({
+    generation: 3,
+    specChangedAt: T + 50,
+    observedGeneration: 3,
+    phase: "Running",
+    conditions: [condition("Ready", "True", 55, "Succeeded", "", 3)],
+  });
+  history.step({ now: 100, object: settled, replay: true });
+  history.step({ now: 200, object: { ...settled, resourceVersion: "2", heartbeat: T + 190 } });
+  history.step({ now: 300, object: settled, replay: true });
+  tracing.tracer.tick(at(10_000));
+  assert.deepEqual(tracing.take(), []);
+  assert.equal(tracing.tracer.openEpisodes, 0);
+});
+
+test("a kind without a status subresource is traced by its ready condition only", () => {
+  const tracing = memoryTracing();
+  const history = new History(tracing.tracer, sprockets, false);
+  history.step({ now: 1, object: object() });
+  history.step({
+    now: 3,
+    object: object({
+      generation: 2,
+      phase: "Provisioning",
+      conditions: [condition("Ready", "False", 2, "Pending")],
+    }),
+  });
+  history.step({
+    now: 6,
+    object: object({
+      generation: 3,
+      phase: "Running",
+      conditions: [condition("Ready", "True", 5, "Succeeded")],
+    }),
+  });
+  const notReady = degradedIds(2, "False");
+  const spans = tracing.take();
+  assert.deepEqual(
+    spans.map((s) => [s.name, s.traceId, s.spanId, s.parentSpanId, s.startMs, s.endMs, s.status]),
+    [
+      ["phase Provisioning", notReady.traceId, spans[0]?.spanId, notReady.root, at(3), at(5), "unset"],
+      ["Sprocket degraded", notReady.traceId, notReady.root, undefined, at(2), at(5), "ok"],
+    ],
+  );
+  assert.equal(spans[1]?.attributes[attr.K8S_OBJECT_GENERATION], undefined, "generation means nothing here");
+  assert.deepEqual(spans[1]?.links, []);
+});
+
+test("stalled: the root ends with ERROR and the stall reason as error.type", () => {
+  const tracing = memoryTracing();
+  const history = new History(tracing.tracer);
+  history.step({ now: 1, object: object({ conditions: [condition("Ready", "False", 1, "Pending")] }) });
+  history.step({
+    now: 9,
+    object: object({
+      observedGeneration: 1,
+      conditions: [
+        condition("Ready", "False", 1, "Pending"),
+        condition("Stalled", "True", 8, "QuotaExceeded"),
+      ],
+    }),
+  });
+  const spans = tracing.take();
+  const root = spans.at(-1);
+  assert.equal(root?.name, "Widget generation");
+  assert.equal(root?.status, "error");
+  assert.equal(root?.endMs, at(8));
+  assert.equal(root?.attributes[attr.OUTCOME], "stalled");
+  assert.equal(root?.attributes[attr.ERROR_TYPE], "QuotaExceeded");
+  assert.deepEqual(
+    spans.map((s) => s.name),
+    ["condition Ready", "Widget generation"],
+  );
+});
+
+test("not the leader: state is kept but nothing is exported until it leads", () => {
+  let leader = false;
+  const tracing = memoryTracing({ tracer: { isLeader: () => leader } });
+  const history = new History(tracing.tracer);
+  history.step({ now: 1, object: object({ conditions: [condition("Ready", "False", 1)] }) });
+  history.step({
+    now: 2,
+    object: object({ conditions: [condition("Ready", "False", 1), condition("Synced", "False", 2)] }),
+  });
+  history.step({
+    now: 3,
+    object: object({ conditions: [condition("Ready", "False", 1), condition("Synced", "True", 3)] }),
+  });
+  assert.deepEqual(tracing.take(), [], "the Synced interval ended while another replica led");
+  leader = true;
+  history.step({
+    now: 4,
+    object: object({
+      observedGeneration: 1,
+      conditions: [condition("Ready", "True", 4, "", "", 1), condition("Synced", "True", 3)],
+    }),
+  });
+  assert.deepEqual(
+    tracing.take().map((s) => [s.name, s.startMs, s.endMs]),
+    [
+      ["condition Ready", at(1), at(4)],
+      ["Widget generation", at(0), at(4)],
+    ],
+  );
+});
+
+test("shutdown keeps open roots for a restart by default, or ends them as interrupted", async () => {
+  const kept = memoryTracing();
+  new History(kept.tracer).step({ now: 1, object: object({ conditions: [condition("Ready", "False", 1)] }) });
+  await kept.tracer.shutdown();
+  assert.deepEqual(kept.take(), []);
+
+  const ended = memoryTracing({ tracer: { endOpenSpansOnShutdown: true, now: () => at(7) } });
+  new History(ended.tracer).step({
+    now: 1,
+    object: object({ conditions: [condition("Ready", "False", 1)] }),
+  });
+  const spans = ended.exporter.getFinishedSpans().length;
+  assert.equal(spans, 0);
+  // The in-memory exporter forgets its spans on shutdown, so read them as they end.
+  const seen: string[] = [];
+  const original = ended.exporter.export.bind(ended.exporter);
+  ended.exporter.export = (batch, done) => {
+    for (const span of batch) seen.push(`${span.name}:${String(span.attributes[attr.OUTCOME] ?? "")}`);
+    original(batch, done);
+  };
+  await ended.tracer.shutdown();
+  assert.deepEqual(seen, ["condition Ready:", "Widget generation:interrupted"]);
+});
