@@ -87,6 +87,10 @@ export async function startExporter(options: ExporterOptions): Promise<Exporter>
     throw error;
   }
   await manager.applyConfig(config);
+  // Open generation spans time out even when nothing else happens.
+  const ticker = setInterval(() => options.tracer?.tick?.(Date.now()), 10_000);
+  ticker.unref();
+  let stopping: Promise<void> | undefined;
 
   return {
     url: server.url,
@@ -117,10 +121,15 @@ export async function startExporter(options: ExporterOptions): Promise<Exporter>
       metrics.configReloads.inc({ result: "failure" });
       logger.error("configuration rejected; keeping the previous one", { error: error.message });
     },
-    async stop() {
-      await server.close();
-      await statusWrites.close();
-      await manager.stop();
+    stop() {
+      stopping ??= (async () => {
+        clearInterval(ticker);
+        await server.close();
+        await statusWrites.close();
+        await manager.stop();
+        await options.tracer?.shutdown?.();
+      })();
+      return stopping;
     },
   };
 }

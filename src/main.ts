@@ -6,6 +6,8 @@ import { flagOverrides, parseFlags, usage } from "./config/flags.ts";
 import { loadConfigFile, watchConfigFile } from "./config/load.ts";
 import { ConfigError } from "./config/validate.ts";
 import { startExporter } from "./exporter.ts";
+import { createKubeClient } from "./kube/client.ts";
+import { setUpTracing } from "./tracing-setup.ts";
 import { createLogger, isLogLevel } from "./log.ts";
 import { version } from "./version.ts";
 
@@ -43,7 +45,14 @@ async function main(): Promise<void> {
     hash: loaded.hash,
   });
 
-  const exporter = await startExporter({ config, configHash: loaded.hash, kubeConfig, logger });
+  const tracing = await setUpTracing(config, createKubeClient(kubeConfig), logger);
+  const exporter = await startExporter({
+    config,
+    configHash: loaded.hash,
+    kubeConfig,
+    logger,
+    ...(tracing.tracer && { tracer: tracing.tracer }),
+  });
   const stopWatching = flags.config
     ? watchConfigFile(
         flags.config,
@@ -61,7 +70,10 @@ async function main(): Promise<void> {
     stopWatching();
     const force = setTimeout(() => process.exit(1), 10_000);
     force.unref();
-    void exporter.stop().then(() => process.exit(0));
+    void exporter
+      .stop()
+      .then(() => tracing.stopElection())
+      .then(() => process.exit(0));
   };
   process.on("SIGINT", () => shutdown("SIGINT"));
   process.on("SIGTERM", () => shutdown("SIGTERM"));

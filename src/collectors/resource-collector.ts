@@ -25,6 +25,8 @@ import { type ObjectEntry, ObjectStore } from "./object-store.ts";
 
 /** What the tracing side needs to hear about (implemented by src/tracing). */
 export interface StateObserver {
+  tick?(now: number): void;
+  shutdown?(): Promise<void>;
   observe(observation: {
     resource: ResourceIdentity;
     statusSubresource: boolean;
@@ -308,7 +310,6 @@ export class ResourceCollector {
     this.#render(entry, now);
     // Side effects come after the object's own series are right, and a failure
     // in one of them never leaves the object half-updated.
-    this.#sideEffect("histograms", () => this.#observeHistograms(prevState, state, transitions, entry, now));
     this.#sideEffect("tracing", () =>
       this.#deps.tracer?.observe({
         resource: this.settings.identity,
@@ -319,6 +320,8 @@ export class ResourceCollector {
         replay,
       }),
     );
+    // After tracing, so the reconcile-duration exemplar can name the trace just completed.
+    this.#sideEffect("histograms", () => this.#observeHistograms(prevState, state, transitions, entry, now));
   }
 
   #sideEffect(what: string, fn: () => void): void {

@@ -53,6 +53,9 @@ export interface TracingConfig {
   enabled: boolean | undefined;
   clusterName: string;
   generationTimeoutSeconds: number;
+  /** Lease used to elect the one replica that exports spans (off when unset). */
+  leaseNamespace: string | undefined;
+  leaseName: string | undefined;
 }
 
 /** The sidecar API proxy that counts the operator's status writes (off when undefined). */
@@ -127,6 +130,8 @@ export const defaultConfig: Config = {
     enabled: undefined,
     clusterName: "default",
     generationTimeoutSeconds: 3600,
+    leaseNamespace: undefined,
+    leaseName: undefined,
   },
   apiProxy: undefined,
   auditReceiver: undefined,

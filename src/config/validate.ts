@@ -341,7 +341,14 @@ export function validateConfig(input: unknown): Config {
   const tracingRaw =
     raw.tracing === undefined
       ? {}
-      : c.object("tracing", raw.tracing, ["enabled", "endpoint", "clusterName", "generationTimeout"]);
+      : c.object("tracing", raw.tracing, [
+          "enabled",
+          "endpoint",
+          "clusterName",
+          "generationTimeout",
+          "leaseNamespace",
+          "leaseName",
+        ]);
   const tracing = {
     enabled: c.boolean("tracing.enabled", tracingRaw?.enabled),
     endpoint: c.string("tracing.endpoint", tracingRaw?.endpoint, /^https?:\/\//, "an http(s) URL"),
@@ -350,6 +357,8 @@ export function validateConfig(input: unknown): Config {
     generationTimeoutSeconds:
       c.duration("tracing.generationTimeout", tracingRaw?.generationTimeout) ??
       defaultConfig.tracing.generationTimeoutSeconds,
+    leaseNamespace: c.string("tracing.leaseNamespace", tracingRaw?.leaseNamespace, dns1123, "a namespace name"),
+    leaseName: c.string("tracing.leaseName", tracingRaw?.leaseName, dns1123, "a Lease name"),
   };
   const config: Config = {
     listen:

@@ -1,17 +1,21 @@
 // One custom resource driven through two rollouts on a real kube-apiserver,
-// traced through the real SDK and OTLP/HTTP exporter into a real Jaeger, and
-// read back through Jaeger's query API.
+// watched by the exporter (its collectors feed the tracer), traced through the
+// real SDK and OTLP/HTTP exporter into a real Jaeger, and read back through
+// Jaeger's query API.
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { ConditionState, ObjectState, ResourceIdentity } from "../../src/core/state.ts";
+import { KubeConfig } from "@kubernetes/client-node";
+import { validateConfig } from "../../src/config/validate.ts";
+import { defaultProjectionSettings, projectObject } from "../../src/core/project.ts";
+import type { ObjectState, ResourceIdentity } from "../../src/core/state.ts";
+import { startExporter } from "../../src/exporter.ts";
 import { createLogger } from "../../src/log.ts";
 import * as attr from "../../src/tracing/attributes.ts";
 import { generationTraceKey, spanIdOf, traceIdOf } from "../../src/tracing/ids.ts";
 import { createTracing } from "../../src/tracing/sdk.ts";
 import {
-  type CustomObject,
   changeSpec,
   condition,
   createCr,
@@ -22,6 +26,7 @@ import {
   useControlPlane,
 } from "../cluster/index.ts";
 import { type JaegerSpan, type JaegerTrace, useJaeger } from "../jaeger/index.ts";
+import { eventually } from "../support/exporter.ts";
 
 const testbed = useControlPlane();
 const backend = useJaeger();
@@ -33,52 +38,6 @@ const widgets: ResourceIdentity = {
   resource: "widgets",
   namespaced: true,
 };
-
-interface FullObject extends CustomObject {
-  metadata: CustomObject["metadata"] & {
-    creationTimestamp: string;
-    managedFields?: { time?: string; subresource?: string; fieldsV1?: Record<string, unknown> }[];
-  };
-}
-
-const seconds = (iso: string | undefined): number | undefined =>
-  iso === undefined ? undefined : Math.floor(Date.parse(iso) / 1000);
-
-/** A small stand-in for the collectors' projection: the fields tracing reads. */
-function project(object: FullObject): ObjectState {
-  const status = (object.status ?? {}) as {
-    observedGeneration?: number;
-    phase?: string;
-    conditions?: (Omit<ConditionState, "lastTransitionTime"> & { lastTransitionTime?: string })[];
-  };
-  const specWrites = (object.metadata.managedFields ?? [])
-    .filter((entry) => entry.subresource === undefined && entry.fieldsV1 && "f:spec" in entry.fieldsV1)
-    .map((entry) => seconds(entry.time) ?? 0);
-  return {
-    uid: object.metadata.uid,
-    namespace: object.metadata.namespace ?? "",
-    name: object.metadata.name,
-    resourceVersion: object.metadata.resourceVersion,
-    creationTimestamp: seconds(object.metadata.creationTimestamp),
-    deletionTimestamp: undefined,
-    generation: object.metadata.generation,
-    observedGeneration: status.observedGeneration,
-    phase: status.phase,
-    conditions: (status.conditions ?? []).map((c) => ({
-      type: c.type,
-      status: c.status,
-      reason: c.reason ?? "",
-      message: c.message ?? "",
-      lastTransitionTime: seconds(c.lastTransitionTime),
-      observedGeneration: c.observedGeneration,
-    })),
-    heartbeat: undefined,
-    specChangedAt: specWrites.length > 0 ? Math.max(...specWrites) : undefined,
-    extraLabels: {},
-    statusDigest: "",
-    metaDigest: "",
-  };
-}
 
 function tag(span: JaegerSpan, key: string): unknown {
   return span.tags.find((t) => t.key === key)?.value;
@@ -138,18 +97,27 @@ test("a rollout on a real apiserver becomes the expected traces in Jaeger", asyn
   );
   assert.ok(tracer, "tracing is on with an endpoint");
 
-  let previous: ObjectState | undefined;
-  const observe = async () => {
-    const current = project((await getCr(admin.rest, ref)) as FullObject);
-    tracer.observe({
-      resource: widgets,
-      statusSubresource: true,
-      previous,
-      current,
-      now: Date.now(),
-      replay: false,
-    });
-    previous = current;
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromFile(testbed.plane.kubeconfigPath);
+  const exporter = await startExporter({
+    config: validateConfig({
+      listen: "127.0.0.1:0",
+      resources: [{ group: "example.com", resource: "widgets", namespaces: [ns] }],
+    }),
+    configHash: "test",
+    kubeConfig,
+    logger: createLogger({ level: "warn" }),
+    tracer,
+  });
+  await eventually("exporter ready", async () => (await fetch(`${exporter.url}/readyz`)).ok);
+  const collector = () => exporter.manager.collectors().find((c) => c.identity.resource === "widgets");
+  /** The object as the API has it now, once the exporter's watch has delivered that version. */
+  const observe = async (): Promise<ObjectState> => {
+    const current = projectObject(await getCr(admin.rest, ref), defaultProjectionSettings);
+    await eventually(
+      `exporter saw resourceVersion ${current.resourceVersion}`,
+      async () => collector()?.store.get(current.uid)?.state.resourceVersion === current.resourceVersion,
+    );
     return current;
   };
   // Kubernetes timestamps are whole seconds: space the writes so each step has its own.
@@ -199,7 +167,17 @@ test("a rollout on a real apiserver becomes the expected traces in Jaeger", asyn
     const key1 = generationTraceKey(cluster, uid, 1);
     const key2 = generationTraceKey(cluster, uid, 2);
     assert.equal(tracer.traceIdFor(widgets, uid, 2), traceIdOf(key2), "the exemplar trace id");
-    await tracer.shutdown();
+    const om = await (
+      await fetch(`${exporter.url}/metrics`, { headers: { Accept: "application/openmetrics-text" } })
+    ).text();
+    const exemplar = om
+      .split("\n")
+      .find((l) => l.startsWith("cr_reconcile_duration_seconds_bucket") && l.includes("trace_id"));
+    assert.ok(
+      exemplar?.includes(`trace_id="${traceIdOf(key2)}"`),
+      `reconcile-duration exemplar names the trace: ${exemplar}`,
+    );
+    await exporter.stop();
 
     const trace1 = await jaeger.waitForTrace(traceIdOf(key1), 4);
     const trace2 = await jaeger.waitForTrace(traceIdOf(key2), 2);
@@ -282,6 +260,6 @@ test("a rollout on a real apiserver becomes the expected traces in Jaeger", asyn
     assert.equal(phase2.startTime, root2.startTime, "Running was held since before the spec change");
     assert.equal(phase2.duration, root2.duration);
   } finally {
-    await tracer.shutdown();
+    await exporter.stop();
   }
 });
