@@ -7,8 +7,8 @@ import { loadConfigFile, watchConfigFile } from "./config/load.ts";
 import { ConfigError } from "./config/validate.ts";
 import { startExporter } from "./exporter.ts";
 import { createKubeClient } from "./kube/client.ts";
-import { setUpTracing } from "./tracing-setup.ts";
 import { createLogger, isLogLevel } from "./log.ts";
+import { setUpTracing } from "./tracing-setup.ts";
 import { version } from "./version.ts";
 
 function loadKubeConfig(path: string | undefined, context: string | undefined): KubeConfig {

@@ -12,7 +12,11 @@ export interface TracingHandle {
   stopElection(): Promise<void>;
 }
 
-export async function setUpTracing(config: Config, client: KubeClient, logger: Logger): Promise<TracingHandle> {
+export async function setUpTracing(
+  config: Config,
+  client: KubeClient,
+  logger: Logger,
+): Promise<TracingHandle> {
   const t = config.tracing;
   if (t.enabled === false) return { tracer: undefined, stopElection: async () => {} };
   let elector: LeaseElector | undefined;

@@ -357,7 +357,12 @@ export function validateConfig(input: unknown): Config {
     generationTimeoutSeconds:
       c.duration("tracing.generationTimeout", tracingRaw?.generationTimeout) ??
       defaultConfig.tracing.generationTimeoutSeconds,
-    leaseNamespace: c.string("tracing.leaseNamespace", tracingRaw?.leaseNamespace, dns1123, "a namespace name"),
+    leaseNamespace: c.string(
+      "tracing.leaseNamespace",
+      tracingRaw?.leaseNamespace,
+      dns1123,
+      "a namespace name",
+    ),
     leaseName: c.string("tracing.leaseName", tracingRaw?.leaseName, dns1123, "a Lease name"),
   };
   const config: Config = {

@@ -38,13 +38,28 @@ const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve)
 
 let registryLock: Promise<unknown> = Promise.resolve();
 
+/**
+ * Rendering OpenMetrics makes the client library strip `_total` from each
+ * counter's name in place, so a later Prometheus-format scrape would name
+ * counters without it. Every counter of ours ends in `_total`: put it back.
+ */
+function restoreCounterNames(registry: Registry): void {
+  for (const metric of registry.getMetricsAsArray() as unknown as { name: string; type?: string }[]) {
+    if (metric.type === "counter" && !metric.name.endsWith("_total")) metric.name = `${metric.name}_total`;
+  }
+}
+
 /** Renders the registry in the requested format; serialized because the format is registry state. */
 function renderRegistry(registry: Registry, openMetrics: boolean): Promise<string> {
-  const run = registryLock.then(() => {
+  const run = registryLock.then(async () => {
     registry.setContentType(
       openMetrics ? Registry.OPENMETRICS_CONTENT_TYPE : Registry.PROMETHEUS_CONTENT_TYPE,
     );
-    return registry.metrics();
+    try {
+      return await registry.metrics();
+    } finally {
+      if (openMetrics) restoreCounterNames(registry);
+    }
   });
   registryLock = run.catch(() => undefined);
   return run;

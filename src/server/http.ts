@@ -77,6 +77,9 @@ export function createApp(deps: ServerDeps): Koa {
           { objectMode: false },
         );
         stream.once("end", () => deps.metrics.scrapeDuration.observe((performance.now() - started) / 1000));
+        stream.once("error", (error) =>
+          deps.logger.error("writing /metrics failed", { error: error.message, stack: error.stack }),
+        );
         ctx.set("Content-Type", openMetrics ? openMetricsType : prometheusTextType);
         ctx.vary("Accept-Encoding");
         if (ctx.acceptsEncodings("gzip", "identity") === "gzip") {

@@ -151,7 +151,7 @@ test("a widget's life: every per-object family follows the API", async () => {
     ...caughtUp,
     status: {
       ...caughtUp.status,
-      conditions: [{ ...(caughtUp.status?.conditions as object[])[0], message: "checked again" }],
+      conditions: [{ ...((caughtUp.status?.conditions ?? []) as object[])[0], message: "checked again" }],
     },
   });
   const settled = await eventually("no-op write counted", async () => {
@@ -272,13 +272,18 @@ test("410 Gone after an apiserver restart with missed changes: relist, no lost d
     5_000,
   );
   console.error(`# state matched the API ${Date.now() - backAt} ms after the apiserver was back`);
+  if (process.env.DEBUG_E2E) {
+    const { writeFileSync } = await import("node:fs");
+    writeFileSync("/tmp/scrape.txt", s.text);
+    writeFileSync("/tmp/exporter.log", exporter.logs.join("\n"));
+  }
   const relists =
     s.samples.get(
       `cr_exporter_relists_total{group="example.com",version="v1",kind="Widget",reason="expired"}`,
     ) ?? 0;
   assert.ok(
     relists > (relistsBefore ?? 0),
-    `an expired-resourceVersion relist happened (${relistsBefore} → ${relists})`,
+    `an expired-resourceVersion relist happened (${relistsBefore} → ${relists}; ${[...s.samples.keys()].filter((k) => k.includes("relists_total")).join(" ")})`,
   );
   assert.equal(
     s.samples.get(
@@ -288,7 +293,7 @@ test("410 Gone after an apiserver restart with missed changes: relist, no lost d
     "the coalesced transition is counted once",
   );
   const truth = await getCr(rest, changed);
-  assert.equal((truth.status?.conditions as { status: string }[])[0]?.status, "True");
+  assert.equal(((truth.status?.conditions ?? []) as { status: string }[])[0]?.status, "True");
 });
 
 test("a Forbidden resource never hides the others, and /readyz says why", async () => {
