@@ -2,8 +2,9 @@
 // `kubectl apply --server-side --dry-run=server` does: the apiserver runs
 // defaulting, schema validation (CRD OpenAPI schemas included) and admission,
 // then discards the result. Kinds are mapped to REST paths by discovery.
-import type { KubeObject } from "./render.ts";
+
 import type { RestClient } from "../cluster/rest.ts";
+import type { KubeObject } from "./render.ts";
 
 interface ApiResourceList {
   resources: { name: string; kind: string; namespaced: boolean }[];

@@ -48,7 +48,8 @@ export interface RenderedModes {
 export function parseObjects(text: string): KubeObject[] {
   return parseAllDocuments(text)
     .map((document) => {
-      if (document.errors.length > 0) throw new Error(`invalid YAML rendered: ${document.errors[0]?.message}`);
+      if (document.errors.length > 0)
+        throw new Error(`invalid YAML rendered: ${document.errors[0]?.message}`);
       return document.toJS() as KubeObject | null;
     })
     .filter((object): object is KubeObject => object !== null);

@@ -154,7 +154,10 @@ test("every dashboard is one ConfigMap labelled for Grafana's sidecar, its JSON 
       assert.ok(configMap, `no ConfigMap holds ${file}`);
       assert.equal(configMap.metadata.labels?.grafana_dashboard, "1");
       assert.equal(configMap.metadata.labels?.["kustomize.toolkit.fluxcd.io/substitute"], "disabled");
-      assert.deepEqual(JSON.parse((configMap.data as Record<string, string>)[file] ?? ""), JSON.parse(source));
+      assert.deepEqual(
+        JSON.parse((configMap.data as Record<string, string>)[file] ?? ""),
+        JSON.parse(source),
+      );
     }
   }
 });

@@ -268,7 +268,11 @@ test("sidecar mode: the rendered namespaced Role (crdDiscovery: false) exports t
     [],
     "widgets outside the operator's namespace are not watched",
   );
-  assert.deepEqual(series(metrics, watchErrors, { kind: "Widget" }), [], "the granted resource has no errors");
+  assert.deepEqual(
+    series(metrics, watchErrors, { kind: "Widget" }),
+    [],
+    "the granted resource has no errors",
+  );
   const readyz = await text(`${exporter.base}/readyz`);
   t.diagnostic(`/readyz ${readyz.status}: ${readyz.body.trim().replaceAll("\n", " | ")}`);
   assert.equal(readyz.status, 503);
@@ -277,26 +281,24 @@ test("sidecar mode: the rendered namespaced Role (crdDiscovery: false) exports t
   assert.equal(await exporter.stop(), 0);
 });
 
-test(
-  "sidecar mode: the container's full args, API proxy included, start the exporter and write the operator's kubeconfig",
-  {
-    todo: "src/config/validate.ts rejects the apiProxy key (from the file and from --api-proxy-* flags) as unknown",
-  },
-  async (t) => {
-    const user = cp().mintUser();
-    await bindRole(user, find(rendered.kustomizeSidecar, "Role"));
-    const deployment = find(rendered.kustomizeSidecar, "Deployment");
-    // The proxy's fixed port is moved to a free one, like --listen.
-    const command = commandFor(rendered.kustomizeSidecar, deployment, "sidecar-proxy").map((arg) =>
-      arg === "127.0.0.1:8001" ? "127.0.0.1:0" : arg,
-    );
-    t.diagnostic(`command: ${command.join(" ")}`);
-    const kubeconfigArg = command[command.indexOf("--api-proxy-kubeconfig") + 1];
-    assert.ok(kubeconfigArg?.startsWith(scratch), "the kubeconfig lands in the emptyDir");
-    const exporter = await start(command, user);
-    await waitUntil("/readyz 200", 30_000, async () => (await text(`${exporter.base}/readyz`)).status === 200);
-    const written = parse(readFileSync(kubeconfigArg, "utf8")) as { clusters: { cluster: { server: string } }[] };
-    assert.match(written.clusters[0]?.cluster.server ?? "", /^http:\/\/127\.0\.0\.1:\d+/);
-    assert.equal(await exporter.stop(), 0);
-  },
-);
+test("sidecar mode: the container's full args, API proxy included, start the exporter and write the operator's kubeconfig", {
+  todo: "src/config/validate.ts rejects the apiProxy key (from the file and from --api-proxy-* flags) as unknown",
+}, async (t) => {
+  const user = cp().mintUser();
+  await bindRole(user, find(rendered.kustomizeSidecar, "Role"));
+  const deployment = find(rendered.kustomizeSidecar, "Deployment");
+  // The proxy's fixed port is moved to a free one, like --listen.
+  const command = commandFor(rendered.kustomizeSidecar, deployment, "sidecar-proxy").map((arg) =>
+    arg === "127.0.0.1:8001" ? "127.0.0.1:0" : arg,
+  );
+  t.diagnostic(`command: ${command.join(" ")}`);
+  const kubeconfigArg = command[command.indexOf("--api-proxy-kubeconfig") + 1] ?? "";
+  assert.ok(kubeconfigArg.startsWith(scratch), "the kubeconfig lands in the emptyDir");
+  const exporter = await start(command, user);
+  await waitUntil("/readyz 200", 30_000, async () => (await text(`${exporter.base}/readyz`)).status === 200);
+  const written = parse(readFileSync(kubeconfigArg, "utf8")) as {
+    clusters: { cluster: { server: string } }[];
+  };
+  assert.match(written.clusters[0]?.cluster.server ?? "", /^http:\/\/127\.0\.0\.1:\d+/);
+  assert.equal(await exporter.stop(), 0);
+});
