@@ -4,6 +4,7 @@
 // apply, dry run, strict field validation. The pods meet the restricted Pod
 // Security Standard, and the embedded rules and dashboards arrive unchanged.
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
@@ -190,4 +191,78 @@ test("ServiceMonitors: job label from app.kubernetes.io/name=cr-status-exporter,
     assert.equal(service.metadata.labels?.["app.kubernetes.io/name"], "cr-status-exporter");
     assert.ok((service.spec as { ports: { name: string }[] }).ports.some((p) => p.name === "metrics"));
   }
+});
+
+interface Rule {
+  apiGroups: string[];
+  resources: string[];
+  verbs: string[];
+}
+
+function grants(objects: KubeObject[]): string[] {
+  return objects
+    .filter((o) => o.kind === "ClusterRole" || o.kind === "Role")
+    .flatMap((o) => o.rules as Rule[])
+    .flatMap((r) => r.apiGroups.flatMap((g) => r.resources.map((res) => `${g}/${res}:${r.verbs.join(",")}`)))
+    .sort();
+}
+
+test("helm derives its RBAC from config.resources: exactly those, list and watch, CRDs only with discovery", () => {
+  assert.deepEqual(grants(rendered.helmDefault), [
+    "apiextensions.k8s.io/customresourcedefinitions:list,watch",
+    "example.com/widgets:list,watch",
+  ]);
+  assert.deepEqual(grants(rendered.helmAll), [
+    "apiextensions.k8s.io/customresourcedefinitions:list,watch",
+    "example.com/gadgets:list,watch",
+    "example.com/widgets:list,watch",
+  ]);
+  assert.deepEqual(grants(rendered.helmSidecar), ["example.com/widgets:list,watch"]);
+  const role = find(rendered.helmSidecar, "Role");
+  const binding = find(rendered.helmSidecar, "RoleBinding");
+  assert.equal(role.metadata.namespace, helmSidecarNamespace);
+  assert.deepEqual(binding.subjects, [
+    { kind: "ServiceAccount", name: "example-operator-controller-manager", namespace: helmSidecarNamespace },
+  ]);
+  const config = parse(
+    (find(rendered.helmSidecar, "ConfigMap", "cr-status-exporter-config").data as Record<string, string>)[
+      "config.yaml"
+    ] ?? "",
+  ) as { resources: { namespaces: string[] }[] };
+  assert.deepEqual(config.resources[0]?.namespaces, [helmSidecarNamespace]);
+});
+
+test("helm refuses what it cannot grant exactly, naming the value", () => {
+  const chart = join(rendered.directory, "deploy", "helm", "cr-status-exporter");
+  const helm = resolveDeployTools().helm;
+  const attempt = (...sets: string[]): string => {
+    try {
+      execFileSync(helm, ["template", "x", chart, ...sets.flatMap((s) => ["--set", s])], { stdio: "pipe" });
+      return "rendered";
+    } catch (error) {
+      return String((error as { stderr?: Buffer }).stderr);
+    }
+  };
+  assert.match(
+    attempt("config.resources[0].groups[0]=*.example.com"),
+    /config\.resources\[0\]\.groups: "\*\.example\.com" is a glob.*rbac\.rules/,
+  );
+  assert.match(
+    attempt("config.resources[0].group=example.com", "config.resources[0].kind=Widget"),
+    /config\.resources\[0\]: give `resource`/,
+  );
+  assert.match(attempt("rbac.scope=namespace"), /config\.crdDiscovery must be false with namespaced RBAC/);
+  assert.match(
+    attempt("mode=sidecar", "config.crdDiscovery=false"),
+    /sidecar\.operator\.serviceAccountName is required/,
+  );
+  assert.equal(
+    attempt(
+      "config.resources[0].groups[0]=*.example.com",
+      "rbac.rules[0].apiGroups[0]=*",
+      "rbac.rules[0].resources[0]=*",
+      "rbac.rules[0].verbs[0]=list",
+    ),
+    "rendered",
+  );
 });

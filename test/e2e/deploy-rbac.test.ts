@@ -178,33 +178,43 @@ function series(metrics: string, name: string, labels: Record<string, string>): 
 
 const watchErrors = "cr_exporter_watch_errors_total";
 
-test("the image's command starts the exporter with the shipped config, as a user bound only to the rendered ClusterRole", async (t) => {
-  const user = cp().mintUser();
-  await bindClusterRole(user, find(rendered.kustomizeBase, "ClusterRole"));
-  const deployment = find(rendered.kustomizeBase, "Deployment");
-  const command = commandFor(rendered.kustomizeBase, deployment, "cluster");
-  t.diagnostic(`command: ${command.join(" ")}`);
-  const exporter = await start(command, user);
-  await waitUntil("/readyz 200", 30_000, async () => (await text(`${exporter.base}/readyz`)).status === 200);
-  const readyz = await text(`${exporter.base}/readyz`);
-  t.diagnostic(`/readyz: ${readyz.body.trim().replaceAll("\n", " | ")}`);
-  const metrics = (await text(`${exporter.base}/metrics`)).body;
-  assert.equal(
-    series(metrics, "cr_condition", { kind: "Widget", name: "shop", type: "Ready", status: "True" }).length,
-    1,
-  );
-  assert.equal(
-    series(metrics, "cr_condition", { kind: "Gadget", name: "fleet", type: "Ready", status: "True" }).length,
-    1,
-  );
-  assert.deepEqual(
-    metrics.split("\n").filter((l) => l.startsWith(`${watchErrors}{`)),
-    [],
-    "no watch errors",
-  );
-  assert.equal(await exporter.stop(), 0, "SIGTERM ends the exporter cleanly");
-  assert.ok(exporter.lines.some((l) => l.includes('"shutting down"')));
-});
+for (const [title, objects] of [
+  ["kustomize base", () => rendered.kustomizeBase],
+  ["helm chart, ci/values-all.yaml", () => rendered.helmAll],
+] as const) {
+  test(`${title}: the image's command starts the exporter with the shipped config, as a user bound only to the rendered ClusterRole`, async (t) => {
+    const user = cp().mintUser();
+    await bindClusterRole(user, find(objects(), "ClusterRole"));
+    const deployment = find(objects(), "Deployment");
+    const command = commandFor(objects(), deployment, "cluster");
+    t.diagnostic(`command: ${command.join(" ")}`);
+    const exporter = await start(command, user);
+    await waitUntil(
+      "/readyz 200",
+      30_000,
+      async () => (await text(`${exporter.base}/readyz`)).status === 200,
+    );
+    const readyz = await text(`${exporter.base}/readyz`);
+    t.diagnostic(`/readyz: ${readyz.body.trim().replaceAll("\n", " | ")}`);
+    const metrics = (await text(`${exporter.base}/metrics`)).body;
+    assert.equal(
+      series(metrics, "cr_condition", { kind: "Widget", name: "shop", type: "Ready", status: "True" }).length,
+      1,
+    );
+    assert.equal(
+      series(metrics, "cr_condition", { kind: "Gadget", name: "fleet", type: "Ready", status: "True" })
+        .length,
+      1,
+    );
+    assert.deepEqual(
+      metrics.split("\n").filter((l) => l.startsWith(`${watchErrors}{`)),
+      [],
+      "no watch errors",
+    );
+    assert.equal(await exporter.stop(), 0, "SIGTERM ends the exporter cleanly");
+    assert.ok(exporter.lines.some((l) => l.includes('"shutting down"')));
+  });
+}
 
 test("cluster mode: a resource outside the rendered ClusterRole is a Forbidden metric and a /readyz reason, not a crash", async (t) => {
   const user = cp().mintUser();
