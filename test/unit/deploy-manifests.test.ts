@@ -74,7 +74,7 @@ test("Dockerfile: the project's Node, production dependencies, numeric non-root 
   assert.deepEqual(image.entrypoint, ["node", "src/main.ts"]);
   assert.deepEqual(image.cmd, ["--config", "/etc/cr-status-exporter/config.yaml"]);
   const ignore = read(".dockerignore").split("\n");
-  for (const path of ["!package.json", "!package-lock.json", "!src/"]) assert.ok(ignore.includes(path), path);
+  for (const path of ["!package.json", "!package-lock.json", "!src"]) assert.ok(ignore.includes(path), path);
 });
 
 test("the image tag, the chart's appVersion and package.json agree", () => {
