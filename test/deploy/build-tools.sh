@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Builds the tools the deploy tests render and check the manifests with, from
+# the Go module proxy (wrapper modules in gobuild/), into a cache outside the
+# repository:
+#   ${XDG_CACHE_HOME:-$HOME/.cache}/cr-status-exporter/tools/<tool>-<version>/<tool>
+# and downloads the prometheus-operator module, whose CRD YAML the tests install.
+# A stamp holding the sha256 of the wrapper's go.mod + go.sum makes re-runs a
+# no-op until a pinned version changes. Prints one line per tool on stdout:
+#   kustomize=<path>  helm=<path>  prometheus-operator=<module directory>
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+cache="${XDG_CACHE_HOME:-$HOME/.cache}/cr-status-exporter/tools"
+
+if ! command -v go >/dev/null 2>&1; then
+  echo "build-tools: Go is not installed; install Go >= 1.26 to build kustomize and helm" >&2
+  exit 1
+fi
+export GOTOOLCHAIN=local GOWORK=off CGO_ENABLED=0 GOFLAGS=-trimpath
+
+# pinned <wrapper dir> <module path>: the version the wrapper's go.mod requires.
+pinned() {
+  awk -v m="$2" '($1 == m || $1 == "require" && $2 == m) { print ($1 == m ? $2 : $3); exit }' "$1/go.mod"
+}
+
+# build <tool> <main package> <module> [ldflags]
+build() {
+  local tool=$1 package=$2 module=$3 ldflags=${4:-}
+  local mod="$here/gobuild/$tool"
+  local version
+  version=$(pinned "$mod" "$module")
+  local dest="$cache/$tool-$version"
+  local stamp="$dest/.stamp"
+  local want
+  want=$(cat "$mod/go.mod" "$mod/go.sum" | sha256sum | cut -d' ' -f1)
+  if [[ -x "$dest/$tool" && -f "$stamp" && "$(cat "$stamp")" == "$want" ]]; then
+    echo "$tool=$dest/$tool"
+    return
+  fi
+  mkdir -p "$dest"
+  # One build at a time per tool: a second caller waits, then finds the stamp.
+  exec 9>"$dest/.build.lock"
+  flock 9
+  if ! [[ -x "$dest/$tool" && -f "$stamp" && "$(cat "$stamp")" == "$want" ]]; then
+    local start
+    start=$(date +%s)
+    echo "build-tools: building $tool $version into $dest (a few minutes on 2 cores)" >&2
+    (cd "$mod" && go mod download >&2 &&
+      go build -ldflags "-s -w ${ldflags//@VERSION@/$version}" -o "$dest/$tool.tmp" "$package" >&2)
+    mv "$dest/$tool.tmp" "$dest/$tool"
+    echo "$want" >"$stamp"
+    echo "build-tools: $tool built in $(($(date +%s) - start))s" >&2
+  fi
+  exec 9>&-
+  echo "$tool=$dest/$tool"
+}
+
+build kustomize sigs.k8s.io/kustomize/kustomize/v5 sigs.k8s.io/kustomize/kustomize/v5 \
+  "-X sigs.k8s.io/kustomize/api/provenance.version=@VERSION@"
+build helm helm.sh/helm/v3/cmd/helm helm.sh/helm/v3 \
+  "-X helm.sh/helm/v3/internal/version.version=@VERSION@"
+
+# The prometheus-operator module is only downloaded (into the module cache,
+# verified against gobuild/prometheus-operator/go.sum); nothing is built.
+po="$here/gobuild/prometheus-operator"
+dir=$(cd "$po" && go mod download -json github.com/prometheus-operator/prometheus-operator |
+  awk -F'"' '$2 == "Dir" { print $4 }')
+if [[ -z "$dir" || ! -d "$dir/example/prometheus-operator-crd" ]]; then
+  echo "build-tools: the prometheus-operator module has no example/prometheus-operator-crd directory ($dir)" >&2
+  exit 1
+fi
+echo "prometheus-operator=$dir"

@@ -1,0 +1,102 @@
+// Renders every deploy mode the way a user would: `kustomize build` of the
+// base and the sidecar overlay, `helm template` of the chart with its default
+// values and with the files in ci/. The deploy tree is copied to a scratch
+// directory and the alert/dashboard copies are written there by the same code
+// as `npm run deploy:sync`, from the repository's alerts/ and dashboards/ when
+// they exist, else from the placeholder sources in test/fixtures/deploy.
+import { execFileSync } from "node:child_process";
+import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseAllDocuments } from "yaml";
+import { repositoryRoot, sourcePaths, writeCopies } from "../../scripts/deploy-sync.ts";
+import type { DeployTools } from "./tools.ts";
+
+export interface KubeObject {
+  apiVersion: string;
+  kind: string;
+  metadata: {
+    name: string;
+    namespace?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+  };
+  [key: string]: unknown;
+}
+
+export const fixtureSources = join(repositoryRoot, "test", "fixtures", "deploy", "monitoring-sources");
+
+/** The repository's generated alerts and dashboards when present, else the test placeholders. */
+export function monitoringSources(): string {
+  const real = [sourcePaths.prometheusRule, sourcePaths.ruleFile, sourcePaths.dashboards].every((p) =>
+    existsSync(join(repositoryRoot, p)),
+  );
+  return real ? repositoryRoot : fixtureSources;
+}
+
+export interface RenderedModes {
+  directory: string;
+  sources: string;
+  kustomizeBase: KubeObject[];
+  kustomizeSidecar: KubeObject[];
+  helmDefault: KubeObject[];
+  helmAll: KubeObject[];
+  helmSidecar: KubeObject[];
+  cleanup(): void;
+}
+
+export function parseObjects(text: string): KubeObject[] {
+  return parseAllDocuments(text)
+    .map((document) => {
+      if (document.errors.length > 0)
+        throw new Error(`invalid YAML rendered: ${document.errors[0]?.message}`);
+      return document.toJS() as KubeObject | null;
+    })
+    .filter((object): object is KubeObject => object !== null);
+}
+
+export const helmNamespace = "monitoring";
+export const helmSidecarNamespace = "example-operator-system";
+
+export function renderAll(tools: DeployTools): RenderedModes {
+  const directory = mkdtempSync(join(tmpdir(), "cr-deploy-"));
+  cpSync(join(repositoryRoot, "deploy"), join(directory, "deploy"), { recursive: true });
+  const sources = monitoringSources();
+  writeCopies(sources, directory);
+  const run = (command: string, args: string[]): KubeObject[] =>
+    parseObjects(execFileSync(command, args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }));
+  const chart = join(directory, "deploy", "helm", "cr-status-exporter");
+  const helm = (release: string, namespace: string, values?: string): KubeObject[] =>
+    run(tools.helm, [
+      "template",
+      release,
+      chart,
+      "--namespace",
+      namespace,
+      "--kube-version",
+      "1.36.3",
+      ...(values ? ["--values", join(chart, "ci", values)] : []),
+    ]);
+  return {
+    directory,
+    sources,
+    kustomizeBase: run(tools.kustomize, ["build", join(directory, "deploy", "kustomize", "base")]),
+    kustomizeSidecar: run(tools.kustomize, ["build", join(directory, "deploy", "kustomize", "sidecar")]),
+    helmDefault: helm("cr-status-exporter", helmNamespace),
+    helmAll: helm("cr-status-exporter", helmNamespace, "values-all.yaml"),
+    helmSidecar: helm("cr-status-exporter", helmSidecarNamespace, "values-sidecar.yaml"),
+    cleanup: () => rmSync(directory, { recursive: true, force: true }),
+  };
+}
+
+export function find(objects: KubeObject[], kind: string, name?: string): KubeObject {
+  const match = objects.find((o) => o.kind === kind && (name === undefined || o.metadata.name === name));
+  if (!match) throw new Error(`no ${kind}${name ? ` ${name}` : ""} among the rendered objects`);
+  return match;
+}
+
+export function describe(objects: KubeObject[]): string[] {
+  return objects.map(
+    (o) => `${o.kind} ${o.metadata.namespace ? `${o.metadata.namespace}/` : ""}${o.metadata.name}`,
+  );
+}

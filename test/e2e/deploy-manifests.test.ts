@@ -1,0 +1,268 @@
+// Every object rendered by kustomize (cluster base, sidecar overlay) and by
+// the Helm chart (default values, everything on, sidecar) is accepted by a
+// real kube-apiserver with the prometheus-operator CRDs installed: server-side
+// apply, dry run, strict field validation. The pods meet the restricted Pod
+// Security Standard, and the embedded rules and dashboards arrive unchanged.
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { parse } from "yaml";
+import { sourcePaths } from "../../scripts/deploy-sync.ts";
+import { ControlPlane, installCrd } from "../cluster/index.ts";
+import { DryRunApplier } from "../deploy/apply.ts";
+import {
+  describe,
+  find,
+  helmNamespace,
+  helmSidecarNamespace,
+  type KubeObject,
+  type RenderedModes,
+  renderAll,
+} from "../deploy/render.ts";
+import { prometheusOperatorCrds, resolveDeployTools } from "../deploy/tools.ts";
+
+let plane: ControlPlane | undefined;
+let rendered: RenderedModes;
+let applier: DryRunApplier;
+
+function admin(): ControlPlane["admin"] {
+  if (!plane) throw new Error("the control plane is not started");
+  return plane.admin;
+}
+
+before(async () => {
+  const tools = resolveDeployTools();
+  rendered = renderAll(tools);
+  plane = await ControlPlane.start();
+  const rest = plane.admin.rest;
+  for (const crd of prometheusOperatorCrds(tools)) await installCrd(rest, crd);
+  // Dry runs of namespaced objects need their namespace to exist for real.
+  for (const name of ["cr-status-exporter", helmNamespace, helmSidecarNamespace]) {
+    await rest.create("/api/v1/namespaces", { metadata: { name } });
+  }
+  await rest.create("/api/v1/namespaces", {
+    metadata: { name: "psa-restricted", labels: { "pod-security.kubernetes.io/enforce": "restricted" } },
+  });
+  applier = new DryRunApplier(rest);
+});
+
+after(async () => {
+  await plane?.stop();
+  rendered?.cleanup();
+});
+
+async function applyAll(objects: KubeObject[]): Promise<string[]> {
+  const failures: string[] = [];
+  for (const object of objects) {
+    const result = await applier.apply(object);
+    if (result.status < 200 || result.status >= 300) {
+      failures.push(`${describe([object])[0]}: ${result.status} ${result.message}`);
+    }
+  }
+  return failures;
+}
+
+const modes = [
+  ["kustomize base (cluster mode)", () => rendered.kustomizeBase],
+  ["kustomize sidecar overlay", () => rendered.kustomizeSidecar],
+  ["helm, default values", () => rendered.helmDefault],
+  ["helm, ci/values-all.yaml", () => rendered.helmAll],
+  ["helm, ci/values-sidecar.yaml", () => rendered.helmSidecar],
+] as const;
+
+for (const [title, objects] of modes) {
+  test(`${title}: every rendered object is accepted (server-side apply, dry run, strict)`, async (t) => {
+    const list = objects();
+    t.diagnostic(`${list.length} objects: ${describe(list).join(", ")}`);
+    assert.ok(list.length > 0);
+    assert.deepEqual(await applyAll(list), []);
+  });
+}
+
+test("the dry run rejects what the apiserver would reject (the check can fail)", async () => {
+  const monitor = structuredClone(find(rendered.kustomizeBase, "ServiceMonitor"));
+  (monitor.spec as { endpoints: Record<string, unknown>[] }).endpoints[0] = {
+    port: "metrics",
+    honourLabels: true,
+  };
+  const result = await applier.apply(monitor);
+  assert.ok(result.status >= 400, `expected a rejection, got ${result.status}`);
+  assert.match(result.message ?? "", /honourLabels: field not declared in schema/);
+});
+
+function podsOf(objects: KubeObject[]): { name: string; spec: unknown }[] {
+  return objects
+    .filter((o) => o.kind === "Deployment")
+    .map((o) => ({
+      name: o.metadata.name,
+      spec: (o.spec as { template: { spec: unknown } }).template.spec,
+    }));
+}
+
+test("every rendered pod is admitted under the restricted Pod Security Standard", async () => {
+  const rest = admin().rest;
+  const pods = [...modes.flatMap(([, objects]) => podsOf(objects()))];
+  assert.ok(pods.length >= 4, `expected Deployments in cluster and sidecar modes, got ${pods.length}`);
+  for (const pod of pods) {
+    const response = await rest.raw<{ message?: string }>(
+      "POST",
+      "/api/v1/namespaces/psa-restricted/pods",
+      { apiVersion: "v1", kind: "Pod", metadata: { name: pod.name }, spec: pod.spec },
+      { query: { dryRun: "All" } },
+    );
+    assert.equal(response.status, 201, `${pod.name}: ${response.body?.message}`);
+  }
+  // Control: the same pod without its securityContext is refused.
+  const first = pods[0];
+  assert.ok(first);
+  const spec = structuredClone(first.spec) as { containers: Record<string, unknown>[] };
+  for (const container of spec.containers) delete container.securityContext;
+  const refused = await rest.raw<{ message?: string }>(
+    "POST",
+    "/api/v1/namespaces/psa-restricted/pods",
+    { apiVersion: "v1", kind: "Pod", metadata: { name: first.name }, spec },
+    { query: { dryRun: "All" } },
+  );
+  assert.equal(refused.status, 403);
+  assert.match(refused.body?.message ?? "", /violates PodSecurity "restricted/);
+});
+
+test("the rules reach both PrometheusRules unchanged, {{ $labels }} templates included", () => {
+  const ruleFile = readFileSync(join(rendered.sources, sourcePaths.ruleFile), "utf8");
+  const prometheusRule = parse(readFileSync(join(rendered.sources, sourcePaths.prometheusRule), "utf8")) as {
+    spec: unknown;
+  };
+  assert.match(ruleFile, /\{\{ \$labels\./);
+  const fromHelm = find(rendered.helmAll, "PrometheusRule");
+  assert.deepEqual(fromHelm.spec, parse(ruleFile));
+  assert.equal(fromHelm.metadata.labels?.release, "kube-prometheus-stack");
+  assert.deepEqual(find(rendered.kustomizeBase, "PrometheusRule").spec, prometheusRule.spec);
+  assert.deepEqual(find(rendered.kustomizeSidecar, "PrometheusRule").spec, prometheusRule.spec);
+});
+
+test("every dashboard is one ConfigMap labelled for Grafana's sidecar, its JSON unchanged", () => {
+  const directory = join(rendered.sources, sourcePaths.dashboards);
+  const files = readdirSync(directory).filter((f) => f.endsWith(".json"));
+  assert.ok(files.length > 0);
+  for (const objects of [rendered.kustomizeBase, rendered.kustomizeSidecar, rendered.helmAll]) {
+    const dashboards = objects.filter((o) => o.kind === "ConfigMap" && o.metadata.labels?.grafana_dashboard);
+    assert.equal(dashboards.length, files.length);
+    for (const file of files) {
+      const source = readFileSync(join(directory, file), "utf8");
+      const configMap = dashboards.find((d) => (d.data as Record<string, string>)[file] !== undefined);
+      assert.ok(configMap, `no ConfigMap holds ${file}`);
+      assert.equal(configMap.metadata.labels?.grafana_dashboard, "1");
+      assert.equal(configMap.metadata.labels?.["kustomize.toolkit.fluxcd.io/substitute"], "disabled");
+      assert.deepEqual(
+        JSON.parse((configMap.data as Record<string, string>)[file] ?? ""),
+        JSON.parse(source),
+      );
+    }
+  }
+});
+
+test("ServiceMonitors: job label from app.kubernetes.io/name=cr-status-exporter, honorLabels, port metrics", () => {
+  for (const objects of [
+    rendered.kustomizeBase,
+    rendered.kustomizeSidecar,
+    rendered.helmAll,
+    rendered.helmSidecar,
+  ]) {
+    const monitor = find(objects, "ServiceMonitor");
+    const spec = monitor.spec as {
+      jobLabel: string;
+      selector: { matchLabels: Record<string, string> };
+      endpoints: { port: string; honorLabels: boolean }[];
+    };
+    assert.equal(spec.jobLabel, "app.kubernetes.io/name");
+    assert.deepEqual(
+      spec.endpoints.map((e) => [e.port, e.honorLabels]),
+      [["metrics", true]],
+    );
+    // The Service it selects carries the job label and names its port metrics.
+    const service = objects.find(
+      (o) =>
+        o.kind === "Service" &&
+        Object.entries(spec.selector.matchLabels).every(([k, v]) => o.metadata.labels?.[k] === v),
+    );
+    assert.ok(service, `no Service matches ${JSON.stringify(spec.selector.matchLabels)}`);
+    assert.equal(service.metadata.labels?.["app.kubernetes.io/name"], "cr-status-exporter");
+    assert.ok((service.spec as { ports: { name: string }[] }).ports.some((p) => p.name === "metrics"));
+  }
+});
+
+interface Rule {
+  apiGroups: string[];
+  resources: string[];
+  verbs: string[];
+}
+
+function grants(objects: KubeObject[]): string[] {
+  return objects
+    .filter((o) => o.kind === "ClusterRole" || o.kind === "Role")
+    .flatMap((o) => o.rules as Rule[])
+    .flatMap((r) => r.apiGroups.flatMap((g) => r.resources.map((res) => `${g}/${res}:${r.verbs.join(",")}`)))
+    .sort();
+}
+
+test("helm derives its RBAC from config.resources: exactly those, list and watch, CRDs only with discovery", () => {
+  assert.deepEqual(grants(rendered.helmDefault), [
+    "apiextensions.k8s.io/customresourcedefinitions:list,watch",
+    "example.com/widgets:list,watch",
+  ]);
+  assert.deepEqual(grants(rendered.helmAll), [
+    "apiextensions.k8s.io/customresourcedefinitions:list,watch",
+    "example.com/gadgets:list,watch",
+    "example.com/widgets:list,watch",
+  ]);
+  assert.deepEqual(grants(rendered.helmSidecar), ["example.com/widgets:list,watch"]);
+  const role = find(rendered.helmSidecar, "Role");
+  const binding = find(rendered.helmSidecar, "RoleBinding");
+  assert.equal(role.metadata.namespace, helmSidecarNamespace);
+  assert.deepEqual(binding.subjects, [
+    { kind: "ServiceAccount", name: "example-operator-controller-manager", namespace: helmSidecarNamespace },
+  ]);
+  const config = parse(
+    (find(rendered.helmSidecar, "ConfigMap", "cr-status-exporter-config").data as Record<string, string>)[
+      "config.yaml"
+    ] ?? "",
+  ) as { resources: { namespaces: string[] }[] };
+  assert.deepEqual(config.resources[0]?.namespaces, [helmSidecarNamespace]);
+});
+
+test("helm refuses what it cannot grant exactly, naming the value", () => {
+  const chart = join(rendered.directory, "deploy", "helm", "cr-status-exporter");
+  const helm = resolveDeployTools().helm;
+  const attempt = (...sets: string[]): string => {
+    try {
+      execFileSync(helm, ["template", "x", chart, ...sets.flatMap((s) => ["--set", s])], { stdio: "pipe" });
+      return "rendered";
+    } catch (error) {
+      return String((error as { stderr?: Buffer }).stderr);
+    }
+  };
+  assert.match(
+    attempt("config.resources[0].groups[0]=*.example.com"),
+    /config\.resources\[0\]\.groups: "\*\.example\.com" is a glob.*rbac\.rules/,
+  );
+  assert.match(
+    attempt("config.resources[0].group=example.com", "config.resources[0].kind=Widget"),
+    /config\.resources\[0\]: give `resource`/,
+  );
+  assert.match(attempt("rbac.scope=namespace"), /config\.crdDiscovery must be false with namespaced RBAC/);
+  assert.match(
+    attempt("mode=sidecar", "config.crdDiscovery=false"),
+    /sidecar\.operator\.serviceAccountName is required/,
+  );
+  assert.equal(
+    attempt(
+      "config.resources[0].groups[0]=*.example.com",
+      "rbac.rules[0].apiGroups[0]=*",
+      "rbac.rules[0].resources[0]=*",
+      "rbac.rules[0].verbs[0]=list",
+    ),
+    "rendered",
+  );
+});

@@ -1,0 +1,93 @@
+// Static checks of the shipped deploy files that need no cluster: the RBAC
+// grants exactly what the shipped configs watch, and the image is built the
+// way docs/install.md says (Node of the project, production dependencies, a
+// numeric non-root user, no HEALTHCHECK, the exporter as the entry command).
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { test } from "node:test";
+import { parse } from "yaml";
+import { repositoryRoot } from "../../scripts/deploy-sync.ts";
+import { imageCommand } from "../deploy/exporter-process.ts";
+
+const read = (path: string): string => readFileSync(join(repositoryRoot, path), "utf8");
+const yaml = <T>(path: string): T => parse(read(path)) as T;
+
+interface Rule {
+  apiGroups: string[];
+  resources: string[];
+  verbs: string[];
+}
+interface ShippedConfig {
+  crdDiscovery?: boolean;
+  resources: { group: string; resource: string; namespaces?: string[] }[];
+}
+
+/** group/resource pairs a rule list grants list+watch on. */
+function granted(rules: Rule[]): string[] {
+  return rules
+    .flatMap((rule) => {
+      assert.deepEqual([...rule.verbs].sort(), ["list", "watch"], "read-only: list and watch only");
+      return rule.apiGroups.flatMap((g) => rule.resources.map((r) => `${g}/${r}`));
+    })
+    .sort();
+}
+
+function wanted(config: ShippedConfig): string[] {
+  return [
+    ...(config.crdDiscovery === false ? [] : ["apiextensions.k8s.io/customresourcedefinitions"]),
+    ...config.resources.map((r) => `${r.group}/${r.resource}`),
+  ].sort();
+}
+
+test("cluster base: the ClusterRole grants list/watch on exactly the configured resources plus CRDs", () => {
+  const config = yaml<ShippedConfig>("deploy/kustomize/base/config.yaml");
+  const role = yaml<{ rules: Rule[] }>("deploy/kustomize/base/clusterrole.yaml");
+  assert.deepEqual(granted(role.rules), wanted(config));
+  assert.ok(granted(role.rules).includes("apiextensions.k8s.io/customresourcedefinitions"));
+});
+
+test("sidecar overlay: the Role grants exactly the configured resources, in the operator's namespace", () => {
+  const config = yaml<ShippedConfig>("deploy/kustomize/sidecar/config.yaml");
+  const role = yaml<{ rules: Rule[] }>("deploy/kustomize/sidecar/role.yaml");
+  const kustomization = yaml<{ namespace: string }>("deploy/kustomize/sidecar/kustomization.yaml");
+  assert.equal(config.crdDiscovery, false);
+  assert.deepEqual(granted(role.rules), wanted(config));
+  for (const resource of config.resources) assert.deepEqual(resource.namespaces, [kustomization.namespace]);
+});
+
+test("Dockerfile: the project's Node, production dependencies, numeric non-root user, no HEALTHCHECK", () => {
+  const dockerfile = read("deploy/Dockerfile");
+  const pkg = JSON.parse(read("package.json")) as { devDependencies: Record<string, string> };
+  assert.match(
+    dockerfile,
+    new RegExp(`^ARG NODE_VERSION=${pkg.devDependencies.node?.replaceAll(".", "\\.")}$`, "m"),
+  );
+  const stages = dockerfile.match(/^FROM .*$/gm) ?? [];
+  assert.ok(stages.length >= 2, "multi-stage");
+  for (const from of stages) assert.match(from, /^FROM node:\$\{NODE_VERSION\}-slim/);
+  assert.match(dockerfile, /npm ci --omit=dev/);
+  assert.doesNotMatch(dockerfile, /^HEALTHCHECK/m);
+  const user = /^USER (\d+):(\d+)$/m.exec(dockerfile);
+  assert.ok(user && Number(user[1]) > 0, "USER is numeric and not root (runAsNonRoot can verify it)");
+  const image = imageCommand(dockerfile);
+  assert.deepEqual(image.entrypoint, ["node", "src/main.ts"]);
+  assert.deepEqual(image.cmd, ["--config", "/etc/cr-status-exporter/config.yaml"]);
+  const ignore = read(".dockerignore").split("\n");
+  for (const path of ["!package.json", "!package-lock.json", "!src"]) assert.ok(ignore.includes(path), path);
+});
+
+test("the image tag, the chart's appVersion and package.json agree", () => {
+  const pkg = JSON.parse(read("package.json")) as { version: string };
+  const chart = yaml<{ appVersion: string }>("deploy/helm/cr-status-exporter/Chart.yaml");
+  assert.equal(chart.appVersion, pkg.version);
+  for (const path of [
+    "deploy/kustomize/base/deployment.yaml",
+    "deploy/kustomize/sidecar/sidecar-patch.yaml",
+  ]) {
+    assert.match(
+      read(path),
+      new RegExp(`image: ghcr\\.io/cr-status-exporter/cr-status-exporter:${pkg.version}\\n`),
+    );
+  }
+});
