@@ -291,9 +291,7 @@ test("sidecar mode: the rendered namespaced Role (crdDiscovery: false) exports t
   assert.equal(await exporter.stop(), 0);
 });
 
-test("sidecar mode: the container's full args, API proxy included, start the exporter and write the operator's kubeconfig", {
-  todo: "src/config/validate.ts rejects the apiProxy key (from the file and from --api-proxy-* flags) as unknown",
-}, async (t) => {
+test("sidecar mode: the container's full args, API proxy included, start the exporter and write the operator's kubeconfig", async (t) => {
   const user = cp().mintUser();
   await bindRole(user, find(rendered.kustomizeSidecar, "Role"));
   const deployment = find(rendered.kustomizeSidecar, "Deployment");
