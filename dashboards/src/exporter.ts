@@ -137,13 +137,13 @@ export function exporterDashboard(options: DashboardOptions): Dashboard {
             type: "timeseries",
             title: "Watch errors",
             description:
-              "Failed list and watch requests, by resource, operation and HTTP code (0: network or timeout).",
+              "Failed list and watch requests, by resource, operation and HTTP code (0: network or timeout). Resources without errors show a flat 0.",
             unit: "ops",
             w: 8,
             h: 8,
             targets: [
               {
-                expr: `sum by (kind, operation, code) (rate(cr_exporter_watch_errors_total{${EXPORTER_KIND}}[$__rate_interval]))`,
+                expr: `sum by (kind, operation, code) (rate(cr_exporter_watch_errors_total{${EXPORTER_KIND}}[$__rate_interval])) or sum by (kind) (rate(cr_exporter_watch_events_total{${EXPORTER_KIND}}[$__rate_interval])) * 0`,
                 legend: "{{kind}} {{operation}} {{code}}",
               },
             ],

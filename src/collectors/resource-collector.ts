@@ -89,6 +89,9 @@ export class ResourceCollector {
     this.#deps = deps;
     const { group, version, kind } = settings.identity;
     this.#labels = { group, version, kind };
+    // Error counters exist from the start (at 0), so "no errors" is a value, not missing data.
+    deps.metrics.handlerErrors.inc(this.#labels, 0);
+    deps.metrics.seriesDropped.inc(this.#labels, 0);
   }
 
   get identity(): ResourceIdentity {

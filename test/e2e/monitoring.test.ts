@@ -1,0 +1,181 @@
+// The shipped alert rules and dashboards against the real exporter: a real
+// kube-apiserver, the exporter watching it (and proxying an operator's status
+// writes), and a real Prometheus scraping the exporter with the generated rules.
+// A widget driven to Ready=False must raise CustomResourceNotReady (pending,
+// then firing), and every dashboard panel query must return data.
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
+import { DEFAULT_ALERT_OPTIONS, generateRuleGroups, renderRuleFile } from "../../alerts/src/index.ts";
+import { panelQueries } from "../../dashboards/src/index.ts";
+import {
+  changeSpec,
+  condition,
+  createCr,
+  getCr,
+  installCrd,
+  patchStatus,
+  refFor,
+  useControlPlane,
+} from "../cluster/index.ts";
+import { type PromAlert, PrometheusServer } from "../prometheus/index.ts";
+import { type ExporterHandle, eventually, runExporter } from "../support/exporter.ts";
+
+const JOB = "cr-status-exporter";
+const testbed = useControlPlane();
+let exporter: ExporterHandle;
+let prometheus: PrometheusServer;
+let ruleDir = "";
+let ns = "";
+
+before(async () => {
+  const plane = await testbed.ready();
+  await installCrd(plane.admin.rest, "widgets");
+  await installCrd(plane.admin.rest, "gadgets");
+  ns = await plane.createNamespace("mon");
+  exporter = await runExporter(plane.kubeconfigPath, {
+    resources: [
+      {
+        group: "example.com",
+        resource: "widgets",
+        conditionReasons: true,
+        heartbeatField: "status.lastHeartbeatTime",
+        phaseTransitions: { Pending: ["Provisioning"], Provisioning: ["Running"], Running: ["Failed"] },
+      },
+      // A tiny series cap, so the series-dropped panels have something to show.
+      { group: "example.com", resource: "gadgets", maxSeries: 5 },
+    ],
+    apiProxy: { listen: "127.0.0.1:0" },
+  });
+  await eventually("exporter ready", async () => (await fetch(`${exporter.exporter.url}/readyz`)).ok);
+  ruleDir = mkdtempSync(join(tmpdir(), "cr-rules-"));
+  const groups = generateRuleGroups({
+    ...DEFAULT_ALERT_OPTIONS,
+    selector: `job="${JOB}"`,
+    for: { ...DEFAULT_ALERT_OPTIONS.for, notReady: "4s" },
+  });
+  writeFileSync(join(ruleDir, "rules.yaml"), renderRuleFile(groups));
+  prometheus = await PrometheusServer.start({
+    scrape: [{ job: JOB, targets: [new URL(exporter.exporter.url).host] }],
+    ruleFiles: [join(ruleDir, "rules.yaml")],
+    scrapeInterval: "1s",
+    evaluationInterval: "1s",
+  });
+});
+
+after(async () => {
+  await prometheus?.stop();
+  await exporter?.stop();
+  if (ruleDir) rmSync(ruleDir, { recursive: true, force: true });
+});
+
+/** A status write sent by an "operator" through the exporter's API proxy. */
+async function throughProxy(
+  path: string,
+  method: string,
+  body: unknown,
+  contentType: string,
+): Promise<number> {
+  const proxy = exporter.exporter.statusWrites.proxyUrl;
+  assert.ok(proxy, "the API proxy is running");
+  const response = await fetch(`${proxy}${path}`, {
+    method,
+    headers: { Authorization: `Bearer ${testbed.plane.admin.token}`, "Content-Type": contentType },
+    body: JSON.stringify(body),
+  });
+  await response.arrayBuffer();
+  return response.status;
+}
+
+test("a widget driven to Ready=False fires CustomResourceNotReady through the real exporter", async () => {
+  const rest = testbed.plane.admin.rest;
+  const ref = refFor("widgets", ns, "w1");
+  await createCr(rest, ref, "w1", { size: 1 });
+  await patchStatus(rest, ref, {
+    observedGeneration: 1,
+    phase: "Running",
+    conditions: [condition("Ready", "True", "Ok", "", 1)],
+  });
+  await prometheus.waitFor("the exporter to be scraped", async () =>
+    (await prometheus.query(`cr_condition{job="${JOB}",name="w1",type="Ready",status="True"} == 1`))
+      .length === 1
+      ? true
+      : undefined,
+  );
+  assert.deepEqual(
+    (await prometheus.alerts()).filter((a) => a.labels.alertname === "CustomResourceNotReady"),
+    [],
+  );
+  await patchStatus(rest, ref, {
+    conditions: [condition("Ready", "False", "ImagePullBackOff", "cannot pull", 1)],
+  });
+  const seen: PromAlert["state"][] = [];
+  const firing = await prometheus.waitFor(
+    "CustomResourceNotReady to fire",
+    async () => {
+      const alert = (await prometheus.alerts()).find(
+        (a) => a.labels.alertname === "CustomResourceNotReady" && a.labels.name === "w1",
+      );
+      if (alert && seen.at(-1) !== alert.state) seen.push(alert.state);
+      return alert?.state === "firing" ? alert : undefined;
+    },
+    60_000,
+  );
+  assert.deepEqual(seen, ["pending", "firing"]);
+  assert.equal(firing.labels.namespace, ns);
+  assert.equal(firing.labels.kind, "Widget");
+  assert.equal(firing.labels.reason, undefined, "reason is not part of the alert identity");
+});
+
+test("every dashboard panel query returns data", async () => {
+  const rest = testbed.plane.admin.rest;
+  // A rollout with history: time to ready, state durations, a reconcile, an illegal phase move.
+  const ref = refFor("widgets", ns, "w2");
+  await createCr(rest, ref, "w2", { size: 1 });
+  await patchStatus(rest, ref, {
+    observedGeneration: 1,
+    phase: "Pending",
+    lastHeartbeatTime: new Date().toISOString().replace(/\.\d+Z$/, "Z"),
+    conditions: [condition("Ready", "False", "Provisioning", "", 1)],
+  });
+  await sleep(1_100);
+  await patchStatus(rest, ref, { phase: "Running", conditions: [condition("Ready", "True", "Ok", "", 1)] });
+  await changeSpec(rest, ref, { size: 2 });
+  await sleep(1_100);
+  await patchStatus(rest, ref, {
+    observedGeneration: 2,
+    conditions: [condition("Ready", "True", "Ok", "", 2)],
+  });
+  // The operator's writes through the proxy: a success, a conflict, a no-op.
+  const statusPath = `/apis/example.com/v1/namespaces/${ns}/widgets/w2/status`;
+  assert.equal(
+    await throughProxy(statusPath, "PATCH", { status: { replicas: 1 } }, "application/merge-patch+json"),
+    200,
+  );
+  const stale = await getCr(rest, ref);
+  await patchStatus(rest, ref, { replicas: 2 });
+  assert.equal(await throughProxy(statusPath, "PUT", stale, "application/json"), 409);
+  // Gadgets over the series cap.
+  for (const name of ["g1", "g2", "g3"]) {
+    const gadget = refFor("gadgets", undefined, `${ns}-${name}`);
+    await createCr(rest, gadget, `${ns}-${name}`);
+    await patchStatus(rest, gadget, { conditions: [condition("Ready", "True")] });
+  }
+  // Let Prometheus take a few scrapes of all of it (rates need two points).
+  await sleep(6_000);
+
+  const queries = panelQueries({ rateInterval: "10s" });
+  const now = Date.now() / 1000;
+  const empty: string[] = [];
+  for (const q of queries) {
+    const result = q.instant
+      ? await prometheus.query(q.query)
+      : await prometheus.queryRange(q.query, now - 60, now, 2);
+    if (result.length === 0) empty.push(`${q.dashboard} / ${q.panel} / ${q.refId}: ${q.query}`);
+  }
+  console.error(`# ${queries.length - empty.length} of ${queries.length} panel queries returned data`);
+  assert.deepEqual(empty, [], "panel queries without data");
+});
