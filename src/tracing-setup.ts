@@ -46,7 +46,7 @@ export async function setUpTracing(
     logger,
   );
   if (!tracer) {
-    logger.info("tracing off: no OTLP endpoint configured");
+    // createTracing has logged why.
     return { tracer: undefined, stopElection: async () => {} };
   }
   elector?.start();
