@@ -79,7 +79,6 @@ export async function startStatusWriteSources(
       );
       closers.push(() => proxy.close());
       proxyUrl = proxy.url;
-      logger.info("API proxy listening", { url: proxy.url, kubeconfig: p.kubeconfigPath });
     }
     if (config.auditReceiver) {
       const a = config.auditReceiver;
@@ -99,7 +98,6 @@ export async function startStatusWriteSources(
       );
       closers.push(() => receiver.close());
       auditUrl = receiver.url;
-      logger.info("audit receiver listening", { url: receiver.url });
     }
   } catch (error) {
     await Promise.all(closers.map((close) => close()));

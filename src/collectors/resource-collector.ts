@@ -21,21 +21,15 @@ import type { KubeClient } from "../kube/client.ts";
 import { ListWatch, type ListWatchHandler, type ListWatchObserver } from "../kube/list-watch.ts";
 import type { Logger } from "../log.ts";
 import type { SelfMetrics } from "../metrics/self-metrics.ts";
+import type { ObjectObservation } from "../tracing/observation.ts";
 import { type ObjectEntry, ObjectStore } from "./object-store.ts";
 
 /** What the tracing side needs to hear about (implemented by src/tracing). */
 export interface StateObserver {
+  observe(observation: ObjectObservation): void;
+  traceIdFor(resource: ResourceIdentity, uid: string, generation: number): string | undefined;
   tick?(now: number): void;
   shutdown?(): Promise<void>;
-  observe(observation: {
-    resource: ResourceIdentity;
-    statusSubresource: boolean;
-    previous: ObjectState | undefined;
-    current: ObjectState | undefined;
-    now: number;
-    replay: boolean;
-  }): void;
-  traceIdFor(resource: ResourceIdentity, uid: string, generation: number): string | undefined;
 }
 
 export interface CollectorSettings {

@@ -8,14 +8,13 @@
 // counted write are kept, to read the Status reason.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { Agent, request as httpsRequest } from "node:https";
-import type { AddressInfo } from "node:net";
 import { pipeline } from "node:stream";
 import type { Logger } from "../log.ts";
 import { BoundedPrefix } from "./bounded-prefix.ts";
 import { classifyFailure, isFailureCode, parseStatusPrefix } from "./classify.ts";
 import { endToEndHeaders, headerValue } from "./headers.ts";
 import { type KindResolver, pluralKindResolver } from "./kinds.ts";
-import { assertLoopbackUnlessAllowed, parseListenAddress } from "./listen-address.ts";
+import { assertLoopbackUnlessAllowed, bindServer, parseListenAddress } from "./listen-address.ts";
 import type { StatusWriteMetrics } from "./metrics.ts";
 import { writeOperatorKubeconfig } from "./operator-kubeconfig.ts";
 import { isStatusWrite, parseResourceRequest, type ResourceRequest } from "./request-path.ts";
@@ -202,16 +201,8 @@ export async function startApiProxy(
     if (socket.writable) socket.end("HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n");
   });
 
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(address.port, address.host, () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-  const bound = server.address() as AddressInfo;
-  const hostPart = bound.family === "IPv6" ? `[${bound.address}]` : bound.address;
-  const url = `http://${hostPart}:${bound.port}`;
+  const bound = await bindServer(server, address);
+  const url = `http://${bound.host}:${bound.port}`;
   if (options.kubeconfigPath) {
     try {
       writeOperatorKubeconfig(options.kubeconfigPath, url, options.tokenFile);

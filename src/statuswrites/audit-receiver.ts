@@ -5,13 +5,12 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createServer, type Server } from "node:https";
-import type { AddressInfo } from "node:net";
 import type { TLSSocket } from "node:tls";
 import type { Logger } from "../log.ts";
 import { AuditPayloadError, type AuditStatusWrite, parseAuditEventList } from "./audit-events.ts";
 import { classifyFailure } from "./classify.ts";
 import { type KindResolver, pluralKindResolver } from "./kinds.ts";
-import { parseListenAddress } from "./listen-address.ts";
+import { bindServer, parseListenAddress } from "./listen-address.ts";
 import type { StatusWriteMetrics } from "./metrics.ts";
 
 export interface AuditReceiverOptions {
@@ -165,16 +164,8 @@ export async function startAuditReceiver(
   );
   server.on("tlsClientError", (error) => log.debug("TLS handshake failed", { error }));
 
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(address.port, address.host, () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-  const bound = server.address() as AddressInfo;
-  const hostPart = bound.family === "IPv6" ? `[${bound.address}]` : bound.address;
-  const url = `https://${hostPart}:${bound.port}${path}`;
+  const bound = await bindServer(server, address);
+  const url = `https://${bound.host}:${bound.port}${path}`;
   log.info("audit receiver listening", {
     url,
     bearerToken: Boolean(expectedToken),

@@ -1,3 +1,4 @@
+import type { AddressInfo, Server } from "node:net";
 // Listen addresses ("127.0.0.1:8001", "[::1]:8001") and the loopback rule:
 // the API proxy forwards the bearer tokens of whoever connects, so by default
 // only processes in the same network namespace (the pod) may reach it.
@@ -43,4 +44,20 @@ export function assertLoopbackUnlessAllowed(
       "the proxy forwards the credentials of any caller that can reach it; " +
       "use 127.0.0.1 or set allowNonLoopback explicitly",
   );
+}
+
+/** Starts `server` listening on `address`; resolves with the bound host (IPv6 in brackets) and port. */
+export async function bindServer(
+  server: Server,
+  address: ListenAddress,
+): Promise<{ host: string; port: number }> {
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(address.port, address.host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const bound = server.address() as AddressInfo;
+  return { host: bound.family === "IPv6" ? `[${bound.address}]` : bound.address, port: bound.port };
 }

@@ -10,13 +10,14 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+source "$here/../lib/go-cache.sh"
 cache="${XDG_CACHE_HOME:-$HOME/.cache}/cr-status-exporter/tools"
 
 if ! command -v go >/dev/null 2>&1; then
   echo "build-tools: Go is not installed; install Go >= 1.26 to build kustomize and helm" >&2
   exit 1
 fi
-export GOTOOLCHAIN=local GOWORK=off CGO_ENABLED=0 GOFLAGS=-trimpath
+go_build_env
 
 # pinned <wrapper dir> <module path>: the version the wrapper's go.mod requires.
 pinned() {
@@ -30,28 +31,23 @@ build() {
   local version
   version=$(pinned "$mod" "$module")
   local dest="$cache/$tool-$version"
-  local stamp="$dest/.stamp"
   local want
-  want=$(cat "$mod/go.mod" "$mod/go.sum" | sha256sum | cut -d' ' -f1)
-  if [[ -x "$dest/$tool" && -f "$stamp" && "$(cat "$stamp")" == "$want" ]]; then
+  want=$(go_cache_want "$mod")
+  if go_cache_fresh "$dest" "$want" "$tool"; then
     echo "$tool=$dest/$tool"
     return
   fi
-  mkdir -p "$dest"
-  # One build at a time per tool: a second caller waits, then finds the stamp.
-  exec 9>"$dest/.build.lock"
-  flock 9
-  if ! [[ -x "$dest/$tool" && -f "$stamp" && "$(cat "$stamp")" == "$want" ]]; then
+  go_cache_lock "$dest"
+  if ! go_cache_fresh "$dest" "$want" "$tool"; then
     local start
     start=$(date +%s)
     echo "build-tools: building $tool $version into $dest (a few minutes on 2 cores)" >&2
     (cd "$mod" && go mod download >&2 &&
       go build -ldflags "-s -w ${ldflags//@VERSION@/$version}" -o "$dest/$tool.tmp" "$package" >&2)
     mv "$dest/$tool.tmp" "$dest/$tool"
-    echo "$want" >"$stamp"
     echo "build-tools: $tool built in $(($(date +%s) - start))s" >&2
   fi
-  exec 9>&-
+  go_cache_done "$dest" "$want"
   echo "$tool=$dest/$tool"
 }
 

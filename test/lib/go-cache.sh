@@ -1,0 +1,35 @@
+# Shared by the scripts that build Go test peers into caches outside the
+# repository (test/cluster, test/jaeger, test/deploy). Source it; it defines:
+#   go_cache_want <module dir>          the stamp: sha256 of the wrapper's go.mod + go.sum
+#   go_cache_fresh <dest> <want> <bin>… true when every binary exists and the stamp matches
+#   go_cache_lock <dest>                take the build lock (fd 9): one build at a time,
+#                                       a second caller waits, then finds the stamp fresh
+#   go_cache_done <dest> <want>         write the stamp
+#   go_build_env                        the build settings every peer uses
+
+go_cache_want() {
+  cat "$1/go.mod" "$1/go.sum" | sha256sum | cut -d' ' -f1
+}
+
+go_cache_fresh() {
+  local dest=$1 want=$2
+  shift 2
+  [[ -f "$dest/.stamp" && "$(cat "$dest/.stamp")" == "$want" ]] || return 1
+  local bin
+  for bin in "$@"; do [[ -x "$dest/$bin" ]] || return 1; done
+}
+
+go_cache_lock() {
+  mkdir -p "$1"
+  exec 9>"$1/.build.lock"
+  flock 9
+}
+
+go_cache_done() {
+  echo "$2" >"$1/.stamp"
+  exec 9>&-
+}
+
+go_build_env() {
+  export GOTOOLCHAIN=local GOWORK=off CGO_ENABLED=0 GOFLAGS=-trimpath
+}
