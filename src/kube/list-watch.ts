@@ -110,13 +110,15 @@ export class ListWatch {
     let resourceVersion: string | undefined;
     let reason: RelistReason = "initial";
     while (!signal.aborted) {
-      const operation: Operation = resourceVersion === undefined ? "list" : "watch";
+      // Which request failed, for the error metric: set before each one starts.
+      let operation: Operation = "list";
       try {
         if (resourceVersion === undefined) {
           this.#guard(() => this.#observer.synced(false));
           resourceVersion = await this.#list(reason, signal);
           this.#backoff.reset();
         }
+        operation = "watch";
         const watchStarted = performance.now();
         resourceVersion = await this.#watch(resourceVersion, signal);
         // A server that ends watches at once would otherwise be reconnected in a hot loop.
