@@ -47,11 +47,3 @@ export function formatValue(value: number): string {
 export function sampleLine(name: string, labels: string, value: number): string {
   return `${name}${labels} ${formatValue(value)}\n`;
 }
-
-/** Appends extra `k="v"` pairs inside an already rendered `{...}` label block. */
-export function withLabels(base: string, names: readonly string[], values: readonly string[]): string {
-  const extra = renderLabels(names, values);
-  if (!base) return extra;
-  if (!extra) return base;
-  return `${base.slice(0, -1)},${extra.slice(1)}`;
-}

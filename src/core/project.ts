@@ -155,9 +155,19 @@ export function projectObject(raw: Json, settings: ProjectionSettings): ObjectSt
   for (const c of conditions) {
     statusKey += `|${c.type}=${c.status}/${c.reason}/${c.observedGeneration}/${c.lastTransitionTime}`;
   }
+  // Metadata writes (labels, annotations, finalizers, owners, deletion, spec →
+  // generation) are told apart from no-op status writes by this key. Long
+  // annotation values (last-applied-configuration) count by length only: they
+  // are kilobytes, and hashing them on every event is the costliest part here.
   let metaKey = `${generation}|${deletionTimestamp}|${JSON.stringify(metadata.labels ?? null)}|${JSON.stringify(
-    metadata.annotations ?? null,
-  )}|${JSON.stringify(metadata.finalizers ?? null)}|${JSON.stringify(metadata.ownerReferences ?? null)}`;
+    metadata.finalizers ?? null,
+  )}|${JSON.stringify(metadata.ownerReferences ?? null)}`;
+  if (isRecord(metadata.annotations)) {
+    for (const [key, value] of Object.entries(metadata.annotations)) {
+      const text = typeof value === "string" ? value : "";
+      metaKey += `|${key}=${text.length > 64 ? `#${text.length}` : text}`;
+    }
+  }
   for (const value of Object.values(labels)) metaKey += `|${value}`;
 
   return {

@@ -3,7 +3,7 @@
 // concatenates. The few values that move with the clock (lag seconds,
 // heartbeat age, Ready=False turning into Failed) are marked dynamic and
 // rendered at scrape time from the same state.
-import { renderLabels, sampleLine, withLabels } from "./exposition.ts";
+import { escapeLabelValue, renderLabels, sampleLine } from "./exposition.ts";
 import { F, objectFamilies } from "./families.ts";
 import { type StatusSettings, statusResults, summarizeStatus } from "./kstatus.ts";
 import type { ObjectMemory } from "./observations.ts";
@@ -107,27 +107,27 @@ function boundedReason(ctx: KindContext, reason: string): string {
   return "other";
 }
 
-function countLines(text: string): number {
-  let n = 0;
-  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) n++;
-  return n;
+/** `{a="x",b="y"}` → `{a="x",b="y"` so more pairs can be appended cheaply. */
+function opened(labels: string): string {
+  return labels.slice(0, -1);
 }
 
 export function renderPhase(ctx: KindContext, labels: string, phase: string | undefined): string {
   if (phase === undefined) return "";
   const name = ctx.names[F.phase] as string;
+  const open = opened(labels);
   const set = ctx.phases.includes(phase) ? ctx.phases : [...ctx.phases, phase];
   let out = "";
-  for (const p of set) out += sampleLine(name, withLabels(labels, ["phase"], [p]), p === phase ? 1 : 0);
+  for (const p of set) out += `${name}${open},phase="${escapeLabelValue(p)}"} ${p === phase ? 1 : 0}\n`;
   return out;
 }
 
 function renderStatus(ctx: KindContext, labels: string, state: ObjectState, now: number): string {
   const { result } = summarizeStatus(state, ctx.status, now);
   const name = ctx.names[F.status] as string;
+  const open = opened(labels);
   let out = "";
-  for (const r of statusResults)
-    out += sampleLine(name, withLabels(labels, ["result"], [r]), r === result ? 1 : 0);
+  for (const r of statusResults) out += `${name}${open},result="${r}"} ${r === result ? 1 : 0}\n`;
   return out;
 }
 
@@ -166,94 +166,81 @@ export function renderObject(
   counters: ObjectCounters,
   now: number,
 ): RenderedObject {
+  // Hot path (every object change): lines are built from pre-escaped label
+  // prefixes by plain concatenation, and series are counted as they are made.
   const labels = objectLabels(ctx, state);
+  const open = opened(labels);
   const n = ctx.names;
   const slots: string[] = new Array(objectFamilies.length).fill("");
   let dynamic = 0;
+  let series = 0;
 
+  let conditionText = "";
+  let transitionsText = "";
+  let lastTransitionText = "";
+  let staleText = "";
+  let reasonText = "";
   for (const c of state.conditions) {
-    const typed = withLabels(labels, ["type"], [c.type]);
+    const typedOpen = `${open},type="${escapeLabelValue(c.type)}"`;
     for (const s of conditionStatuses) {
-      slots[F.condition] += sampleLine(
-        n[F.condition] as string,
-        withLabels(typed, ["status"], [s]),
-        s === c.status ? 1 : 0,
-      );
-      const count = counters.transitions.get(`${c.type}\u0000${s}`) ?? 0;
-      slots[F.conditionTransitions] += sampleLine(
-        n[F.conditionTransitions] as string,
-        withLabels(typed, ["status"], [s]),
-        count,
-      );
+      const withStatus = `${typedOpen},status="${s}"}`;
+      conditionText += `${n[F.condition]}${withStatus} ${s === c.status ? 1 : 0}\n`;
+      transitionsText += `${n[F.conditionTransitions]}${withStatus} ${counters.transitions.get(`${c.type}\u0000${s}`) ?? 0}\n`;
     }
+    series += 6;
     if (c.lastTransitionTime !== undefined) {
-      slots[F.conditionLastTransition] += sampleLine(
-        n[F.conditionLastTransition] as string,
-        typed,
-        c.lastTransitionTime,
-      );
+      lastTransitionText += `${n[F.conditionLastTransition]}${typedOpen}} ${c.lastTransitionTime}\n`;
+      series++;
     }
     if (c.observedGeneration !== undefined && state.generation !== undefined) {
-      slots[F.conditionStale] += sampleLine(
-        n[F.conditionStale] as string,
-        typed,
-        c.observedGeneration < state.generation ? 1 : 0,
-      );
+      staleText += `${n[F.conditionStale]}${typedOpen}} ${c.observedGeneration < state.generation ? 1 : 0}\n`;
+      series++;
     }
     if (ctx.reasonsEnabled && c.reason !== "") {
-      const reason = boundedReason(ctx, c.reason);
-      slots[F.conditionReason] += sampleLine(
-        n[F.conditionReason] as string,
-        withLabels(typed, ["reason"], [reason]),
-        1,
-      );
+      reasonText += `${n[F.conditionReason]}${typedOpen},reason="${escapeLabelValue(boundedReason(ctx, c.reason))}"} 1\n`;
+      series++;
     }
   }
+  slots[F.condition] = conditionText;
+  slots[F.conditionTransitions] = transitionsText;
+  slots[F.conditionLastTransition] = lastTransitionText;
+  slots[F.conditionStale] = staleText;
+  slots[F.conditionReason] = reasonText;
 
-  if (state.generation !== undefined)
-    slots[F.generation] = sampleLine(n[F.generation] as string, labels, state.generation);
+  const line = (slot: number, value: number): void => {
+    slots[slot] = sampleLine(n[slot] as string, labels, value);
+    series++;
+  };
+  if (state.generation !== undefined) line(F.generation, state.generation);
   if (state.observedGeneration !== undefined) {
-    slots[F.observedGeneration] = sampleLine(
-      n[F.observedGeneration] as string,
-      labels,
-      state.observedGeneration,
-    );
+    line(F.observedGeneration, state.observedGeneration);
     if (state.generation !== undefined) {
       const lag = Math.max(0, state.generation - state.observedGeneration);
-      slots[F.generationLag] = sampleLine(n[F.generationLag] as string, labels, lag);
-      if (lag > 0) dynamic |= 1 << F.generationLagSeconds;
-      else slots[F.generationLagSeconds] = sampleLine(n[F.generationLagSeconds] as string, labels, 0);
+      line(F.generationLag, lag);
+      if (lag > 0) {
+        dynamic |= 1 << F.generationLagSeconds;
+        series++;
+      } else line(F.generationLagSeconds, 0);
     }
   }
 
-  slots[F.phase] = renderPhase(ctx, labels, state.phase);
+  if (state.phase !== undefined) {
+    slots[F.phase] = renderPhase(ctx, labels, state.phase);
+    series += ctx.phases.includes(state.phase) ? ctx.phases.length : ctx.phases.length + 1;
+  }
 
   const summary = summarizeStatus(state, ctx.status, now);
   if (summary.changesAt !== undefined) dynamic |= 1 << F.status;
   else slots[F.status] = renderStatus(ctx, labels, state, now);
+  series += statusResults.length;
 
-  if (state.deletionTimestamp !== undefined) {
-    slots[F.deletionTimestamp] = sampleLine(
-      n[F.deletionTimestamp] as string,
-      labels,
-      state.deletionTimestamp,
-    );
+  if (state.deletionTimestamp !== undefined) line(F.deletionTimestamp, state.deletionTimestamp);
+  if (state.heartbeat !== undefined) {
+    dynamic |= 1 << F.heartbeatAge;
+    series++;
   }
-  if (state.heartbeat !== undefined) dynamic |= 1 << F.heartbeatAge;
-
-  slots[F.statusUpdates] = sampleLine(n[F.statusUpdates] as string, labels, counters.statusUpdates);
-  slots[F.statusNoopUpdates] = sampleLine(n[F.statusNoopUpdates] as string, labels, counters.noopUpdates);
-  slots[F.specGenerationChanges] = sampleLine(
-    n[F.specGenerationChanges] as string,
-    labels,
-    counters.generationChanges,
-  );
-
-  let series = 0;
-  for (const text of slots) series += countLines(text);
-  // Dynamic slots hold one series each (status: one per result).
-  if (dynamic & (1 << F.generationLagSeconds)) series += 1;
-  if (dynamic & (1 << F.heartbeatAge)) series += 1;
-  if (dynamic & (1 << F.status)) series += statusResults.length;
+  line(F.statusUpdates, counters.statusUpdates);
+  line(F.statusNoopUpdates, counters.noopUpdates);
+  line(F.specGenerationChanges, counters.generationChanges);
   return { slots, dynamic, series, phasesVersion: ctx.phasesVersion, labels };
 }
