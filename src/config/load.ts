@@ -40,11 +40,42 @@ function merge(base: unknown, overrides: Overrides): unknown {
   return result;
 }
 
+/**
+ * Replaces `${NAME}` and `${NAME:-default}` with environment variables, so one
+ * file can serve every pod (e.g. `namespaces: ["${POD_NAMESPACE}"]` with the
+ * downward API). `$${` escapes a literal `${`. An unset variable without a
+ * default is an error naming it.
+ */
+export function expandEnvironment(
+  text: string,
+  source: string,
+  env: NodeJS.ProcessEnv = process.env,
+): string {
+  const missing: string[] = [];
+  const expanded = text.replace(
+    /\$?\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g,
+    (match, name: string, fallback?: string) => {
+      if (match.startsWith("$$")) return match.slice(1);
+      const value = env[name];
+      if (value !== undefined && value !== "") return value;
+      if (fallback !== undefined) return fallback;
+      missing.push(name);
+      return match;
+    },
+  );
+  if (missing.length > 0) {
+    throw new ConfigError(
+      missing.map((name) => `${source}: \${${name}} is used but the environment variable ${name} is not set`),
+    );
+  }
+  return expanded;
+}
+
 /** Parses and validates YAML text; throws ConfigError naming the problem(s). */
 export function parseConfigText(text: string, source: string, overrides: Overrides = {}): Config {
   let parsed: unknown;
   try {
-    parsed = parse(text);
+    parsed = parse(expandEnvironment(text, source));
   } catch (error) {
     const where = error instanceof YAMLParseError && error.linePos ? ` at line ${error.linePos[0].line}` : "";
     throw new ConfigError([

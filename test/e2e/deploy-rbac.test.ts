@@ -153,10 +153,16 @@ async function bindRole(user: TestUser, role: KubeObject): Promise<void> {
   });
 }
 
-async function start(command: string[], user: TestUser): Promise<ExporterProcess> {
+async function start(command: string[], user: TestUser, podNamespace?: string): Promise<ExporterProcess> {
   const exporter = await startExporterProcess(command, {
     cwd: repositoryRoot,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, KUBECONFIG: user.kubeconfigPath },
+    // POD_NAMESPACE stands in for the downward API the sidecar manifests use.
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      KUBECONFIG: user.kubeconfigPath,
+      ...(podNamespace !== undefined && { POD_NAMESPACE: podNamespace }),
+    },
   });
   running.push(exporter);
   return exporter;
@@ -262,7 +268,7 @@ test("sidecar mode: the rendered namespaced Role (crdDiscovery: false) exports t
   // The API-proxy flags are left out here: the RBAC of the watches is under
   // test, and the proxy has its own end-to-end test (status-writes).
   t.diagnostic(`command: ${command.join(" ")}`);
-  const exporter = await start(command, user);
+  const exporter = await start(command, user, sidecarNamespace);
   let metrics = "";
   await waitUntil("a 403 watch error for gizmos", 30_000, async () => {
     metrics = (await text(`${exporter.base}/metrics`)).body;
@@ -302,7 +308,7 @@ test("sidecar mode: the container's full args, API proxy included, start the exp
   t.diagnostic(`command: ${command.join(" ")}`);
   const kubeconfigArg = command[command.indexOf("--api-proxy-kubeconfig") + 1] ?? "";
   assert.ok(kubeconfigArg.startsWith(scratch), "the kubeconfig lands in the emptyDir");
-  const exporter = await start(command, user);
+  const exporter = await start(command, user, sidecarNamespace);
   await waitUntil("/readyz 200", 30_000, async () => (await text(`${exporter.base}/readyz`)).status === 200);
   const written = parse(readFileSync(kubeconfigArg, "utf8")) as {
     clusters: { cluster: { server: string } }[];

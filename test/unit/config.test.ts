@@ -5,7 +5,12 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { flagOverrides, parseFlags } from "../../src/config/flags.ts";
-import { loadConfigFile, parseConfigText, watchConfigFile } from "../../src/config/load.ts";
+import {
+  expandEnvironment,
+  loadConfigFile,
+  parseConfigText,
+  watchConfigFile,
+} from "../../src/config/load.ts";
 import { ConfigError, validateConfig } from "../../src/config/validate.ts";
 
 function problems(input: unknown): string[] {
@@ -148,3 +153,17 @@ async function waitFor(condition: () => boolean): Promise<void> {
   for (let i = 0; i < 200 && !condition(); i++) await sleep(25);
   assert.ok(condition(), "timed out");
 }
+
+test("environment variables expand in the file; unset ones are named", () => {
+  const env = { POD_NAMESPACE: "team-a" };
+  assert.equal(expandEnvironment("namespaces: [${POD_NAMESPACE}]", "f.yaml", env), "namespaces: [team-a]");
+  assert.equal(expandEnvironment("x: ${MISSING:-fallback}", "f.yaml", env), "x: fallback");
+  assert.equal(expandEnvironment("x: $${POD_NAMESPACE}", "f.yaml", env), "x: ${POD_NAMESPACE}");
+  assert.throws(
+    () => expandEnvironment("a: ${NOPE}\nb: ${ALSO_NOPE}", "f.yaml", env),
+    (error: unknown) =>
+      error instanceof ConfigError &&
+      error.problems.length === 2 &&
+      /f\.yaml: \$\{NOPE\} is used but the environment variable NOPE is not set/.test(error.message),
+  );
+});

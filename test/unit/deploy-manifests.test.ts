@@ -53,7 +53,14 @@ test("sidecar overlay: the Role grants exactly the configured resources, in the 
   const kustomization = yaml<{ namespace: string }>("deploy/kustomize/sidecar/kustomization.yaml");
   assert.equal(config.crdDiscovery, false);
   assert.deepEqual(granted(role.rules), wanted(config));
-  for (const resource of config.resources) assert.deepEqual(resource.namespaces, [kustomization.namespace]);
+  // The namespace comes from the pod (downward API → POD_NAMESPACE), which is the kustomization's.
+  for (const resource of config.resources) assert.deepEqual(resource.namespaces, ["${POD_NAMESPACE}"]);
+  const patch = read("deploy/kustomize/sidecar/sidecar-patch.yaml");
+  assert.match(
+    patch,
+    /- name: POD_NAMESPACE\n\s+valueFrom:\n\s+fieldRef:\n\s+fieldPath: metadata\.namespace/,
+  );
+  assert.ok(kustomization.namespace);
 });
 
 test("Dockerfile: the project's Node, production dependencies, numeric non-root user, no HEALTHCHECK", () => {
