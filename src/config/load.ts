@@ -71,11 +71,21 @@ export function expandEnvironment(
   return expanded;
 }
 
+/** Expands environment variables in every string value (not in keys, not in comments). */
+function expandValues(value: unknown, source: string): unknown {
+  if (typeof value === "string") return value.includes("${") ? expandEnvironment(value, source) : value;
+  if (Array.isArray(value)) return value.map((v) => expandValues(v, source));
+  if (typeof value === "object" && value !== null) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, expandValues(v, source)]));
+  }
+  return value;
+}
+
 /** Parses and validates YAML text; throws ConfigError naming the problem(s). */
 export function parseConfigText(text: string, source: string, overrides: Overrides = {}): Config {
   let parsed: unknown;
   try {
-    parsed = parse(expandEnvironment(text, source));
+    parsed = parse(text);
   } catch (error) {
     const where = error instanceof YAMLParseError && error.linePos ? ` at line ${error.linePos[0].line}` : "";
     throw new ConfigError([
@@ -83,7 +93,7 @@ export function parseConfigText(text: string, source: string, overrides: Overrid
     ]);
   }
   try {
-    return validateConfig(merge(parsed ?? undefined, overrides));
+    return validateConfig(merge(expandValues(parsed, source), overrides));
   } catch (error) {
     if (error instanceof ConfigError) throw new ConfigError(error.problems.map((p) => `${source}: ${p}`));
     throw error;

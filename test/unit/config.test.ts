@@ -167,3 +167,18 @@ test("environment variables expand in the file; unset ones are named", () => {
       /f\.yaml: \$\{NOPE\} is used but the environment variable NOPE is not set/.test(error.message),
   );
 });
+
+test("expansion applies to values in the file, not to comments", () => {
+  const previous = process.env.CR_TEST_NS;
+  process.env.CR_TEST_NS = "team-b";
+  try {
+    const config = parseConfigText(
+      '# e.g. ${NOT_SET_ANYWHERE}\nresources:\n  - groups: ["*"]\n    namespaces: ["${CR_TEST_NS}"]\n',
+      "f.yaml",
+    );
+    assert.deepEqual(config.resources[0]?.options.namespaces, ["team-b"]);
+  } finally {
+    if (previous === undefined) delete process.env.CR_TEST_NS;
+    else process.env.CR_TEST_NS = previous;
+  }
+});
