@@ -1,0 +1,349 @@
+// What is measured for each program under test, phase by phase: initial sync,
+// memory and CPU, scrape latency and size, event→metric latency under a given
+// rate of status patches, and churn. Every loop is bounded in time.
+import { setTimeout as sleep } from "node:timers/promises";
+import type { RestClient } from "../../test/cluster/index.ts";
+import { type Fleet, widgetPath, widgetStatus } from "./fleet.ts";
+import { type Subject, sampleProc } from "./proc.ts";
+import { countLines, labelValue, percentile, sampleValue, scrape, seriesCount } from "./scrape.ts";
+
+export interface SyncResult {
+  seconds: number;
+  polls: number;
+}
+
+/** Polls /metrics (one full scrape, then `pauseMs`) until the generation family has a line per object. */
+export async function waitForSync(
+  subject: Subject,
+  expected: number,
+  timeoutMs: number,
+  pauseMs = 250,
+): Promise<SyncResult> {
+  const deadline = performance.now() + timeoutMs;
+  let polls = 0;
+  let last = -1;
+  while (performance.now() < deadline) {
+    polls++;
+    try {
+      last = await countLines(subject.metricsUrl, subject.generationLine);
+      if (last >= expected) return { seconds: (performance.now() - subject.spawnedAt) / 1000, polls };
+    } catch {
+      // not serving yet
+    }
+    await sleep(pauseMs);
+  }
+  throw new Error(
+    `${subject.name}: /metrics showed ${last} of ${expected} objects after ${timeoutMs} ms\n${subject.logTail()}`,
+  );
+}
+
+export interface ScrapeStats {
+  scrapes: number;
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+  bytes: number;
+  gzipBytes: number;
+  gzipP50Ms: number;
+  series: number;
+  seriesPerObject: number;
+  /** Ours only: the largest nodejs_eventloop_lag_max_seconds seen across the scrapes (ms). */
+  eventLoopMaxDelayMs: number | null;
+  eventLoopMaxDelayPerScrapeMs: number[];
+}
+
+const lagMaxLine = "nodejs_eventloop_lag_max_seconds";
+
+export async function measureScrapes(subject: Subject, objects: number, count: number): Promise<ScrapeStats> {
+  const { total: series } = await seriesCount(subject.metricsUrl);
+  // One scrape to reset the event-loop delay histogram (it restarts at every collection).
+  await scrape(subject.metricsUrl);
+  const latencies: number[] = [];
+  const lags: number[] = [];
+  let bytes = 0;
+  for (let i = 0; i < count; i++) {
+    let lag: number | undefined;
+    const result = await scrape(subject.metricsUrl, {
+      onLine: (line) => {
+        if (line.startsWith(lagMaxLine)) lag = sampleValue(line) * 1000;
+        return undefined;
+      },
+    });
+    latencies.push(result.ms);
+    bytes = result.bytes;
+    if (lag !== undefined) lags.push(lag);
+  }
+  const gzip: number[] = [];
+  let gzipBytes = 0;
+  for (let i = 0; i < 5; i++) {
+    const result = await scrape(subject.metricsUrl, { gzip: true });
+    gzip.push(result.ms);
+    gzipBytes = result.wireBytes;
+  }
+  return {
+    scrapes: count,
+    p50Ms: percentile(latencies, 50),
+    p99Ms: percentile(latencies, 99),
+    maxMs: Math.max(...latencies),
+    bytes,
+    gzipBytes,
+    gzipP50Ms: percentile(gzip, 50),
+    series,
+    seriesPerObject: series / objects,
+    eventLoopMaxDelayMs: lags.length > 0 ? Math.max(...lags) : null,
+    eventLoopMaxDelayPerScrapeMs: lags,
+  };
+}
+
+export interface LatencyStats {
+  targetRate: number;
+  achievedRate: number;
+  patches: number;
+  patchErrors: number;
+  samples: number;
+  missed: number;
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+  /** Median duration of one scan of the first family: the resolution of the measurement. */
+  scanP50Ms: number;
+}
+
+interface Probe {
+  namespace: string;
+  name: string;
+  ready: boolean;
+  pending: { expectReady: boolean; acceptedAt: number } | undefined;
+}
+
+/** The objects that come first in the apiserver's list order (the first namespace, the lowest names). */
+export function probeObjects(fleet: Fleet, count: number): [string, string][] {
+  const firstNamespace = [...fleet.namespaces].sort()[0];
+  return fleet.objects
+    .filter(([ns]) => ns === firstNamespace)
+    .sort((a, b) => a[1].localeCompare(b[1]))
+    .slice(0, count);
+}
+
+/**
+ * Sends status patches at `rate`/s for `seconds`: every tenth flips Ready on a
+ * probe object, the rest rewrite a random widget's status. Meanwhile /metrics
+ * is scanned back to back (the first family only, stopping once every probe
+ * was seen); a probe patch's latency runs from the apiserver's response to the
+ * first scan line that shows the new status.
+ */
+export async function measureEventLatency(
+  subject: Subject,
+  rest: RestClient,
+  fleet: Fleet,
+  rate: number,
+  seconds: number,
+  state: { flip: number; generation: number },
+): Promise<LatencyStats> {
+  const probes: Probe[] = probeObjects(fleet, 10).map(([namespace, name]) => ({
+    namespace,
+    name,
+    ready: true,
+    pending: undefined,
+  }));
+  const byName = new Map(probes.map((p) => [`${p.namespace}/${p.name}`, p]));
+  const others = fleet.objects.filter(([ns, n]) => !byName.has(`${ns}/${n}`));
+  const latencies: number[] = [];
+  let patches = 0;
+  let patchErrors = 0;
+  let sent = 0;
+  let stopping = false;
+  let probeTurn = 0;
+  const inflight = new Set<Promise<void>>();
+
+  // Learn the probes' current Ready status first, from the subject itself.
+  await scanFirstFamily(
+    subject,
+    (namespace, name, ready) => {
+      const probe = byName.get(`${namespace}/${name}`);
+      if (probe) probe.ready = ready;
+    },
+    probes.length,
+  );
+
+  const sendOne = (): void => {
+    sent++;
+    let body: unknown;
+    let path: string;
+    let probe: Probe | undefined;
+    if (sent % 10 === 0) {
+      for (let k = 0; k < probes.length && !probe; k++) {
+        const candidate = probes[(probeTurn + k) % probes.length] as Probe;
+        if (!candidate.pending) probe = candidate;
+      }
+      probeTurn++;
+    }
+    if (probe) {
+      const expectReady = !probe.ready;
+      const status = widgetStatus(0, state.generation, 0);
+      for (const c of status.conditions) if (c.type === "Ready") c.status = expectReady ? "True" : "False";
+      body = { status };
+      path = widgetPath(probe.namespace, probe.name, true);
+      const target = probe;
+      const work = rest
+        .patch(path, body, "merge")
+        .then(() => {
+          patches++;
+          target.ready = expectReady;
+          target.pending = { expectReady, acceptedAt: performance.now() };
+        })
+        .catch(() => {
+          patchErrors++;
+        });
+      track(work);
+      return;
+    }
+    const [namespace, name] = others[Math.floor(Math.random() * others.length)] as [string, string];
+    state.flip++;
+    const work = rest
+      .patch(
+        widgetPath(namespace, name, true),
+        { status: widgetStatus(Number(name.slice(7)), 1, state.flip) },
+        "merge",
+      )
+      .then(() => {
+        patches++;
+      })
+      .catch(() => {
+        patchErrors++;
+      });
+    track(work);
+  };
+  function track(work: Promise<void>): void {
+    inflight.add(work);
+    void work.finally(() => inflight.delete(work));
+  }
+
+  const scanTimes: number[] = [];
+  const scanner = (async () => {
+    const quietUntil = () => stopping && probes.every((p) => !p.pending);
+    const giveUpAt = () => (stopping ? stopAt + 10_000 : Number.POSITIVE_INFINITY);
+    while (!quietUntil() && performance.now() < giveUpAt()) {
+      const started = performance.now();
+      await scanFirstFamily(
+        subject,
+        (namespace, name, ready, at) => {
+          const probe = byName.get(`${namespace}/${name}`);
+          if (probe?.pending && ready === probe.pending.expectReady) {
+            latencies.push(at - probe.pending.acceptedAt);
+            probe.pending = undefined;
+          }
+        },
+        probes.length,
+      ).catch(() => undefined);
+      scanTimes.push(performance.now() - started);
+    }
+  })();
+
+  const started = performance.now();
+  let stopAt = started + seconds * 1000;
+  // Pace by the clock: every 10 ms send what is due, bounded in-flight.
+  while (performance.now() < stopAt) {
+    const due = Math.floor(((performance.now() - started) / 1000) * rate);
+    while (sent < due && inflight.size < 64) sendOne();
+    await sleep(10);
+  }
+  const elapsed = (performance.now() - started) / 1000;
+  await Promise.all([...inflight]);
+  stopping = true;
+  stopAt = performance.now();
+  await scanner;
+  const missed = probes.filter((p) => p.pending).length;
+  return {
+    targetRate: rate,
+    achievedRate: patches / elapsed,
+    patches,
+    patchErrors,
+    samples: latencies.length,
+    missed,
+    p50Ms: percentile(latencies, 50),
+    p99Ms: percentile(latencies, 99),
+    maxMs: latencies.length ? Math.max(...latencies) : Number.NaN,
+    scanP50Ms: percentile(scanTimes, 50),
+  };
+}
+
+/**
+ * Reads /metrics up to the end of the first family (the condition family in
+ * both programs), reporting each Ready line as (namespace, name, ready, time);
+ * stops early once `stopAfter` distinct objects were reported.
+ */
+async function scanFirstFamily(
+  subject: Subject,
+  seen: (namespace: string, name: string, ready: boolean, at: number) => void,
+  stopAfter: number,
+): Promise<void> {
+  let inFamily = false;
+  const reported = new Set<string>();
+  await scrape(subject.metricsUrl, {
+    onLine: (line, at) => {
+      if (line.startsWith(subject.conditionLine)) {
+        inFamily = true;
+        if (!line.includes('type="Ready"') || !line.includes('status="True"')) return undefined;
+        const namespace = labelValue(line, "namespace") ?? "";
+        const name = labelValue(line, "name") ?? "";
+        seen(namespace, name, sampleValue(line) === 1, at);
+        reported.add(`${namespace}/${name}`);
+        return reported.size >= stopAfter;
+      }
+      if (line.startsWith("#")) return undefined;
+      return inFamily;
+    },
+  });
+}
+
+export interface Churn {
+  rate: number;
+  seconds: number;
+  patches: number;
+}
+
+/** Plain churn: random status rewrites at `rate`/s for `seconds`. */
+export async function churn(
+  rest: RestClient,
+  fleet: Fleet,
+  rate: number,
+  seconds: number,
+  state: { flip: number },
+): Promise<Churn> {
+  const started = performance.now();
+  const stopAt = started + seconds * 1000;
+  let sent = 0;
+  let patches = 0;
+  const inflight = new Set<Promise<void>>();
+  while (performance.now() < stopAt) {
+    const due = Math.floor(((performance.now() - started) / 1000) * rate);
+    while (sent < due && inflight.size < 64) {
+      sent++;
+      const [namespace, name] = fleet.objects[Math.floor(Math.random() * fleet.objects.length)] as [
+        string,
+        string,
+      ];
+      state.flip++;
+      const work = rest
+        .patch(
+          widgetPath(namespace, name, true),
+          { status: widgetStatus(Number(name.slice(7)), 1, state.flip) },
+          "merge",
+        )
+        .then(
+          () => {
+            patches++;
+          },
+          () => undefined,
+        );
+      inflight.add(work);
+      void work.finally(() => inflight.delete(work));
+    }
+    await sleep(10);
+  }
+  await Promise.all([...inflight]);
+  return { rate, seconds, patches };
+}
+
+export { sampleProc };
