@@ -18,7 +18,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { ControlPlane, installCrd } from "../test/cluster/index.ts";
 import { createNamespaces, type Fleet, growFleet } from "./lib/fleet.ts";
-import { churn, measureEventLatency, measureScrapes, waitForSync } from "./lib/measure.ts";
+import { churn, measureEventLatency, measureScrapes, Patcher, waitForSync } from "./lib/measure.ts";
 import { benchEvents, benchWrite } from "./lib/micro.ts";
 import { type Subject, sampleProc, startKsm, startOurs } from "./lib/proc.ts";
 import { chart, markdown, type RunResult, type SizeResult, type SubjectResult } from "./lib/report.ts";
@@ -80,6 +80,7 @@ async function measureSubject(
   ksmBinary: string | undefined,
   workDir: string,
   state: { flip: number; generation: number },
+  patcher: Patcher,
 ): Promise<SubjectResult> {
   const objects = fleet.objects.length;
   const dir = join(workDir, `${name}-${objects}`);
@@ -105,11 +106,11 @@ async function measureSubject(
     const latency = [];
     for (const rate of rates) {
       log(`${name} @ ${objects}: event→metric latency at ${rate} patches/s for ${latencySeconds} s`);
-      latency.push(await measureEventLatency(subject, plane.admin.rest, fleet, rate, latencySeconds, state));
+      latency.push(await measureEventLatency(subject, patcher, fleet, rate, latencySeconds, state));
     }
     const rest = Math.max(0, churnSeconds - rates.length * latencySeconds);
     log(`${name} @ ${objects}: churn at 100 patches/s for ${rest} s more (${churnSeconds} s in all)`);
-    const churned = await churn(plane.admin.rest, fleet, 100, rest, state);
+    const churned = await churn(patcher, fleet, 100, rest, state);
     await sleep(1000);
     const end = sampleProc(subject.pid);
     return {
@@ -182,6 +183,7 @@ async function main(): Promise<void> {
     await installCrd(plane.admin.rest, "widgets");
     const fleet: Fleet = { namespaces: await createNamespaces(plane), objects: [], createSeconds: {} };
     const state = { flip: 0, generation: 1 };
+    const patcher = new Patcher(plane.server, plane.caPem, plane.admin.token);
     const workDir = join(plane.directory, "bench");
     let sample: unknown[] = [];
     for (const size of [...sizes].sort((a, b) => a - b)) {
@@ -195,7 +197,7 @@ async function main(): Promise<void> {
         subjects: {},
       };
       for (const name of subjects as ("ours" | "ksm")[]) {
-        entry.subjects[name] = await measureSubject(plane, fleet, name, ksmBinary, workDir, state);
+        entry.subjects[name] = await measureSubject(plane, fleet, name, ksmBinary, workDir, state, patcher);
       }
       result.sizes.push(entry);
     }

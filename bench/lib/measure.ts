@@ -2,10 +2,29 @@
 // memory and CPU, scrape latency and size, event→metric latency under a given
 // rate of status patches, and churn. Every loop is bounded in time.
 import { setTimeout as sleep } from "node:timers/promises";
-import type { RestClient } from "../../test/cluster/index.ts";
+import { RestClient } from "../../test/cluster/index.ts";
 import { type Fleet, widgetPath, widgetStatus } from "./fleet.ts";
 import { type Subject, sampleProc } from "./proc.ts";
 import { countLines, labelValue, percentile, sampleValue, scrape, seriesCount } from "./scrape.ts";
+
+/**
+ * Status patches over several keep-alive clients (each holds at most 16
+ * sockets), so the sender is not what limits the rate.
+ */
+export class Patcher {
+  readonly #clients: RestClient[];
+  #next = 0;
+  constructor(server: string, caPem: string, token: string, clients = 4) {
+    this.#clients = Array.from({ length: clients }, () => new RestClient(server, caPem, token));
+  }
+  patchStatus(path: string, status: unknown): Promise<unknown> {
+    const client = this.#clients[this.#next++ % this.#clients.length] as RestClient;
+    return client.patch(path, { status }, "merge");
+  }
+  close(): void {
+    for (const c of this.#clients) c.close();
+  }
+}
 
 export interface SyncResult {
   seconds: number;
@@ -134,7 +153,7 @@ export function probeObjects(fleet: Fleet, count: number): [string, string][] {
  */
 export async function measureEventLatency(
   subject: Subject,
-  rest: RestClient,
+  rest: Patcher,
   fleet: Fleet,
   rate: number,
   seconds: number,
@@ -162,14 +181,13 @@ export async function measureEventLatency(
     (namespace, name, ready) => {
       const probe = byName.get(`${namespace}/${name}`);
       if (probe) probe.ready = ready;
+      return probe !== undefined;
     },
     probes.length,
   );
 
   const sendOne = (): void => {
     sent++;
-    let body: unknown;
-    let path: string;
     let probe: Probe | undefined;
     if (sent % 10 === 0) {
       for (let k = 0; k < probes.length && !probe; k++) {
@@ -182,11 +200,9 @@ export async function measureEventLatency(
       const expectReady = !probe.ready;
       const status = widgetStatus(0, state.generation, 0);
       for (const c of status.conditions) if (c.type === "Ready") c.status = expectReady ? "True" : "False";
-      body = { status };
-      path = widgetPath(probe.namespace, probe.name, true);
       const target = probe;
       const work = rest
-        .patch(path, body, "merge")
+        .patchStatus(widgetPath(probe.namespace, probe.name, true), status)
         .then(() => {
           patches++;
           target.ready = expectReady;
@@ -201,11 +217,7 @@ export async function measureEventLatency(
     const [namespace, name] = others[Math.floor(Math.random() * others.length)] as [string, string];
     state.flip++;
     const work = rest
-      .patch(
-        widgetPath(namespace, name, true),
-        { status: widgetStatus(Number(name.slice(7)), 1, state.flip) },
-        "merge",
-      )
+      .patchStatus(widgetPath(namespace, name, true), widgetStatus(Number(name.slice(7)), 1, state.flip))
       .then(() => {
         patches++;
       })
@@ -233,6 +245,7 @@ export async function measureEventLatency(
             latencies.push(at - probe.pending.acceptedAt);
             probe.pending = undefined;
           }
+          return probe !== undefined;
         },
         probes.length,
       ).catch(() => undefined);
@@ -271,11 +284,11 @@ export async function measureEventLatency(
 /**
  * Reads /metrics up to the end of the first family (the condition family in
  * both programs), reporting each Ready line as (namespace, name, ready, time);
- * stops early once `stopAfter` distinct objects were reported.
+ * stops early once `seen` claimed `stopAfter` distinct objects (the probes).
  */
 async function scanFirstFamily(
   subject: Subject,
-  seen: (namespace: string, name: string, ready: boolean, at: number) => void,
+  seen: (namespace: string, name: string, ready: boolean, at: number) => boolean,
   stopAfter: number,
 ): Promise<void> {
   let inFamily = false;
@@ -287,8 +300,7 @@ async function scanFirstFamily(
         if (!line.includes('type="Ready"') || !line.includes('status="True"')) return undefined;
         const namespace = labelValue(line, "namespace") ?? "";
         const name = labelValue(line, "name") ?? "";
-        seen(namespace, name, sampleValue(line) === 1, at);
-        reported.add(`${namespace}/${name}`);
+        if (seen(namespace, name, sampleValue(line) === 1, at)) reported.add(`${namespace}/${name}`);
         return reported.size >= stopAfter;
       }
       if (line.startsWith("#")) return undefined;
@@ -305,7 +317,7 @@ export interface Churn {
 
 /** Plain churn: random status rewrites at `rate`/s for `seconds`. */
 export async function churn(
-  rest: RestClient,
+  rest: Patcher,
   fleet: Fleet,
   rate: number,
   seconds: number,
@@ -326,11 +338,7 @@ export async function churn(
       ];
       state.flip++;
       const work = rest
-        .patch(
-          widgetPath(namespace, name, true),
-          { status: widgetStatus(Number(name.slice(7)), 1, state.flip) },
-          "merge",
-        )
+        .patchStatus(widgetPath(namespace, name, true), widgetStatus(Number(name.slice(7)), 1, state.flip))
         .then(
           () => {
             patches++;
