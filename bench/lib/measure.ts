@@ -69,6 +69,26 @@ export interface ScrapeStats {
   /** Ours only: the largest nodejs_eventloop_lag_max_seconds seen across the scrapes (ms). */
   eventLoopMaxDelayMs: number | null;
   eventLoopMaxDelayPerScrapeMs: number[];
+  /**
+   * Ours only: garbage collections during the scrapes, by kind, from the
+   * client library's nodejs_gc_duration_seconds histogram (difference between
+   * the first and the last scrape): count, total seconds, and how many took
+   * longer than 100 ms.
+   */
+  gc: Record<string, { count: number; seconds: number; over100ms: number }> | null;
+}
+
+type GcTotals = Map<string, { count: number; seconds: number; upTo100ms: number }>;
+
+/** Accumulates nodejs_gc_duration_seconds lines into totals per kind. */
+function gcLine(totals: GcTotals, line: string): void {
+  if (!line.startsWith("nodejs_gc_duration_seconds")) return;
+  const kind = labelValue(line, "kind") ?? "?";
+  const t = totals.get(kind) ?? { count: 0, seconds: 0, upTo100ms: 0 };
+  totals.set(kind, t);
+  if (line.startsWith("nodejs_gc_duration_seconds_count")) t.count = sampleValue(line);
+  else if (line.startsWith("nodejs_gc_duration_seconds_sum")) t.seconds = sampleValue(line);
+  else if (labelValue(line, "le") === "0.1") t.upTo100ms = sampleValue(line);
 }
 
 const lagMaxLine = "nodejs_eventloop_lag_max_seconds";
@@ -76,15 +96,24 @@ const lagMaxLine = "nodejs_eventloop_lag_max_seconds";
 export async function measureScrapes(subject: Subject, objects: number, count: number): Promise<ScrapeStats> {
   const { total: series } = await seriesCount(subject.metricsUrl);
   // One scrape to reset the event-loop delay histogram (it restarts at every collection).
-  await scrape(subject.metricsUrl);
+  const gcBefore: GcTotals = new Map();
+  const gcAfter: GcTotals = new Map();
+  await scrape(subject.metricsUrl, {
+    onLine: (line) => {
+      gcLine(gcBefore, line);
+      return undefined;
+    },
+  });
   const latencies: number[] = [];
   const lags: number[] = [];
   let bytes = 0;
   for (let i = 0; i < count; i++) {
     let lag: number | undefined;
+    gcAfter.clear();
     const result = await scrape(subject.metricsUrl, {
       onLine: (line) => {
         if (line.startsWith(lagMaxLine)) lag = sampleValue(line) * 1000;
+        gcLine(gcAfter, line);
         return undefined;
       },
     });
@@ -111,6 +140,19 @@ export async function measureScrapes(subject: Subject, objects: number, count: n
     seriesPerObject: series / objects,
     eventLoopMaxDelayMs: lags.length > 0 ? Math.max(...lags) : null,
     eventLoopMaxDelayPerScrapeMs: lags,
+    gc:
+      gcAfter.size > 0
+        ? Object.fromEntries(
+            [...gcAfter].map(([kind, a]) => {
+              const b = gcBefore.get(kind) ?? { count: 0, seconds: 0, upTo100ms: 0 };
+              const count = a.count - b.count;
+              return [
+                kind,
+                { count, seconds: a.seconds - b.seconds, over100ms: count - (a.upTo100ms - b.upTo100ms) },
+              ];
+            }),
+          )
+        : null,
   };
 }
 

@@ -94,6 +94,13 @@ const rows: Row[] = [
 
 function cell(row: Row, s: SubjectResult | undefined, i: number | undefined): string {
   if (!s) return "—";
+  if (row.label.startsWith("  GCs")) {
+    const gc = s.scrape.gc;
+    if (!gc) return "—";
+    const major = gc.major ?? { count: 0, over100ms: 0, seconds: 0 };
+    const minor = gc.minor ?? { count: 0, over100ms: 0, seconds: 0 };
+    return `${major.count} (${major.over100ms}), ${minor.count}`;
+  }
   if (i !== undefined && row.label.startsWith("  achieved")) {
     const l = s.latency[i];
     return l
@@ -126,7 +133,7 @@ export function markdown(run: RunResult): string {
       const rate = i === undefined ? undefined : (ours ?? ksm)?.latency[i]?.targetRate;
       const label =
         i === undefined ? row.label : row.label.replace(`LATENCY_${i}`, `${rate ?? "?"} patches/s`);
-      const isInfo = row.label.startsWith("  achieved") || row.label.startsWith("event-loop");
+      const isInfo = row.label.startsWith("  ") || row.label.startsWith("event-loop");
       const r = isInfo ? "" : ratio(ours ? row.value(ours) : undefined, ksm ? row.value(ksm) : undefined);
       out.push(`| ${label.trim()} | ${cell(row, ours, i)} | ${cell(row, ksm, i)} | ${r} |`);
     }
@@ -171,6 +178,7 @@ export function chart(runs: RunResult[]): string {
   const parts: string[] = [];
   parts.push(
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="12">`,
+    "<title>Scrape latency and RSS against the number of objects: cr-status-exporter and kube-state-metrics</title>",
     `<rect width="100%" height="100%" fill="white"/>`,
     `<text x="${width / 2}" y="24" text-anchor="middle" font-size="15">cr-status-exporter (blue) vs kube-state-metrics (red)</text>`,
   );
