@@ -9,6 +9,7 @@
 //
 // Flags: --sizes N,N  --churn-seconds S  --latency-seconds S  --scrapes N
 //        --only ours|ksm  --no-micro  --out DIR  --cpu-prof DIR (profile our exporter)
+//        --render-only (rewrite latest.md and chart.svg from the JSON files in --out)
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, release } from "node:os";
@@ -37,6 +38,7 @@ const { values: flags } = parseArgs({
     "no-micro": { type: "boolean", default: false },
     out: { type: "string", default: join(here, "results") },
     "cpu-prof": { type: "string" },
+    "render-only": { type: "boolean", default: false },
   },
 });
 
@@ -143,7 +145,24 @@ async function objectBytes(plane: ControlPlane): Promise<{ bytes: number; sample
   return { bytes, sample: list.items };
 }
 
+function fullRuns(): RunResult[] {
+  return readdirSync(outDir)
+    .filter((f) => f.endsWith(".json") && !f.includes("-quick"))
+    .sort()
+    .map((f) => JSON.parse(readFileSync(join(outDir, f), "utf8")) as RunResult);
+}
+
+function renderOnly(): void {
+  const runs = fullRuns();
+  const newest = runs.at(-1);
+  if (!newest) throw new Error(`no full-run JSON files in ${outDir}`);
+  writeFileSync(join(outDir, "latest.md"), markdown(newest));
+  writeFileSync(join(outDir, "chart.svg"), chart(runs));
+  process.stdout.write(markdown(newest));
+}
+
 async function main(): Promise<void> {
+  if (flags["render-only"]) return renderOnly();
   const startedAt = new Date().toISOString();
   const ksmBinary = subjects.includes("ksm") ? resolveKsm() : undefined;
   log(
@@ -220,10 +239,7 @@ async function main(): Promise<void> {
   writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
   const table = markdown(result);
   writeFileSync(join(outDir, "latest.md"), table);
-  const runs = readdirSync(outDir)
-    .filter((f) => f.endsWith(".json") && !f.includes("-quick"))
-    .sort()
-    .map((f) => JSON.parse(readFileSync(join(outDir, f), "utf8")) as RunResult);
+  const runs = fullRuns();
   // The chart shows the newest measurement of every size across the committed full runs.
   writeFileSync(join(outDir, "chart.svg"), chart(runs.length > 0 ? runs : [result]));
   process.stdout.write(table);

@@ -90,6 +90,11 @@ const rows: Row[] = [
     value: (s) => s.scrape.eventLoopMaxDelayMs ?? undefined,
     format: ms,
   },
+  {
+    label: "  GCs during the scrapes: major (of them > 100 ms), minor",
+    value: (s) => (s.scrape.gc ? 0 : undefined),
+    format: () => "",
+  },
 ];
 
 function cell(row: Row, s: SubjectResult | undefined, i: number | undefined): string {
