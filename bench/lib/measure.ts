@@ -1,6 +1,7 @@
 // What is measured for each program under test, phase by phase: initial sync,
 // memory and CPU, scrape latency and size, event→metric latency under a given
 // rate of status patches, and churn. Every loop is bounded in time.
+import { request as httpsRequest } from "node:https";
 import { setTimeout as sleep } from "node:timers/promises";
 import { RestClient } from "../../test/cluster/index.ts";
 import { type Fleet, widgetPath, widgetStatus } from "./fleet.ts";
@@ -13,8 +14,14 @@ import { countLines, labelValue, percentile, sampleValue, scrape, seriesCount } 
  */
 export class Patcher {
   readonly #clients: RestClient[];
+  readonly server: string;
+  readonly caPem: string;
+  readonly token: string;
   #next = 0;
   constructor(server: string, caPem: string, token: string, clients = 4) {
+    this.server = server;
+    this.caPem = caPem;
+    this.token = token;
     this.#clients = Array.from({ length: clients }, () => new RestClient(server, caPem, token));
   }
   patchStatus(path: string, status: unknown): Promise<unknown> {
@@ -168,6 +175,42 @@ export interface LatencyStats {
   maxMs: number;
   /** Median duration of one scan of the first family: the resolution of the measurement. */
   scanP50Ms: number;
+  /**
+   * The apiserver's own share: from the answer to a probe patch to the
+   * harness's own watch delivering that resourceVersion (≤ 0 counts as 0).
+   */
+  watchDeliveryP50Ms: number;
+  watchDeliveryP99Ms: number;
+}
+
+/** Arrival times of watch events (by resourceVersion) for the widgets of one namespace. */
+export function watchArrivals(
+  server: string,
+  caPem: string,
+  token: string,
+  namespace: string,
+): { arrivals: Map<string, number>; stop(): void } {
+  const arrivals = new Map<string, number>();
+  const url = new URL(`${widgetPath(namespace)}?watch=true`, server);
+  const req = httpsRequest(url, { headers: { Authorization: `Bearer ${token}` }, ca: caPem }, (res) => {
+    let rest = "";
+    res.on("data", (chunk: Buffer) => {
+      const at = performance.now();
+      const text = rest + chunk.toString("utf8");
+      const lines = text.split("\n");
+      rest = lines.pop() ?? "";
+      for (const line of lines) {
+        if (!line) continue;
+        const rv = (JSON.parse(line) as { object?: { metadata?: { resourceVersion?: string } } }).object
+          ?.metadata?.resourceVersion;
+        if (rv) arrivals.set(rv, at);
+      }
+    });
+    res.on("error", () => undefined);
+  });
+  req.on("error", () => undefined);
+  req.end();
+  return { arrivals, stop: () => req.destroy() };
 }
 
 interface Probe {
@@ -210,6 +253,8 @@ export async function measureEventLatency(
   const byName = new Map(probes.map((p) => [`${p.namespace}/${p.name}`, p]));
   const others = fleet.objects.filter(([ns, n]) => !byName.has(`${ns}/${n}`));
   const latencies: number[] = [];
+  const accepted = new Map<string, number>();
+  const watch = watchArrivals(rest.server, rest.caPem, rest.token, (probes[0] as Probe).namespace);
   let patches = 0;
   let patchErrors = 0;
   let sent = 0;
@@ -245,10 +290,13 @@ export async function measureEventLatency(
       const target = probe;
       const work = rest
         .patchStatus(widgetPath(probe.namespace, probe.name, true), status)
-        .then(() => {
+        .then((object) => {
           patches++;
+          const acceptedAt = performance.now();
           target.ready = expectReady;
-          target.pending = { expectReady, acceptedAt: performance.now() };
+          target.pending = { expectReady, acceptedAt };
+          const rv = (object as { metadata?: { resourceVersion?: string } }).metadata?.resourceVersion;
+          if (rv) accepted.set(rv, acceptedAt);
         })
         .catch(() => {
           patchErrors++;
@@ -309,6 +357,12 @@ export async function measureEventLatency(
   stopAt = performance.now();
   await scanner;
   const missed = probes.filter((p) => p.pending).length;
+  watch.stop();
+  const deliveries: number[] = [];
+  for (const [rv, acceptedAt] of accepted) {
+    const arrived = watch.arrivals.get(rv);
+    if (arrived !== undefined) deliveries.push(Math.max(0, arrived - acceptedAt));
+  }
   return {
     targetRate: rate,
     achievedRate: patches / elapsed,
@@ -320,6 +374,8 @@ export async function measureEventLatency(
     p99Ms: percentile(latencies, 99),
     maxMs: latencies.length ? Math.max(...latencies) : Number.NaN,
     scanP50Ms: percentile(scanTimes, 50),
+    watchDeliveryP50Ms: percentile(deliveries, 50),
+    watchDeliveryP99Ms: percentile(deliveries, 99),
   };
 }
 

@@ -80,6 +80,11 @@ const rows: Row[] = [
       format: ms,
     },
     {
+      label: `  of which apiserver watch delivery p50 / p99 (ms) @ LATENCY_${i}`,
+      value: () => undefined,
+      format: String,
+    },
+    {
       label: `  achieved patches/s, samples, scan p50 (ms) @ LATENCY_${i}`,
       value: () => undefined,
       format: String,
@@ -105,6 +110,12 @@ function cell(row: Row, s: SubjectResult | undefined, i: number | undefined): st
     const major = gc.major ?? { count: 0, over100ms: 0, seconds: 0 };
     const minor = gc.minor ?? { count: 0, over100ms: 0, seconds: 0 };
     return `${major.count} (${major.over100ms}), ${minor.count}`;
+  }
+  if (i !== undefined && row.label.startsWith("  of which")) {
+    const l = s.latency[i];
+    return l?.watchDeliveryP50Ms !== undefined
+      ? `${ms(l.watchDeliveryP50Ms)} / ${ms(l.watchDeliveryP99Ms)}`
+      : "—";
   }
   if (i !== undefined && row.label.startsWith("  achieved")) {
     const l = s.latency[i];
