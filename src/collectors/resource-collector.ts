@@ -77,6 +77,8 @@ export class ResourceCollector {
   readonly #listedScopes = new Set<string>();
   #lastError: string | undefined;
   #listMark = 0;
+  /** The gauge values last written, so unchanged ones are not written again. */
+  readonly #shown = { objects: -1, series: -1 };
 
   constructor(settings: CollectorSettings, deps: CollectorDeps) {
     this.settings = settings;
@@ -427,8 +429,15 @@ export class ResourceCollector {
     });
   }
 
+  /** Called on every event; the client library's set() is not free, so only changes are written. */
   #updateGauges(): void {
-    this.#deps.metrics.objects.set(this.#labels, this.#store.size);
-    this.#deps.metrics.series.set(this.#labels, this.#store.series);
+    if (this.#store.size !== this.#shown.objects) {
+      this.#shown.objects = this.#store.size;
+      this.#deps.metrics.objects.set(this.#labels, this.#store.size);
+    }
+    if (this.#store.series !== this.#shown.series) {
+      this.#shown.series = this.#store.series;
+      this.#deps.metrics.series.set(this.#labels, this.#store.series);
+    }
   }
 }
