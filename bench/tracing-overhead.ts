@@ -15,7 +15,7 @@ import {
   SimpleSpanProcessor,
   TracerProvider,
 } from "@opentelemetry/sdk-trace";
-import type { ConditionState, ObjectState, ResourceIdentity } from "../src/core/state.ts";
+import type { ConditionState, ObjectState } from "../src/core/state.ts";
 import { silentLogger } from "../src/log.ts";
 import { PlannedIdGenerator } from "../src/tracing/ids-slot.ts";
 import type { ObjectTraceState } from "../src/tracing/model.ts";
@@ -24,52 +24,19 @@ import type { ObjectObservation } from "../src/tracing/observation.ts";
 import { planObservation } from "../src/tracing/planner.ts";
 import { SdkSpanSink } from "../src/tracing/sink.ts";
 import { StateTracer } from "../src/tracing/tracer.ts";
+import { condition, object, T, widgets } from "../test/unit/tracing/support.ts";
 
 const objects = Number(process.argv[2] ?? 2000);
 const rounds = Number(process.argv[3] ?? 5);
 const heartbeats = 6;
-const T = 1_767_225_600;
-const resource: ResourceIdentity = {
-  group: "example.com",
-  version: "v1",
-  kind: "Widget",
-  resource: "widgets",
-  namespaced: true,
-};
+const resource = widgets;
 const settings = plannerSettings("bench");
 
-const cond = (
-  type: string,
-  status: ConditionState["status"],
-  since: number,
-  og?: number,
-): ConditionState => ({
-  type,
-  status,
-  reason: status === "True" ? "Succeeded" : "InProgress",
-  message: "",
-  lastTransitionTime: T + since,
-  observedGeneration: og,
-});
+const cond = (type: string, status: ConditionState["status"], since: number, og?: number): ConditionState =>
+  condition(type, status, since, status === "True" ? "Succeeded" : "InProgress", "", og);
 
 function history(uid: string): { object: ObjectState; now: number }[] {
-  const base: ObjectState = {
-    uid,
-    namespace: "ns",
-    name: uid,
-    resourceVersion: "1",
-    creationTimestamp: T,
-    deletionTimestamp: undefined,
-    generation: 1,
-    observedGeneration: undefined,
-    phase: undefined,
-    conditions: [],
-    heartbeat: undefined,
-    specChangedAt: T,
-    extraLabels: {},
-    statusDigest: "",
-    metaDigest: "",
-  };
+  const base: ObjectState = object({ uid, name: uid });
   const steps = [
     { object: base, now: 1 },
     {

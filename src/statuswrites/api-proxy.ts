@@ -13,7 +13,7 @@ import type { Logger } from "../log.ts";
 import { BoundedPrefix } from "./bounded-prefix.ts";
 import { classifyFailure, isFailureCode, parseStatusPrefix } from "./classify.ts";
 import { endToEndHeaders, headerValue } from "./headers.ts";
-import { type KindResolver, pluralKindResolver } from "./kinds.ts";
+import { type KindResolver, kindOrPlural, pluralKindResolver } from "./kinds.ts";
 import { assertLoopbackUnlessAllowed, bindServer, parseListenAddress } from "./listen-address.ts";
 import type { StatusWriteMetrics } from "./metrics.ts";
 import { writeOperatorKubeconfig } from "./operator-kubeconfig.ts";
@@ -75,32 +75,29 @@ export async function startApiProxy(
     const status = prefix ? parseStatusPrefix(prefix) : {};
     const failure = classifyFailure(code, status);
     const durationSeconds = (now() - startedMs) / 1000;
-    void kinds
-      .kindOf(target.group, target.version, target.resource)
-      .catch(() => target.resource)
-      .then((kind) => {
-        metrics.record({
-          source: "proxy",
+    void kindOrPlural(kinds, target).then((kind) => {
+      metrics.record({
+        source: "proxy",
+        group: target.group,
+        kind,
+        namespace: target.namespace,
+        verb: target.verb,
+        code,
+        failure,
+        durationSeconds,
+      });
+      if (failure) {
+        log.debug("status write failed", {
           group: target.group,
           kind,
           namespace: target.namespace,
-          verb: target.verb,
+          name: target.name,
           code,
-          failure,
-          durationSeconds,
+          reason: failure,
+          statusReason: status.reason,
         });
-        if (failure) {
-          log.debug("status write failed", {
-            group: target.group,
-            kind,
-            namespace: target.namespace,
-            name: target.name,
-            code,
-            reason: failure,
-            statusReason: status.reason,
-          });
-        }
-      });
+      }
+    });
   };
 
   const handle = (req: IncomingMessage, res: ServerResponse): void => {

@@ -9,7 +9,7 @@ import type { TLSSocket } from "node:tls";
 import type { Logger } from "../log.ts";
 import { AuditPayloadError, type AuditStatusWrite, parseAuditEventList } from "./audit-events.ts";
 import { classifyFailure } from "./classify.ts";
-import { type KindResolver, pluralKindResolver } from "./kinds.ts";
+import { type KindResolver, kindOrPlural, pluralKindResolver } from "./kinds.ts";
 import { bindServer, parseListenAddress } from "./listen-address.ts";
 import type { StatusWriteMetrics } from "./metrics.ts";
 
@@ -69,22 +69,19 @@ export async function startAuditReceiver(
   };
 
   const record = (write: AuditStatusWrite): void => {
-    void kinds
-      .kindOf(write.group, write.version, write.resource)
-      .catch(() => write.resource)
-      .then((kind) => {
-        metrics.record({
-          source: "audit",
-          group: write.group,
-          kind,
-          namespace: write.namespace,
-          verb: write.verb,
-          code: write.code,
-          failure: classifyFailure(write.code, write.status),
-          durationSeconds: write.durationSeconds,
-          user: write.user,
-        });
+    void kindOrPlural(kinds, write).then((kind) => {
+      metrics.record({
+        source: "audit",
+        group: write.group,
+        kind,
+        namespace: write.namespace,
+        verb: write.verb,
+        code: write.code,
+        failure: classifyFailure(write.code, write.status),
+        durationSeconds: write.durationSeconds,
+        user: write.user,
       });
+    });
   };
 
   const handle = (req: IncomingMessage, res: ServerResponse): void => {

@@ -9,6 +9,14 @@ export interface KindResolver {
   kindOf(group: string, version: string, resource: string): Promise<string>;
 }
 
+/** The kind of a resource, or its plural when discovery cannot tell: a write is never dropped for want of a kind. */
+export function kindOrPlural(
+  kinds: KindResolver,
+  target: { group: string; version: string; resource: string },
+): Promise<string> {
+  return kinds.kindOf(target.group, target.version, target.resource).catch(() => target.resource);
+}
+
 /** The fields of a discovery APIResourceList that are read here. */
 export interface ApiResourceList {
   resources?: { name?: unknown; kind?: unknown }[];
