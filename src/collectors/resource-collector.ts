@@ -242,6 +242,8 @@ export class ResourceCollector {
     const log = this.#deps.logger;
     const id = this.settings.identity;
     const what = `${id.group}/${id.version}/${id.resource}${scope ? ` in ${scope}` : ""}`;
+    const eventCounters = new Map<string, { inc(): void }>();
+    const lastEvent = m.lastEvent.labels(this.#labels);
     return {
       synced: (synced) => {
         const was = this.status().synced;
@@ -262,8 +264,14 @@ export class ResourceCollector {
         log.debug("list finished", { resource: what, objects, seconds });
       },
       watchEvent: (type) => {
-        m.watchEvents.inc({ ...this.#labels, type });
-        m.lastEvent.set(this.#labels, this.#deps.clock());
+        // Every watch event passes here: use bound children instead of hashing labels each time.
+        let counter = eventCounters.get(type);
+        if (!counter) {
+          counter = m.watchEvents.labels({ ...this.#labels, type });
+          eventCounters.set(type, counter);
+        }
+        counter.inc();
+        lastEvent.set(this.#deps.clock());
       },
       error: (operation, code, error) => {
         m.watchErrors.inc({ ...this.#labels, operation, code: String(code) });
