@@ -59,12 +59,11 @@ export async function startExporter(options: ExporterOptions): Promise<Exporter>
   recordConfig(options.configHash);
 
   const app = createApp({
-    sources: () => manager.collectors(),
+    sources: () => manager.collectors().flatMap((c) => c.sources),
     metrics,
     prefix: () => config.metricPrefix,
     readiness: () => manager.readiness(),
     logger,
-    clock,
   });
   let server: Listening;
   try {

@@ -4,11 +4,11 @@
 // A failing resource type only affects itself.
 import type { Config } from "../config/schema.ts";
 import { type CrdSummary, summarizeCrd } from "../core/crd.ts";
-import { newKindContext } from "../core/render.ts";
+import { type FamilySelection, sameSelection, selectFamilies } from "../core/family-selection.ts";
 import { ListWatch } from "../kube/list-watch.ts";
 import type { Logger } from "../log.ts";
-import { type CollectorDeps, ResourceCollector } from "./resource-collector.ts";
-import { type CollectorPlan, missingExplicit, planFromCrds, planStatic } from "./selection.ts";
+import { type CollectorDeps, type CollectorSettings, ResourceCollector } from "./resource-collector.ts";
+import { type CollectorPlan, missingExplicit, planFromCrds, planStatic, settingsFor } from "./selection.ts";
 
 export interface ResourceReadiness {
   resource: string;
@@ -27,6 +27,7 @@ export interface Readiness {
 interface Running {
   plan: CollectorPlan;
   prefix: string;
+  selection: FamilySelection;
   collector: ResourceCollector;
 }
 
@@ -170,16 +171,28 @@ export class CollectorManager {
 
     for (const [key, running] of [...this.#running]) {
       const next = wanted.get(key);
-      if (next && next.fingerprint === running.plan.fingerprint && running.prefix === config.metricPrefix)
+      if (next && next.fingerprint === running.plan.fingerprint) {
+        // Same watch: a new family selection or prefix only re-renders what is held.
+        const selection = selectFamilies(config.metricPrefix, [config.metrics, next.options.metrics]);
+        if (!sameSelection(selection, running.selection) || running.prefix !== config.metricPrefix) {
+          running.collector.reselect(selection, config.metricPrefix);
+          this.#running.set(key, { ...running, plan: next, prefix: config.metricPrefix, selection });
+          this.#logger.info("resource re-rendered for a new metric selection", { resource: key });
+        }
         continue;
+      }
       this.#running.delete(key);
       await running.collector.stop(!next);
       this.#logger.info(next ? "resource reconfigured" : "resource no longer watched", { resource: key });
     }
     for (const [key, plan] of wanted) {
       if (this.#running.has(key)) continue;
-      const collector = new ResourceCollector(this.#settings(plan, config.metricPrefix), this.#deps);
-      this.#running.set(key, { plan, prefix: config.metricPrefix, collector });
+      const selection = selectFamilies(config.metricPrefix, [config.metrics, plan.options.metrics]);
+      const collector = new ResourceCollector(
+        this.#settings(plan, config.metricPrefix, selection),
+        this.#deps,
+      );
+      this.#running.set(key, { plan, prefix: config.metricPrefix, selection, collector });
       collector.start();
       this.#logger.info("watching resource", {
         resource: key,
@@ -190,28 +203,7 @@ export class CollectorManager {
     }
   }
 
-  #settings(plan: CollectorPlan, prefix: string): ConstructorParameters<typeof ResourceCollector>[0] {
-    const o = plan.options;
-    return {
-      identity: plan.identity,
-      statusSubresource: plan.statusSubresource,
-      projection: plan.projection,
-      kind: newKindContext({
-        group: plan.identity.group,
-        kind: plan.identity.kind,
-        prefix,
-        extraLabelNames: o.labels.map((l) => l.name),
-        status: { readyCondition: o.readyCondition, failedAfterSeconds: o.failedAfterSeconds },
-        phases: plan.phases,
-        reasonsEnabled: o.conditionReasons,
-        maxReasons: o.maxReasons,
-      }),
-      mode: o.mode,
-      maxSeries: o.maxSeries,
-      phaseTransitions: o.phaseTransitions,
-      namespaces: plan.identity.namespaced ? o.namespaces : [],
-      labelSelector: o.labelSelector,
-      prefix,
-    };
+  #settings(plan: CollectorPlan, prefix: string, selection: FamilySelection): CollectorSettings {
+    return settingsFor(plan, prefix, selection);
   }
 }

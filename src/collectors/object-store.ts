@@ -1,19 +1,7 @@
-// The per-object store of one resource type: projected state, counters, the
-// small memory histograms need, and the pre-rendered series. Keyed by uid, so
-// an object deleted and re-created under the same name starts afresh.
-import type { ObjectMemory } from "../core/observations.ts";
-import type { ObjectCounters, RenderedObject } from "../core/render.ts";
-import type { ObjectState } from "../core/state.ts";
-
-export interface ObjectEntry {
-  state: ObjectState;
-  counters: ObjectCounters;
-  memory: ObjectMemory;
-  /** undefined when the series cap dropped this object's series (or in aggregate mode). */
-  rendered: RenderedObject | undefined;
-  /** Mark used by a relist to find objects that are gone. */
-  listMark: number;
-}
+// The entries of one resource type, keyed by uid (an object deleted and
+// re-created under the same name starts afresh), with the count of rendered
+// series kept as entries come and go.
+import type { ObjectEntry } from "../core/object-update.ts";
 
 function nameKey(state: { namespace: string; name: string }): string {
   return `${state.namespace}/${state.name}`;
@@ -48,21 +36,18 @@ export class ObjectStore {
     return held !== undefined && held !== uid ? held : undefined;
   }
 
+  /** Stores (or replaces) an entry, keeping the series count right. */
   set(uid: string, entry: ObjectEntry): void {
+    const old = this.#entries.get(uid);
+    this.#series += (entry.series?.count ?? 0) - (old?.series?.count ?? 0);
     this.#entries.set(uid, entry);
-    this.#byName.set(nameKey(entry.state), uid);
-  }
-
-  /** Replaces an entry's rendering, keeping the series count right. */
-  setRendered(entry: ObjectEntry, rendered: RenderedObject | undefined): void {
-    this.#series += (rendered?.series ?? 0) - (entry.rendered?.series ?? 0);
-    entry.rendered = rendered;
+    if (!old) this.#byName.set(nameKey(entry.state), uid);
   }
 
   delete(uid: string): ObjectEntry | undefined {
     const entry = this.#entries.get(uid);
     if (!entry) return undefined;
-    this.#series -= entry.rendered?.series ?? 0;
+    this.#series -= entry.series?.count ?? 0;
     this.#entries.delete(uid);
     const key = nameKey(entry.state);
     if (this.#byName.get(key) === uid) this.#byName.delete(key);

@@ -4,9 +4,12 @@
 // schema. Pure: CRD summaries and config in, plans out.
 import type { ResourceOptions, ResourceSelector } from "../config/schema.ts";
 import { type CrdSummary, pickVersion, type VersionSummary } from "../core/crd.ts";
+import type { FamilySelection } from "../core/family-selection.ts";
+import type { ObservedGenerationSource } from "../core/generations.ts";
 import { defaultProjectionSettings, type ProjectionSettings } from "../core/project.ts";
 import { globMatch, labelsMatch } from "../core/selectors.ts";
 import type { ResourceIdentity } from "../core/state.ts";
+import type { CollectorSettings } from "./resource-collector.ts";
 
 export interface CollectorPlan {
   /** `group/resource`: one collector per resource type. */
@@ -15,8 +18,12 @@ export interface CollectorPlan {
   statusSubresource: boolean;
   projection: ProjectionSettings;
   phases: string[];
+  generationSource: ObservedGenerationSource;
   options: ResourceOptions;
-  /** Equal fingerprints: the running collector can stay as it is. */
+  /**
+   * Equal fingerprints: the running collector can stay (the family rules are
+   * left out: a change of them only re-renders, see ResourceCollector.reselect).
+   */
   fingerprint: string;
 }
 
@@ -54,6 +61,21 @@ function projectionFor(options: ResourceOptions, version: VersionSummary | undef
   };
 }
 
+/**
+ * Where the lag's observed generation comes from: the status field when it is
+ * configured or declared; the ready condition's own observedGeneration when
+ * the schema is known and has no such field; either (status first) when the
+ * status is schemaless or the CRD was not read.
+ */
+function generationSourceFor(
+  options: ResourceOptions,
+  version: VersionSummary | undefined,
+): ObservedGenerationSource {
+  if (options.observedGenerationPath !== undefined || version?.observedGeneration) return "status";
+  if (version && !version.openStatus) return "condition";
+  return "status_or_condition";
+}
+
 function plan(
   identity: ResourceIdentity,
   version: VersionSummary | undefined,
@@ -62,14 +84,17 @@ function plan(
   const projection = projectionFor(options, version);
   const statusSubresource = version?.statusSubresource ?? true;
   const phases = version?.phaseEnum ?? [];
+  const generationSource = generationSourceFor(options, version);
+  const { metrics: _rules, ...watched } = options;
   return {
     key: `${identity.group}/${identity.resource}`,
     identity,
     statusSubresource,
     projection,
     phases,
+    generationSource,
     options,
-    fingerprint: JSON.stringify([identity, statusSubresource, projection, phases, options]),
+    fingerprint: JSON.stringify([identity, statusSubresource, projection, phases, generationSource, watched]),
   };
 }
 
@@ -130,4 +155,43 @@ export function missingExplicit(
   return selectors
     .filter((s) => s.group !== undefined && !list.some((crd) => selectorMatches(s, crd)))
     .map((s) => `${s.resource ?? s.kind}.${s.group}`);
+}
+
+const dotted = (path: readonly string[] | undefined): string => path?.join(".") ?? "";
+
+/** A collector's settings from its plan, the prefix and the selected families. */
+export function settingsFor(
+  plan: CollectorPlan,
+  prefix: string,
+  selection: FamilySelection,
+): CollectorSettings {
+  const o = plan.options;
+  const source = plan.generationSource;
+  return {
+    identity: plan.identity,
+    statusSubresource: plan.statusSubresource,
+    kind: {
+      projection: plan.projection,
+      status: { readyCondition: o.readyCondition, failedAfterSeconds: o.failedAfterSeconds },
+      generations: { source, readyCondition: o.readyCondition },
+      phaseTransitions: o.phaseTransitions,
+    },
+    mode: o.mode,
+    selection,
+    prefix,
+    extraLabelNames: o.labels.map((l) => l.name),
+    phaseEnum: plan.phases,
+    maxReasons: o.maxReasons,
+    maxSeries: o.maxSeries,
+    namespaces: plan.identity.namespaced ? o.namespaces : [],
+    labelSelector: o.labelSelector,
+    info: {
+      status_subresource: String(plan.statusSubresource),
+      conditions_path: dotted(plan.projection.conditionsPath),
+      observed_generation_path: source === "condition" ? "" : dotted(plan.projection.observedGenerationPath),
+      observed_generation_source: source,
+      phase_path: dotted(plan.projection.phasePath),
+      ready_condition: o.readyCondition,
+    },
+  };
 }

@@ -9,6 +9,9 @@ export interface Flags {
   listen: string | undefined;
   metricPrefix: string | undefined;
   logLevel: string | undefined;
+  metricAllowlist: string | undefined;
+  metricDenylist: string | undefined;
+  metricOptInList: string | undefined;
   tracingEndpoint: string | undefined;
   apiProxyListen: string | undefined;
   apiProxyAllowNonLoopback: boolean;
@@ -30,6 +33,12 @@ export const usage = `Usage: cr-status-exporter [flags]
   --listen HOST:PORT       where to serve /metrics, /healthz, /readyz (default 127.0.0.1:9184)
   --metric-prefix PREFIX   prefix of every metric name (default cr_)
   --log-level LEVEL        debug, info, warn or error (default info)
+  --metric-allowlist LIST  comma-separated metric families (globs) to export, and nothing else
+  --metric-denylist LIST   comma-separated metric families (globs) not to export
+  --metric-opt-in-list LIST
+                           comma-separated opt-in metric families (globs) to add to the default set
+                           (the three replace the file's global metrics rules; allow and deny are
+                           mutually exclusive; docs/metrics.md lists the families)
   --tracing-endpoint URL   OTLP/HTTP traces endpoint (default: OTEL_EXPORTER_OTLP_* variables; off when unset)
   --api-proxy-listen HOST:PORT
                            run the sidecar API proxy that counts status writes (loopback only unless
@@ -59,6 +68,9 @@ export function parseFlags(argv: string[]): Flags {
         listen: { type: "string" },
         "metric-prefix": { type: "string" },
         "log-level": { type: "string" },
+        "metric-allowlist": { type: "string" },
+        "metric-denylist": { type: "string" },
+        "metric-opt-in-list": { type: "string" },
         "tracing-endpoint": { type: "string" },
         "api-proxy-listen": { type: "string" },
         "api-proxy-allow-non-loopback": { type: "boolean", default: false },
@@ -79,6 +91,9 @@ export function parseFlags(argv: string[]): Flags {
       listen: values.listen,
       metricPrefix: values["metric-prefix"],
       logLevel: values["log-level"],
+      metricAllowlist: values["metric-allowlist"],
+      metricDenylist: values["metric-denylist"],
+      metricOptInList: values["metric-opt-in-list"],
       tracingEndpoint: values["tracing-endpoint"],
       apiProxyListen: values["api-proxy-listen"],
       apiProxyAllowNonLoopback: values["api-proxy-allow-non-loopback"] ?? false,
@@ -105,6 +120,20 @@ export function flagOverrides(flags: Flags): Record<string, unknown> {
   set(out, "listen", flags.listen);
   set(out, "metricPrefix", flags.metricPrefix);
   set(out, "logLevel", flags.logLevel);
+  const list = (text: string | undefined): string[] | undefined =>
+    text
+      ?.split(",")
+      .map((item) => item.trim())
+      .filter((item) => item !== "");
+  if (flags.metricAllowlist ?? flags.metricDenylist ?? flags.metricOptInList) {
+    // Every key is set (undefined where no flag was given) so that the flags
+    // replace the file's global rules instead of mixing with them.
+    out.metrics = {
+      allow: list(flags.metricAllowlist),
+      deny: list(flags.metricDenylist),
+      optIn: list(flags.metricOptInList),
+    };
+  }
   if (flags.tracingEndpoint !== undefined) out.tracing = { endpoint: flags.tracingEndpoint };
   const proxy: Record<string, unknown> = {};
   set(proxy, "listen", flags.apiProxyListen);

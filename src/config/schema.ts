@@ -1,5 +1,6 @@
 // The configuration as the rest of the program sees it, after validation and
 // defaults. The YAML shape is documented in config.example.yaml.
+import { type FamilyRules, noFamilyRules } from "../core/family-selection.ts";
 
 export interface LabelMapping {
   from: "label" | "annotation";
@@ -20,11 +21,12 @@ export interface ResourceOptions {
   readyCondition: string;
   failedAfterSeconds: number;
   labels: LabelMapping[];
-  conditionReasons: boolean;
   maxReasons: number;
   phaseTransitions: Record<string, string[]> | undefined;
   mode: "objects" | "aggregate";
   maxSeries: number;
+  /** Which families this resource exports, refining the global `metrics` rules. */
+  metrics: FamilyRules;
 }
 
 /** Selects resource types: explicitly, or by discovering CRDs. */
@@ -81,6 +83,8 @@ export interface Config {
   listen: string;
   metricPrefix: string;
   logLevel: "debug" | "info" | "warn" | "error";
+  /** Which families every resource exports (each resource entry may refine it). */
+  metrics: FamilyRules;
   /** Watch CRDs to resolve and discover resources (needs list/watch on CRDs). */
   crdDiscovery: boolean;
   resources: ResourceSelector[];
@@ -99,17 +103,18 @@ export const defaultResourceOptions: ResourceOptions = {
   readyCondition: "Ready",
   failedAfterSeconds: 300,
   labels: [],
-  conditionReasons: false,
   maxReasons: 20,
   phaseTransitions: undefined,
   mode: "objects",
   maxSeries: 0,
+  metrics: noFamilyRules,
 };
 
 export const defaultConfig: Config = {
   listen: "127.0.0.1:9184",
   metricPrefix: "cr_",
   logLevel: "info",
+  metrics: noFamilyRules,
   crdDiscovery: true,
   // With no resources configured, every CRD in the cluster is watched.
   resources: [

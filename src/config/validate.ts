@@ -1,264 +1,12 @@
 // Strict validation of the parsed YAML: unknown keys are rejected and every
 // error names the path, the value and what was expected, e.g.
 //   resources[1].failedAfter: expected a duration like "90s", "5m" or a number of seconds, got "soon"
-import { sanitizeLabelName } from "../core/exposition.ts";
-import {
-  type Config,
-  defaultConfig,
-  defaultResourceOptions,
-  type LabelMapping,
-  type ResourceOptions,
-  type ResourceSelector,
-} from "./schema.ts";
+import { Checker, ConfigError } from "./checker.ts";
+import { familyRules } from "./metrics-rules.ts";
+import { type Config, defaultConfig, type ResourceSelector } from "./schema.ts";
+import { dns1123, prefixPattern, selector } from "./validate-resources.ts";
 
-export class ConfigError extends Error {
-  readonly problems: string[];
-  constructor(problems: string[]) {
-    super(`invalid configuration:\n  ${problems.join("\n  ")}`);
-    this.problems = problems;
-  }
-}
-
-type Raw = Record<string, unknown>;
-
-function show(value: unknown): string {
-  const text = JSON.stringify(value);
-  if (text === undefined) return String(value);
-  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
-}
-
-class Checker {
-  readonly problems: string[] = [];
-
-  fail(path: string, expected: string, value: unknown): undefined {
-    this.problems.push(`${path}: expected ${expected}, got ${show(value)}`);
-    return undefined;
-  }
-
-  object(path: string, value: unknown, allowed: readonly string[]): Raw | undefined {
-    if (typeof value !== "object" || value === null || Array.isArray(value))
-      return this.fail(path, "a mapping", value);
-    for (const key of Object.keys(value)) {
-      if (!allowed.includes(key)) {
-        this.problems.push(`${path ? `${path}.` : ""}${key}: unknown key (allowed: ${allowed.join(", ")})`);
-      }
-    }
-    return value as Raw;
-  }
-
-  string(path: string, value: unknown, pattern?: RegExp, what = "a string"): string | undefined {
-    if (value === undefined) return undefined;
-    if (typeof value !== "string" || value.length === 0) return this.fail(path, `a non-empty string`, value);
-    if (pattern && !pattern.test(value)) return this.fail(path, what, value);
-    return value;
-  }
-
-  boolean(path: string, value: unknown): boolean | undefined {
-    if (value === undefined) return undefined;
-    if (typeof value !== "boolean") return this.fail(path, "true or false", value);
-    return value;
-  }
-
-  integer(path: string, value: unknown, min: number): number | undefined {
-    if (value === undefined) return undefined;
-    if (typeof value !== "number" || !Number.isInteger(value) || value < min) {
-      return this.fail(path, `an integer ≥ ${min}`, value);
-    }
-    return value;
-  }
-
-  stringList(path: string, value: unknown): string[] | undefined {
-    if (value === undefined) return undefined;
-    if (!Array.isArray(value)) return this.fail(path, "a list of strings", value);
-    const out: string[] = [];
-    value.forEach((item, i) => {
-      const s = this.string(`${path}[${i}]`, item);
-      if (s !== undefined) out.push(s);
-    });
-    return out;
-  }
-
-  duration(path: string, value: unknown): number | undefined {
-    if (value === undefined) return undefined;
-    if (typeof value === "number" && value >= 0) return value;
-    if (typeof value === "string") {
-      const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/.exec(value);
-      if (match) {
-        const factor = { ms: 0.001, s: 1, m: 60, h: 3600 }[match[2] as "ms" | "s" | "m" | "h"];
-        return Number(match[1]) * factor;
-      }
-    }
-    return this.fail(path, 'a duration like "90s", "5m" or a number of seconds', value);
-  }
-
-  oneOf<T extends string>(path: string, value: unknown, choices: readonly T[]): T | undefined {
-    if (value === undefined) return undefined;
-    if (typeof value !== "string" || !choices.includes(value as T))
-      return this.fail(path, `one of ${choices.join(", ")}`, value);
-    return value as T;
-  }
-}
-
-const dottedPath = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
-const dns1123 = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const prefixPattern = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
-
-const optionKeys = [
-  "namespaces",
-  "labelSelector",
-  "conditionsPath",
-  "observedGenerationPath",
-  "phasePath",
-  "heartbeatField",
-  "readyCondition",
-  "failedAfter",
-  "labels",
-  "conditionReasons",
-  "maxReasons",
-  "phaseTransitions",
-  "mode",
-  "maxSeries",
-] as const;
-
-const selectorKeys = [
-  "group",
-  "version",
-  "resource",
-  "kind",
-  "namespaced",
-  "groups",
-  "categories",
-  "crdSelector",
-] as const;
-
-function labelMappings(c: Checker, path: string, value: unknown): LabelMapping[] | undefined {
-  if (value === undefined) return undefined;
-  if (!Array.isArray(value)) return c.fail(path, "a list of {fromLabel|fromAnnotation, name}", value);
-  const out: LabelMapping[] = [];
-  const reserved = new Set([
-    "group",
-    "kind",
-    "namespace",
-    "name",
-    "type",
-    "status",
-    "reason",
-    "phase",
-    "result",
-  ]);
-  value.forEach((item, i) => {
-    const p = `${path}[${i}]`;
-    const raw = c.object(p, item, ["fromLabel", "fromAnnotation", "name"]);
-    if (!raw) return;
-    const fromLabel = c.string(`${p}.fromLabel`, raw.fromLabel);
-    const fromAnnotation = c.string(`${p}.fromAnnotation`, raw.fromAnnotation);
-    if ((fromLabel === undefined) === (fromAnnotation === undefined)) {
-      c.problems.push(`${p}: expected exactly one of fromLabel or fromAnnotation`);
-      return;
-    }
-    const key = (fromLabel ?? fromAnnotation) as string;
-    const name =
-      c.string(`${p}.name`, raw.name, /^[a-zA-Z_][a-zA-Z0-9_]*$/, "a Prometheus label name") ??
-      sanitizeLabelName(key);
-    if (reserved.has(name)) {
-      c.problems.push(`${p}.name: "${name}" is reserved by the exporter's own labels; choose another name`);
-      return;
-    }
-    out.push({ from: fromLabel !== undefined ? "label" : "annotation", key, name });
-  });
-  return out;
-}
-
-function phaseTransitions(c: Checker, path: string, value: unknown): Record<string, string[]> | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    return c.fail(path, "a mapping from phase to the list of phases it may move to", value);
-  }
-  const out: Record<string, string[]> = {};
-  for (const [from, to] of Object.entries(value)) {
-    const list = c.stringList(`${path}.${from}`, to);
-    if (list) out[from] = list;
-  }
-  return out;
-}
-
-function resourceOptions(c: Checker, path: string, raw: Raw): ResourceOptions {
-  const d = defaultResourceOptions;
-  return {
-    namespaces: c.stringList(`${path}.namespaces`, raw.namespaces) ?? d.namespaces,
-    labelSelector: c.string(`${path}.labelSelector`, raw.labelSelector),
-    conditionsPath: c.string(`${path}.conditionsPath`, raw.conditionsPath, dottedPath, "a dotted field path"),
-    observedGenerationPath: c.string(
-      `${path}.observedGenerationPath`,
-      raw.observedGenerationPath,
-      dottedPath,
-      "a dotted field path",
-    ),
-    phasePath: c.string(`${path}.phasePath`, raw.phasePath, dottedPath, "a dotted field path"),
-    heartbeatField: c.string(`${path}.heartbeatField`, raw.heartbeatField, dottedPath, "a dotted field path"),
-    readyCondition: c.string(`${path}.readyCondition`, raw.readyCondition) ?? d.readyCondition,
-    failedAfterSeconds: c.duration(`${path}.failedAfter`, raw.failedAfter) ?? d.failedAfterSeconds,
-    labels: labelMappings(c, `${path}.labels`, raw.labels) ?? d.labels,
-    conditionReasons: c.boolean(`${path}.conditionReasons`, raw.conditionReasons) ?? d.conditionReasons,
-    maxReasons: c.integer(`${path}.maxReasons`, raw.maxReasons, 1) ?? d.maxReasons,
-    phaseTransitions: phaseTransitions(c, `${path}.phaseTransitions`, raw.phaseTransitions),
-    mode: c.oneOf(`${path}.mode`, raw.mode, ["objects", "aggregate"] as const) ?? d.mode,
-    maxSeries: c.integer(`${path}.maxSeries`, raw.maxSeries, 0) ?? d.maxSeries,
-  };
-}
-
-function selector(
-  c: Checker,
-  path: string,
-  value: unknown,
-  crdDiscovery: boolean,
-): ResourceSelector | undefined {
-  const raw = c.object(path, value, [...selectorKeys, ...optionKeys]);
-  if (!raw) return undefined;
-  const s: ResourceSelector = {
-    group: c.string(`${path}.group`, raw.group, dns1123, "an API group such as example.com"),
-    version: c.string(
-      `${path}.version`,
-      raw.version,
-      /^v[0-9]+((alpha|beta)[0-9]+)?$/,
-      "a version such as v1",
-    ),
-    resource: c.string(
-      `${path}.resource`,
-      raw.resource,
-      /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/,
-      "a plural resource name",
-    ),
-    kind: c.string(`${path}.kind`, raw.kind, /^[A-Z][A-Za-z0-9]*$/, "a Kind such as Widget"),
-    namespaced: c.boolean(`${path}.namespaced`, raw.namespaced),
-    groups: c.stringList(`${path}.groups`, raw.groups) ?? [],
-    categories: c.stringList(`${path}.categories`, raw.categories) ?? [],
-    crdSelector: c.string(`${path}.crdSelector`, raw.crdSelector),
-    options: resourceOptions(c, path, raw),
-  };
-  const explicit = s.group !== undefined || s.resource !== undefined || s.kind !== undefined;
-  const discovery = s.groups.length > 0 || s.categories.length > 0 || s.crdSelector !== undefined;
-  if (explicit && discovery) {
-    c.problems.push(
-      `${path}: give either group with resource/kind (explicit) or groups/categories/crdSelector (discovery), not both`,
-    );
-  } else if (!explicit && !discovery) {
-    c.problems.push(
-      `${path}: expected group with resource or kind, or one of groups, categories, crdSelector`,
-    );
-  } else if (explicit && (s.group === undefined || (s.resource === undefined && s.kind === undefined))) {
-    c.problems.push(`${path}: an explicit resource needs group and resource (or kind)`);
-  } else if (
-    explicit &&
-    !crdDiscovery &&
-    (!s.version || !s.resource || !s.kind || s.namespaced === undefined)
-  ) {
-    c.problems.push(`${path}: with crdDiscovery: false, give group, version, resource, kind and namespaced`);
-  } else if (discovery && !crdDiscovery) {
-    c.problems.push(`${path}: discovery (groups/categories/crdSelector) needs crdDiscovery: true`);
-  }
-  return s;
-}
+export { ConfigError } from "./checker.ts";
 
 const hostPort = /^(\[[0-9a-fA-F:]+\]|[^:]*):\d{1,5}$/;
 
@@ -325,8 +73,12 @@ export function validateConfig(input: unknown): Config {
     "tracing",
     "apiProxy",
     "auditReceiver",
+    "metrics",
   ]);
   if (!raw) throw new ConfigError(c.problems);
+  const metricPrefix =
+    c.string("metricPrefix", raw.metricPrefix, prefixPattern, "a metric name prefix such as cr_") ??
+    defaultConfig.metricPrefix;
   const crdDiscovery = c.boolean("crdDiscovery", raw.crdDiscovery) ?? defaultConfig.crdDiscovery;
   let resources = defaultConfig.resources;
   if (raw.resources !== undefined) {
@@ -334,7 +86,7 @@ export function validateConfig(input: unknown): Config {
       c.fail("resources", "a non-empty list of resource selectors", raw.resources);
     } else {
       resources = raw.resources
-        .map((item, i) => selector(c, `resources[${i}]`, item, crdDiscovery))
+        .map((item, i) => selector(c, `resources[${i}]`, item, crdDiscovery, metricPrefix))
         .filter((s): s is ResourceSelector => s !== undefined);
     }
   }
@@ -369,9 +121,8 @@ export function validateConfig(input: unknown): Config {
     listen:
       c.string("listen", raw.listen, /^(\[[0-9a-fA-F:]+\]|[^:]*):\d{1,5}$/, "host:port") ??
       defaultConfig.listen,
-    metricPrefix:
-      c.string("metricPrefix", raw.metricPrefix, prefixPattern, "a metric name prefix such as cr_") ??
-      defaultConfig.metricPrefix,
+    metricPrefix,
+    metrics: familyRules(c, "metrics", raw.metrics, metricPrefix) ?? defaultConfig.metrics,
     logLevel:
       c.oneOf("logLevel", raw.logLevel, ["debug", "info", "warn", "error"] as const) ??
       defaultConfig.logLevel,

@@ -1,74 +1,70 @@
 // Aggregate mode: counts per namespace instead of per-object series, for
-// fleets too large to export one series per object.
-import { renderLabels, sampleLine } from "./exposition.ts";
-import { aggregateFamilies } from "./families.ts";
-import { type StatusSettings, summarizeStatus } from "./kstatus.ts";
-import type { ObjectState } from "./state.ts";
-
-export interface AggregateCounts {
-  objects: Map<string, number>;
-  conditions: Map<string, number>;
-  phases: Map<string, number>;
-  statuses: Map<string, number>;
-  lagging: Map<string, number>;
-}
+// fleets too large to export one series per object. The counts are kept
+// incrementally (an object's old contribution out, its new one in), so a
+// scrape only prints them.
+import { type AggregateFamilyKey, aggregateFamilies } from "./catalog.ts";
+import { formatValue, renderLabels } from "./exposition.ts";
+import type { KindLearning } from "./label-bounds.ts";
+import type { ObjectEntry } from "./object-update.ts";
 
 const SEP = "\u0000";
 
-function bump(map: Map<string, number>, key: string): void {
-  map.set(key, (map.get(key) ?? 0) + 1);
-}
+type CountKey = AggregateFamilyKey;
 
-export function countObjects(
-  states: Iterable<ObjectState>,
-  status: StatusSettings,
-  now: number,
-): AggregateCounts {
-  const counts: AggregateCounts = {
-    objects: new Map(),
-    conditions: new Map(),
-    phases: new Map(),
-    statuses: new Map(),
-    lagging: new Map(),
+/** Extra labels of each aggregate family beyond group, kind, namespace. */
+const keyLabels: Record<CountKey, readonly string[]> = {
+  aggregateObjects: [],
+  aggregateConditions: ["type", "status"],
+  aggregatePhases: ["phase"],
+  aggregateStatuses: ["result"],
+  aggregateLagging: [],
+};
+
+export class AggregateCounts {
+  readonly #counts: Record<CountKey, Map<string, number>> = {
+    aggregateObjects: new Map(),
+    aggregateConditions: new Map(),
+    aggregatePhases: new Map(),
+    aggregateStatuses: new Map(),
+    aggregateLagging: new Map(),
   };
-  for (const s of states) {
-    const ns = s.namespace;
-    bump(counts.objects, ns);
-    for (const c of s.conditions) bump(counts.conditions, `${ns}${SEP}${c.type}${SEP}${c.status}`);
-    if (s.phase !== undefined) bump(counts.phases, `${ns}${SEP}${s.phase}`);
-    bump(counts.statuses, `${ns}${SEP}${summarizeStatus(s, status, now).result}`);
-    if (
-      s.generation !== undefined &&
-      s.observedGeneration !== undefined &&
-      s.generation > s.observedGeneration
-    ) {
-      bump(counts.lagging, ns);
-    }
+
+  #bump(family: CountKey, key: string, by: number): void {
+    const map = this.#counts[family];
+    const value = (map.get(key) ?? 0) + by;
+    if (value === 0) map.delete(key);
+    else map.set(key, value);
   }
-  return counts;
+
+  /** Adds (sign 1) or removes (sign -1) one object's contribution. */
+  count(entry: ObjectEntry, sign: 1 | -1, learning: KindLearning): void {
+    const s = entry.state;
+    const ns = s.namespace;
+    this.#bump("aggregateObjects", ns, sign);
+    for (const c of s.conditions)
+      this.#bump("aggregateConditions", `${ns}${SEP}${c.type}${SEP}${c.status}`, sign);
+    if (s.phase !== undefined)
+      this.#bump("aggregatePhases", `${ns}${SEP}${learning.phases.learn(s.phase)}`, sign);
+    this.#bump("aggregateStatuses", `${ns}${SEP}${entry.summary}`, sign);
+    if (entry.lag !== undefined && entry.lag > 0) this.#bump("aggregateLagging", ns, sign);
+  }
+
+  /** Text of one aggregate family for one kind (a byte string). */
+  render(family: CountKey, name: string, group: string, kind: string): string {
+    let out = "";
+    for (const [key, value] of this.#counts[family]) {
+      const labels = renderLabels(
+        ["group", "kind", "namespace", ...keyLabels[family]],
+        [group, kind, ...key.split(SEP)],
+      );
+      out += `${name}${labels} ${formatValue(value)}\n`;
+    }
+    return out;
+  }
+
+  clear(): void {
+    for (const map of Object.values(this.#counts)) map.clear();
+  }
 }
 
-/** Text of aggregate family `index` (see aggregateFamilies) for one kind. */
-export function renderAggregate(
-  index: number,
-  counts: AggregateCounts,
-  prefix: string,
-  group: string,
-  kind: string,
-): string {
-  const definition = aggregateFamilies[index];
-  if (!definition) return "";
-  const name = `${prefix}${definition.suffix}`;
-  const sources = [counts.objects, counts.conditions, counts.phases, counts.statuses, counts.lagging];
-  const extraNames = [[], ["type", "status"], ["phase"], ["result"], []][index] ?? [];
-  let out = "";
-  for (const [key, value] of sources[index] ?? []) {
-    const parts = key.split(SEP);
-    out += sampleLine(
-      name,
-      renderLabels(["group", "kind", "namespace", ...extraNames], [group, kind, ...parts]),
-      value,
-    );
-  }
-  return out;
-}
+export const aggregateKeys: readonly CountKey[] = aggregateFamilies.map((f) => f.key);

@@ -1,8 +1,29 @@
 // Prometheus text exposition primitives shared by the per-object renderer and
 // the /metrics writer. Label values are escaped exactly as the text format
 // requires (backslash, double quote, line feed); names are sanitized.
+//
+// Pre-rendered text is kept as "byte strings": every character is one byte of
+// the UTF-8 output (non-ASCII text is encoded once, at render time), so the
+// writer copies it into buffers with a latin-1 write and never converts the
+// body string → UTF-8 per scrape.
 
 const needsEscape = /[\\"\n]/;
+const nonAscii = /[\u0080-\uffff]/;
+
+/** UTF-8 bytes of `text` as a one-byte-per-character string (ASCII text is returned as is). */
+export function byteString(text: string): string {
+  return nonAscii.test(text) ? Buffer.from(text, "utf8").toString("latin1") : text;
+}
+
+/** The inverse of byteString, for tests and for reading rendered text back. */
+export function fromByteString(bytes: string): string {
+  return nonAscii.test(bytes) ? Buffer.from(bytes, "latin1").toString("utf8") : bytes;
+}
+
+/** An escaped label value as a byte string, ready to be written between quotes. */
+export function encodeLabelValue(value: string): string {
+  return byteString(escapeLabelValue(value));
+}
 
 export function escapeLabelValue(value: string): string {
   if (!needsEscape.test(value)) return value;
@@ -24,13 +45,13 @@ export function sanitizeLabelName(name: string): string {
   return sanitized || "_";
 }
 
-/** Renders `{a="x",b="y"}` from parallel key/value lists (already sanitized names). */
+/** Renders `{a="x",b="y"}` from parallel key/value lists (already sanitized names), as a byte string. */
 export function renderLabels(names: readonly string[], values: readonly string[]): string {
   if (names.length === 0) return "";
   let out = "{";
   for (let i = 0; i < names.length; i++) {
     if (i > 0) out += ",";
-    out += `${names[i]}="${escapeLabelValue(values[i] ?? "")}"`;
+    out += `${names[i]}="${encodeLabelValue(values[i] ?? "")}"`;
   }
   return `${out}}`;
 }

@@ -2,8 +2,11 @@
 // place that reads a custom resource's fields; everything downstream works on
 // the projection. It never throws for malformed status: wrong shapes become
 // "absent". It throws ProjectionError only when the object has no identity.
-import { digest } from "./digest.ts";
+import { Hasher } from "./digest.ts";
 import type { ConditionState, ConditionStatus, ObjectState } from "./state.ts";
+import { parseTimestamp } from "./timestamps.ts";
+
+export { parseTimestamp } from "./timestamps.ts";
 
 export interface LabelSource {
   /** Object label or annotation key to copy. */
@@ -58,13 +61,6 @@ function asString(value: Json): string | undefined {
 /** A non-negative safe integer, or undefined. */
 export function asGeneration(value: Json): number | undefined {
   return typeof value === "number" && Number.isSafeInteger(value) && value >= 0 ? value : undefined;
-}
-
-/** RFC 3339 → Unix seconds (the API's precision), or undefined. */
-export function parseTimestamp(value: Json): number | undefined {
-  if (typeof value !== "string" || value.length === 0) return undefined;
-  const ms = Date.parse(value);
-  return Number.isFinite(ms) ? Math.floor(ms / 1000) : undefined;
 }
 
 const statuses: Record<string, ConditionStatus> = { true: "True", false: "False", unknown: "Unknown" };
@@ -129,6 +125,48 @@ function extraLabels(
   return result;
 }
 
+/** A string-valued map (labels, annotations) into the hash, key by key. */
+function hashMap(hasher: Hasher, map: Json): void {
+  if (!isRecord(map)) return;
+  for (const key in map) {
+    const value = map[key];
+    const text = typeof value === "string" ? value : "";
+    hasher.text(key);
+    // Long annotation values (last-applied-configuration) count by length
+    // only: they are kilobytes, and hashing them on every event would be the
+    // costliest part of a projection.
+    if (text.length > 64) hasher.number(text.length);
+    else hasher.text(text);
+  }
+}
+
+/**
+ * What non-status writes change: generation (spec), deletion, labels,
+ * annotations, finalizers and owners. The extra labels are read from labels
+ * and annotations, so they are covered too.
+ */
+function metadataDigest(
+  metadata: Record<string, Json>,
+  generation: number | undefined,
+  deletion: number | undefined,
+  extra: Record<string, string>,
+): number {
+  const hasher = new Hasher().number(generation).number(deletion);
+  for (const name in extra) hasher.text(extra[name] as string);
+  hashMap(hasher.text("l"), metadata.labels);
+  hashMap(hasher.text("a"), metadata.annotations);
+  hasher.text("f");
+  if (Array.isArray(metadata.finalizers)) for (const f of metadata.finalizers) hasher.text(String(f));
+  hasher.text("o");
+  if (Array.isArray(metadata.ownerReferences)) {
+    for (const owner of metadata.ownerReferences) {
+      if (!isRecord(owner)) continue;
+      hasher.text(String(owner.uid)).text(String(owner.controller)).text(String(owner.blockOwnerDeletion));
+    }
+  }
+  return hasher.value();
+}
+
 export function projectObject(raw: Json, settings: ProjectionSettings): ObjectState {
   if (!isRecord(raw) || !isRecord(raw.metadata)) throw new ProjectionError("object has no metadata");
   const metadata = raw.metadata;
@@ -147,29 +185,6 @@ export function projectObject(raw: Json, settings: ProjectionSettings): ObjectSt
   const deletionTimestamp = parseTimestamp(metadata.deletionTimestamp);
   const labels = extraLabels(metadata, settings.extraLabels);
 
-  // What counts as a meaningful status change: condition status, reason,
-  // observedGeneration and transition time; phase; observedGeneration;
-  // heartbeat. Messages and untracked status fields are not: a write that only
-  // rewrites them is a no-op write.
-  let statusKey = `${observedGeneration}|${phase}|${heartbeat}`;
-  for (const c of conditions) {
-    statusKey += `|${c.type}=${c.status}/${c.reason}/${c.observedGeneration}/${c.lastTransitionTime}`;
-  }
-  // Metadata writes (labels, annotations, finalizers, owners, deletion, spec →
-  // generation) are told apart from no-op status writes by this key. Long
-  // annotation values (last-applied-configuration) count by length only: they
-  // are kilobytes, and hashing them on every event is the costliest part here.
-  let metaKey = `${generation}|${deletionTimestamp}|${JSON.stringify(metadata.labels ?? null)}|${JSON.stringify(
-    metadata.finalizers ?? null,
-  )}|${JSON.stringify(metadata.ownerReferences ?? null)}`;
-  if (isRecord(metadata.annotations)) {
-    for (const [key, value] of Object.entries(metadata.annotations)) {
-      const text = typeof value === "string" ? value : "";
-      metaKey += `|${key}=${text.length > 64 ? `#${text.length}` : text}`;
-    }
-  }
-  for (const value of Object.values(labels)) metaKey += `|${value}`;
-
   return {
     uid,
     namespace: asString(metadata.namespace) ?? "",
@@ -184,7 +199,6 @@ export function projectObject(raw: Json, settings: ProjectionSettings): ObjectSt
     heartbeat,
     specChangedAt: specChangeTime(metadata.managedFields),
     extraLabels: labels,
-    statusDigest: digest(statusKey),
-    metaDigest: digest(metaKey),
+    metaDigest: metadataDigest(metadata, generation, deletionTimestamp, labels),
   };
 }

@@ -1,60 +1,38 @@
-// ObjectState → its series, pre-rendered as exposition text per family slot.
-// An object is re-rendered only when it changes; the /metrics writer then only
-// concatenates. The few values that move with the clock (lag seconds,
-// heartbeat age, Ready=False turning into Failed) are marked dynamic and
-// rendered at scrape time from the same state.
-import { escapeLabelValue, renderLabels, sampleLine } from "./exposition.ts";
-import { F, objectFamilies } from "./families.ts";
-import { type StatusSettings, statusResults, summarizeStatus } from "./kstatus.ts";
-import type { ObjectMemory } from "./observations.ts";
+// An object's series, pre-rendered as exposition text per family slot (byte
+// strings: see exposition.ts). Each family has one renderer here, keyed like
+// the catalog; an object change re-renders only the families whose inputs
+// changed, and the /metrics writer only copies the stored text. Nothing here
+// depends on the clock: times are exported as timestamps.
+import { inputMask, type ObjectFamilyKey, objectFamilies } from "./catalog.ts";
+import { encodeLabelValue, formatValue, renderLabels } from "./exposition.ts";
+import type { StatusResult } from "./kstatus.ts";
+import type { KindLearning } from "./label-bounds.ts";
 import type { ConditionStatus, ObjectState } from "./state.ts";
 
-const conditionStatuses: readonly ConditionStatus[] = ["True", "False", "Unknown"];
-
-/** Per resource type: everything rendering needs besides the object itself. */
-export interface KindContext {
+/** Per resource type: what rendering needs besides the object. */
+export interface KindRender {
   group: string;
   kind: string;
-  /** Full family names (prefix applied), indexed like objectFamilies. */
+  /** Full family names (prefix applied), by slot. */
   names: readonly string[];
+  /** Bit per object family slot: the families this resource exports. */
+  selected: number;
   extraLabelNames: readonly string[];
-  status: StatusSettings;
-  /** One-hot set of cr_phase; grows as phases are seen, up to maxPhases. */
-  phases: string[];
-  phasesVersion: number;
-  maxPhases: number;
-  /** cr_condition_reason is on, with at most maxReasons distinct reasons. */
-  reasonsEnabled: boolean;
-  reasons: Set<string>;
-  maxReasons: number;
 }
 
-export function familyNames(prefix: string): string[] {
-  return objectFamilies.map((f) => `${prefix}${f.suffix}`);
-}
-
-export function newKindContext(init: {
+export function newKindRender(init: {
   group: string;
   kind: string;
   prefix: string;
+  selected: number;
   extraLabelNames?: readonly string[];
-  status?: Partial<StatusSettings>;
-  phases?: readonly string[];
-  reasonsEnabled?: boolean;
-  maxReasons?: number;
-}): KindContext {
+}): KindRender {
   return {
     group: init.group,
     kind: init.kind,
-    names: familyNames(init.prefix),
+    names: objectFamilies.map((f) => init.prefix + f.suffix),
+    selected: init.selected,
     extraLabelNames: init.extraLabelNames ?? [],
-    status: { readyCondition: "Ready", failedAfterSeconds: 300, ...init.status },
-    phases: [...(init.phases ?? [])],
-    phasesVersion: 0,
-    maxPhases: 32,
-    reasonsEnabled: init.reasonsEnabled ?? false,
-    reasons: new Set(),
-    maxReasons: init.maxReasons ?? 20,
   };
 }
 
@@ -62,185 +40,163 @@ export interface ObjectCounters {
   statusUpdates: number;
   noopUpdates: number;
   generationChanges: number;
-  /** Key: `${type}\u0000${status}`. */
-  transitions: Map<string, number>;
+  /** Condition transitions by `${type}\u0000${new status}`; undefined until the first one. */
+  transitions: ReadonlyMap<string, number> | undefined;
 }
 
-export function newCounters(): ObjectCounters {
-  return { statusUpdates: 0, noopUpdates: 0, generationChanges: 0, transitions: new Map() };
+export const zeroCounters: ObjectCounters = {
+  statusUpdates: 0,
+  noopUpdates: 0,
+  generationChanges: 0,
+  transitions: undefined,
+};
+
+/** Everything an object's series are rendered from. */
+export interface RenderInput {
+  state: ObjectState;
+  counters: ObjectCounters;
+  /** Generation lag (status, else ready condition), undefined when unknown. */
+  lag: number | undefined;
+  requestedAt: number | undefined;
+  summary: StatusResult;
 }
 
-export interface RenderedObject {
-  /** Exposition text per family slot ("" when the object has no series in it). */
-  slots: string[];
-  /** Bit i set: slot i is rendered at scrape time by renderDynamic(). */
-  dynamic: number;
-  /** Number of series, for the per-resource cap. */
-  series: number;
-  /** Kind's phasesVersion when the phase slot was rendered. */
-  phasesVersion: number;
-  /** `{group=…,name=…,extra…}` for this object. */
-  labels: string;
+export interface ObjectSeries {
+  /** `{group="…",kind="…",namespace="…",name="…",extra="…"` without the closing brace. */
+  open: string;
+  /** Text per family slot; "" when the object has no series in that family (or it is not selected). */
+  slots: readonly string[];
+  /** Number of series over all slots, for the per-resource cap. */
+  count: number;
 }
 
-export function objectLabels(ctx: KindContext, state: ObjectState): string {
-  const names = ["group", "kind", "namespace", "name", ...ctx.extraLabelNames];
-  const values = [ctx.group, ctx.kind, state.namespace, state.name];
-  for (const name of ctx.extraLabelNames) values.push(state.extraLabels[name] ?? "");
-  return renderLabels(names, values);
+const conditionStatuses: readonly ConditionStatus[] = ["True", "False", "Unknown"];
+
+export function objectLabelsOpen(kind: KindRender, state: ObjectState): string {
+  const names = ["group", "kind", "namespace", "name", ...kind.extraLabelNames];
+  const values = [kind.group, kind.kind, state.namespace, state.name];
+  for (const name of kind.extraLabelNames) values.push(state.extraLabels[name] ?? "");
+  return renderLabels(names, values).slice(0, -1);
 }
 
-/** Learns the object's phase into the kind's one-hot set. Returns true if the set grew. */
-export function learnPhase(ctx: KindContext, phase: string | undefined): boolean {
-  if (phase === undefined || ctx.phases.includes(phase) || ctx.phases.length >= ctx.maxPhases) return false;
-  ctx.phases.push(phase);
-  ctx.phasesVersion++;
-  return true;
+/**
+ * Forces a string built by concatenation into one flat string: stored text
+ * lives for a long time, and ropes of small pieces would cost heap objects
+ * and garbage-collector work for every object (ToNumber flattens its input).
+ */
+function flat(text: string): string {
+  Number(text);
+  return text;
 }
 
-function boundedReason(ctx: KindContext, reason: string): string {
-  if (ctx.reasons.has(reason)) return reason;
-  if (ctx.reasons.size < ctx.maxReasons) {
-    ctx.reasons.add(reason);
-    return reason;
-  }
-  return "other";
-}
+type FamilyRenderer = (name: string, open: string, input: RenderInput, learning: KindLearning) => string;
 
-/** `{a="x",b="y"}` → `{a="x",b="y"` so more pairs can be appended cheaply. */
-function opened(labels: string): string {
-  return labels.slice(0, -1);
-}
+const line = (name: string, open: string, value: number): string => `${name}${open}} ${formatValue(value)}\n`;
 
-export function renderPhase(ctx: KindContext, labels: string, phase: string | undefined): string {
-  if (phase === undefined) return "";
-  const name = ctx.names[F.phase] as string;
-  const open = opened(labels);
-  const set = ctx.phases.includes(phase) ? ctx.phases : [...ctx.phases, phase];
-  let out = "";
-  for (const p of set) out += `${name}${open},phase="${escapeLabelValue(p)}"} ${p === phase ? 1 : 0}\n`;
-  return out;
-}
-
-function renderStatus(ctx: KindContext, labels: string, state: ObjectState, now: number): string {
-  const { result } = summarizeStatus(state, ctx.status, now);
-  const name = ctx.names[F.status] as string;
-  const open = opened(labels);
-  let out = "";
-  for (const r of statusResults) out += `${name}${open},result="${r}"} ${r === result ? 1 : 0}\n`;
-  return out;
-}
-
-function lagSeconds(state: ObjectState, memory: ObjectMemory, now: number): number {
-  if (state.generation === undefined || state.observedGeneration === undefined) return 0;
-  if (state.generation <= state.observedGeneration) return 0;
-  return memory.lagSince === undefined ? 0 : Math.max(0, Math.round(now - memory.lagSince));
-}
-
-/** Renders the slots marked dynamic, at scrape time. */
-export function renderDynamic(
-  ctx: KindContext,
-  slot: number,
-  labels: string,
-  state: ObjectState,
-  memory: ObjectMemory,
-  now: number,
-): string {
-  switch (slot) {
-    case F.generationLagSeconds:
-      return sampleLine(ctx.names[slot] as string, labels, lagSeconds(state, memory, now));
-    case F.heartbeatAge:
-      return state.heartbeat === undefined
-        ? ""
-        : sampleLine(ctx.names[slot] as string, labels, Math.max(0, Math.round(now - state.heartbeat)));
-    case F.status:
-      return renderStatus(ctx, labels, state, now);
-    default:
-      return "";
-  }
-}
-
-export function renderObject(
-  ctx: KindContext,
-  state: ObjectState,
-  counters: ObjectCounters,
-  now: number,
-): RenderedObject {
-  // Hot path (every object change): lines are built from pre-escaped label
-  // prefixes by plain concatenation, and series are counted as they are made.
-  const labels = objectLabels(ctx, state);
-  const open = opened(labels);
-  const n = ctx.names;
-  const slots: string[] = new Array(objectFamilies.length).fill("");
-  let dynamic = 0;
-  let series = 0;
-
-  let conditionText = "";
-  let transitionsText = "";
-  let lastTransitionText = "";
-  let staleText = "";
-  let reasonText = "";
-  for (const c of state.conditions) {
-    const typedOpen = `${open},type="${escapeLabelValue(c.type)}"`;
-    for (const s of conditionStatuses) {
-      const withStatus = `${typedOpen},status="${s}"}`;
-      conditionText += `${n[F.condition]}${withStatus} ${s === c.status ? 1 : 0}\n`;
-      transitionsText += `${n[F.conditionTransitions]}${withStatus} ${counters.transitions.get(`${c.type}\u0000${s}`) ?? 0}\n`;
+const renderers: Record<ObjectFamilyKey, FamilyRenderer> = {
+  condition: (name, open, { state }) => {
+    let out = "";
+    for (const c of state.conditions)
+      out += `${name}${open},type="${encodeLabelValue(c.type)}",status="${c.status}"} 1\n`;
+    return out;
+  },
+  conditionLastTransition: (name, open, { state }) => {
+    let out = "";
+    for (const c of state.conditions) {
+      if (c.lastTransitionTime !== undefined)
+        out += `${name}${open},type="${encodeLabelValue(c.type)}"} ${c.lastTransitionTime}\n`;
     }
-    series += 6;
-    if (c.lastTransitionTime !== undefined) {
-      lastTransitionText += `${n[F.conditionLastTransition]}${typedOpen}} ${c.lastTransitionTime}\n`;
-      series++;
+    return out;
+  },
+  conditionReason: (name, open, { state }, learning) => {
+    let out = "";
+    for (const c of state.conditions) {
+      if (c.reason === "") continue;
+      const reason = encodeLabelValue(learning.reasons.learn(c.reason));
+      out += `${name}${open},type="${encodeLabelValue(c.type)}",reason="${reason}"} 1\n`;
     }
-    if (c.observedGeneration !== undefined && state.generation !== undefined) {
-      staleText += `${n[F.conditionStale]}${typedOpen}} ${c.observedGeneration < state.generation ? 1 : 0}\n`;
-      series++;
+    return out;
+  },
+  conditionStale: (name, open, { state }) => {
+    if (state.generation === undefined) return "";
+    let out = "";
+    for (const c of state.conditions) {
+      if (c.observedGeneration === undefined) continue;
+      out += `${name}${open},type="${encodeLabelValue(c.type)}"} ${c.observedGeneration < state.generation ? 1 : 0}\n`;
     }
-    if (ctx.reasonsEnabled && c.reason !== "") {
-      reasonText += `${n[F.conditionReason]}${typedOpen},reason="${escapeLabelValue(boundedReason(ctx, c.reason))}"} 1\n`;
-      series++;
+    return out;
+  },
+  generation: (name, open, { state }) =>
+    state.generation === undefined ? "" : line(name, open, state.generation),
+  observedGeneration: (name, open, { state }) =>
+    state.observedGeneration === undefined ? "" : line(name, open, state.observedGeneration),
+  generationLag: (name, open, { lag }) => (lag === undefined ? "" : line(name, open, lag)),
+  generationRequested: (name, open, { requestedAt }) =>
+    requestedAt === undefined ? "" : line(name, open, requestedAt),
+  phase: (name, open, { state }, learning) =>
+    state.phase === undefined
+      ? ""
+      : `${name}${open},phase="${encodeLabelValue(learning.phases.learn(state.phase))}"} 1\n`,
+  status: (name, open, { summary }) => `${name}${open},result="${summary}"} 1\n`,
+  deletion: (name, open, { state }) =>
+    state.deletionTimestamp === undefined ? "" : line(name, open, state.deletionTimestamp),
+  heartbeat: (name, open, { state }) =>
+    state.heartbeat === undefined ? "" : line(name, open, state.heartbeat),
+  statusUpdates: (name, open, { counters }) => line(name, open, counters.statusUpdates),
+  noopUpdates: (name, open, { counters }) => line(name, open, counters.noopUpdates),
+  specGenerationChanges: (name, open, { counters }) => line(name, open, counters.generationChanges),
+  conditionTransitions: (name, open, { state, counters }) => {
+    let out = "";
+    for (const c of state.conditions) {
+      const typed = `${name}${open},type="${encodeLabelValue(c.type)}",status="`;
+      for (const s of conditionStatuses)
+        out += `${typed}${s}"} ${counters.transitions?.get(`${c.type}\u0000${s}`) ?? 0}\n`;
     }
-  }
-  slots[F.condition] = conditionText;
-  slots[F.conditionTransitions] = transitionsText;
-  slots[F.conditionLastTransition] = lastTransitionText;
-  slots[F.conditionStale] = staleText;
-  slots[F.conditionReason] = reasonText;
+    return out;
+  },
+};
 
-  const line = (slot: number, value: number): void => {
-    slots[slot] = sampleLine(n[slot] as string, labels, value);
-    series++;
-  };
-  if (state.generation !== undefined) line(F.generation, state.generation);
-  if (state.observedGeneration !== undefined) {
-    line(F.observedGeneration, state.observedGeneration);
-    if (state.generation !== undefined) {
-      const lag = Math.max(0, state.generation - state.observedGeneration);
-      line(F.generationLag, lag);
-      if (lag > 0) {
-        dynamic |= 1 << F.generationLagSeconds;
-        series++;
-      } else line(F.generationLagSeconds, 0);
-    }
-  }
+const identityInput = inputMask(["identity"]);
+const rendererBySlot: readonly FamilyRenderer[] = objectFamilies.map((f) => renderers[f.key]);
 
-  if (state.phase !== undefined) {
-    slots[F.phase] = renderPhase(ctx, labels, state.phase);
-    series += ctx.phases.includes(state.phase) ? ctx.phases.length : ctx.phases.length + 1;
-  }
+function countLines(text: string): number {
+  let n = 0;
+  for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1)) n++;
+  return n;
+}
 
-  const summary = summarizeStatus(state, ctx.status, now);
-  if (summary.changesAt !== undefined) dynamic |= 1 << F.status;
-  else slots[F.status] = renderStatus(ctx, labels, state, now);
-  series += statusResults.length;
-
-  if (state.deletionTimestamp !== undefined) line(F.deletionTimestamp, state.deletionTimestamp);
-  if (state.heartbeat !== undefined) {
-    dynamic |= 1 << F.heartbeatAge;
-    series++;
+/**
+ * Renders the selected families whose inputs changed (`changedInputs`, a bit
+ * set over catalog inputs), reusing the previous text of all others. With no
+ * previous series (or new object labels) every selected family is rendered.
+ */
+export function renderSeries(
+  kind: KindRender,
+  learning: KindLearning,
+  previous: ObjectSeries | undefined,
+  changedInputs: number,
+  input: RenderInput,
+): ObjectSeries {
+  const open =
+    previous && !(changedInputs & identityInput) ? previous.open : objectLabelsOpen(kind, input.state);
+  const reuse = previous !== undefined && previous.open === open;
+  const slots = reuse ? [...previous.slots] : new Array<string>(objectFamilies.length).fill("");
+  let count = reuse ? previous.count : 0;
+  for (const family of objectFamilies) {
+    if (!(kind.selected & (1 << family.slot))) continue;
+    if (reuse && !(family.inputMask & changedInputs)) continue;
+    const text = flat(
+      (rendererBySlot[family.slot] as FamilyRenderer)(
+        kind.names[family.slot] as string,
+        open,
+        input,
+        learning,
+      ),
+    );
+    const old = slots[family.slot] as string;
+    if (reuse) count -= countLines(old);
+    count += countLines(text);
+    slots[family.slot] = text;
   }
-  line(F.statusUpdates, counters.statusUpdates);
-  line(F.statusNoopUpdates, counters.noopUpdates);
-  line(F.specGenerationChanges, counters.generationChanges);
-  return { slots, dynamic, series, phasesVersion: ctx.phasesVersion, labels };
+  return { open, slots, count };
 }

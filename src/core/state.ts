@@ -49,13 +49,11 @@ export interface ObjectState {
   /** Extra labels copied from object labels/annotations, already allow-listed. */
   extraLabels: Record<string, string>;
   /**
-   * A digest of everything status-relevant (conditions, phase,
-   * observedGeneration, heartbeat). Equal digests across a resourceVersion
-   * change mean a no-op status write.
+   * A digest of the metadata that writes other than status writes change
+   * (generation, deletion, labels, annotations, finalizers, owners): a write
+   * that changes neither this nor the status is a no-op status write.
    */
-  statusDigest: string;
-  /** A digest of metadata.generation + labels in use: changes not counted as status writes. */
-  metaDigest: string;
+  metaDigest: number;
 }
 
 /** What changed between two observations of the same object. */

@@ -3,8 +3,40 @@
 // change only, which is all the API can tell us.
 import type { ConditionState, ObjectState, Transition } from "./state.ts";
 
-function byType(conditions: readonly ConditionState[]): Map<string, ConditionState> {
-  return new Map(conditions.map((c) => [c.type, c]));
+function find(conditions: readonly ConditionState[], type: string): ConditionState | undefined {
+  for (const c of conditions) if (c.type === type) return c;
+  return undefined;
+}
+
+/**
+ * What counts as a meaningful status change: a condition's status, reason,
+ * observedGeneration or transition time (or the list of conditions itself),
+ * phase, observedGeneration, heartbeat. Messages and untracked status fields
+ * are not: a write that only rewrites them is a no-op write.
+ */
+export function statusChanged(previous: ObjectState, next: ObjectState): boolean {
+  if (
+    previous.observedGeneration !== next.observedGeneration ||
+    previous.phase !== next.phase ||
+    previous.heartbeat !== next.heartbeat ||
+    previous.conditions.length !== next.conditions.length
+  ) {
+    return true;
+  }
+  for (let i = 0; i < next.conditions.length; i++) {
+    const a = previous.conditions[i] as ConditionState;
+    const b = next.conditions[i] as ConditionState;
+    if (
+      a.type !== b.type ||
+      a.status !== b.status ||
+      a.reason !== b.reason ||
+      a.observedGeneration !== b.observedGeneration ||
+      a.lastTransitionTime !== b.lastTransitionTime
+    ) {
+      return true;
+    }
+  }
+  return false;
 }
 
 export function diffStates(previous: ObjectState | undefined, next: ObjectState, now: number): Transition[] {
@@ -33,14 +65,12 @@ export function diffStates(previous: ObjectState | undefined, next: ObjectState,
     out.push({ kind: "terminating", at: next.deletionTimestamp });
   }
 
-  const before = byType(previous.conditions);
-  const after = byType(next.conditions);
-  for (const [type, current] of after) {
-    const old = before.get(type);
+  for (const current of next.conditions) {
+    const old = find(previous.conditions, current.type);
     if (old?.status === current.status) continue;
     out.push({
       kind: "condition",
-      type,
+      type: current.type,
       from: old?.status,
       to: current.status,
       at: current.lastTransitionTime ?? now,
@@ -49,11 +79,11 @@ export function diffStates(previous: ObjectState | undefined, next: ObjectState,
       message: current.message,
     });
   }
-  for (const [type, old] of before) {
-    if (after.has(type)) continue;
+  for (const old of previous.conditions) {
+    if (find(next.conditions, old.type)) continue;
     out.push({
       kind: "condition",
-      type,
+      type: old.type,
       from: old.status,
       to: undefined,
       at: now,
@@ -64,11 +94,9 @@ export function diffStates(previous: ObjectState | undefined, next: ObjectState,
   }
 
   // A write whose only effect is on metadata (labels, annotations, finalizers,
-  // spec → generation) is not a status write. Otherwise a changed status digest
-  // is a real status update and an unchanged one a no-op write.
-  const statusChanged = previous.statusDigest !== next.statusDigest;
-  const metaChanged = previous.metaDigest !== next.metaDigest;
-  if (statusChanged) out.push({ kind: "statusWrite", noop: false, at: now });
-  else if (!metaChanged) out.push({ kind: "statusWrite", noop: true, at: now });
+  // spec → generation) is not a status write. Otherwise a changed status is a
+  // real status update and an unchanged one a no-op write.
+  if (statusChanged(previous, next)) out.push({ kind: "statusWrite", noop: false, at: now });
+  else if (previous.metaDigest === next.metaDigest) out.push({ kind: "statusWrite", noop: true, at: now });
   return out;
 }

@@ -1,171 +1,148 @@
-// The exporter's own metrics and the per-kind histograms, kept in a
-// @prometheus-io/client Registry (never the global one) and written after the
-// per-object families on /metrics.
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "@prometheus-io/client";
+// The exporter's own metrics and the per-kind histograms fed by object
+// changes, kept in a @prometheus-io/client Registry (never the global one)
+// and written after the per-object families on /metrics. Names come from the
+// catalog (src/core/catalog.ts).
+import { Counter, Gauge, Histogram, Registry } from "@prometheus-io/client";
+import { fixedFamilySuffixes as fixed, perKindFamilies } from "../core/catalog.ts";
+import { registerProcessMetrics } from "./process-metrics.ts";
 
 export const resourceLabels = ["group", "version", "kind"] as const;
+type ResourceLabel = (typeof resourceLabels)[number];
+
+/** Labels of cr_exporter_resource_info: how a resource is read (bounded: one series per watched resource). */
+export const resourceInfoLabels = [
+  ...resourceLabels,
+  "status_subresource",
+  "conditions_path",
+  "observed_generation_path",
+  "observed_generation_source",
+  "phase_path",
+  "ready_condition",
+] as const;
+
+/** Histograms and counters per kind, fed by object changes (selectable per resource, see the catalog). */
+export interface KindMetrics {
+  conditionStateDuration: Histogram<"group" | "kind" | "type" | "status">;
+  reconcileDuration: Histogram<"group" | "kind">;
+  timeToReady: Histogram<"group" | "kind">;
+  phaseIllegalTransitions: Counter<"group" | "kind" | "namespace" | "from" | "to">;
+}
 
 export interface SelfMetrics {
   registry: Registry;
-  synced: Gauge<"group" | "version" | "kind">;
-  objects: Gauge<"group" | "version" | "kind">;
-  series: Gauge<"group" | "version" | "kind">;
-  watchEvents: Counter<"group" | "version" | "kind" | "type">;
-  watchErrors: Counter<"group" | "version" | "kind" | "operation" | "code">;
-  relists: Counter<"group" | "version" | "kind" | "reason">;
-  listDuration: Histogram<"group" | "version" | "kind">;
-  lastEvent: Gauge<"group" | "version" | "kind">;
-  lastSync: Gauge<"group" | "version" | "kind">;
-  handlerErrors: Counter<"group" | "version" | "kind">;
-  seriesDropped: Counter<"group" | "version" | "kind">;
+  synced: Gauge<ResourceLabel>;
+  objects: Gauge<ResourceLabel>;
+  series: Gauge<ResourceLabel>;
+  resourceInfo: Gauge<(typeof resourceInfoLabels)[number]>;
+  watchEvents: Counter<ResourceLabel | "type">;
+  watchErrors: Counter<ResourceLabel | "operation" | "code">;
+  relists: Counter<ResourceLabel | "reason">;
+  listDuration: Histogram<ResourceLabel>;
+  lastEvent: Gauge<ResourceLabel>;
+  lastSync: Gauge<ResourceLabel>;
+  handlerErrors: Counter<ResourceLabel>;
+  seriesDropped: Counter<ResourceLabel>;
   configReloadSuccess: Gauge;
   configReloads: Counter<"result">;
   configHash: Gauge<"hash">;
   buildInfo: Gauge<"version" | "node_version">;
   scrapeDuration: Histogram;
-  conditionStateDuration: Histogram<"group" | "kind" | "type" | "status">;
-  reconcileDuration: Histogram<"group" | "kind">;
-  timeToReady: Histogram<"group" | "kind">;
-  illegalPhaseTransitions: Counter<"group" | "kind" | "namespace" | "from" | "to">;
+  kinds: KindMetrics;
 }
 
 /** Buckets for durations of minutes to days: reconciles and condition states. */
 const longDurationBuckets = [1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600, 7200, 21600, 86400];
 
-export function createSelfMetrics(prefix: string, version: string): SelfMetrics {
-  // Created as OpenMetrics so histograms may carry exemplars; the writer switches
-  // the format per scrape.
-  const registry = new Registry(Registry.OPENMETRICS_CONTENT_TYPE);
-  const p = (name: string): string => `${prefix}${name}`;
-  const r = [...resourceLabels];
-  const metrics: SelfMetrics = {
-    registry,
-    synced: new Gauge({
-      name: p("exporter_resource_synced"),
-      help: "1 once the initial list finished and the watch is running.",
-      labelNames: r,
-      registers: [registry],
-    }),
-    objects: new Gauge({
-      name: p("exporter_resource_objects"),
-      help: "Objects currently held.",
-      labelNames: r,
-      registers: [registry],
-    }),
-    series: new Gauge({
-      name: p("exporter_resource_series"),
-      help: "Per-object series currently exported.",
-      labelNames: r,
-      registers: [registry],
-    }),
-    watchEvents: new Counter({
-      name: p("exporter_watch_events_total"),
-      help: "Watch events received, by type.",
-      labelNames: [...r, "type"],
-      registers: [registry],
-    }),
-    watchErrors: new Counter({
-      name: p("exporter_watch_errors_total"),
-      help: "Failed list or watch requests, by operation and HTTP code (0: network error or timeout).",
-      labelNames: [...r, "operation", "code"],
-      registers: [registry],
-    }),
-    relists: new Counter({
-      name: p("exporter_relists_total"),
-      help: "Full relists, by reason.",
-      labelNames: [...r, "reason"],
-      registers: [registry],
-    }),
-    listDuration: new Histogram({
-      name: p("exporter_list_duration_seconds"),
-      help: "Duration of full (paginated) lists.",
-      labelNames: r,
-      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
-      registers: [registry],
-    }),
-    lastEvent: new Gauge({
-      name: p("exporter_last_event_timestamp_seconds"),
-      help: "When the last watch event arrived.",
-      labelNames: r,
-      registers: [registry],
-    }),
-    lastSync: new Gauge({
-      name: p("exporter_last_sync_timestamp_seconds"),
-      help: "When the last full list finished.",
-      labelNames: r,
-      registers: [registry],
-    }),
-    handlerErrors: new Counter({
-      name: p("exporter_handler_errors_total"),
-      help: "Objects that could not be projected; they are skipped.",
-      labelNames: r,
-      registers: [registry],
-    }),
-    seriesDropped: new Counter({
-      name: p("exporter_series_dropped_total"),
-      help: "Per-object series not exported because the resource hit its maxSeries cap.",
-      labelNames: r,
-      registers: [registry],
-    }),
-    configReloadSuccess: new Gauge({
-      name: p("exporter_config_reload_success"),
-      help: "1 if the last configuration load succeeded.",
-      registers: [registry],
-    }),
-    configReloads: new Counter({
-      name: p("exporter_config_reloads_total"),
-      help: "Configuration loads by result.",
-      labelNames: ["result"],
-      registers: [registry],
-    }),
-    configHash: new Gauge({
-      name: p("exporter_config_hash"),
-      help: "1, labelled with the sha256 prefix of the configuration in force.",
-      labelNames: ["hash"],
-      registers: [registry],
-    }),
-    buildInfo: new Gauge({
-      name: p("exporter_build_info"),
-      help: "1, labelled with the exporter and Node.js versions.",
-      labelNames: ["version", "node_version"],
-      registers: [registry],
-    }),
-    scrapeDuration: new Histogram({
-      name: p("exporter_scrape_duration_seconds"),
-      help: "Time to write one /metrics response.",
-      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
-      registers: [registry],
-    }),
-    conditionStateDuration: new Histogram({
-      name: p("condition_state_duration_seconds"),
-      help: "How long a condition held a status before it changed (status = the one it left).",
-      labelNames: ["group", "kind", "type", "status"],
+function kindMetrics(registry: Registry, prefix: string): KindMetrics {
+  const spec = Object.fromEntries(perKindFamilies.map((f) => [f.key, f]));
+  const histogram = <L extends string>(key: string, exemplars = false): Histogram<L> => {
+    const f = spec[key] as (typeof perKindFamilies)[number];
+    return new Histogram<L>({
+      name: prefix + f.suffix,
+      help: f.help,
+      labelNames: f.labels as L[],
       buckets: longDurationBuckets,
+      enableExemplars: exemplars,
       registers: [registry],
-    }),
-    reconcileDuration: new Histogram({
-      name: p("reconcile_duration_seconds"),
-      help: "From a spec generation bump to observedGeneration caught up with Ready=True.",
-      labelNames: ["group", "kind"],
-      buckets: longDurationBuckets,
-      enableExemplars: true,
-      registers: [registry],
-    }),
-    timeToReady: new Histogram({
-      name: p("time_to_ready_seconds"),
-      help: "From creation to the first Ready=True.",
-      labelNames: ["group", "kind"],
-      buckets: longDurationBuckets,
-      registers: [registry],
-    }),
-    illegalPhaseTransitions: new Counter({
-      name: p("phase_illegal_transitions_total"),
-      help: "Phase changes that the configured phaseTransitions table does not allow.",
+    });
+  };
+  const illegal = spec.phaseIllegalTransitions as (typeof perKindFamilies)[number];
+  return {
+    conditionStateDuration: histogram("conditionStateDuration"),
+    reconcileDuration: histogram("reconcileDuration", true),
+    timeToReady: histogram("timeToReady"),
+    phaseIllegalTransitions: new Counter({
+      name: prefix + illegal.suffix,
+      help: illegal.help,
       labelNames: ["group", "kind", "namespace", "from", "to"],
       registers: [registry],
     }),
   };
+}
+
+export function createSelfMetrics(prefix: string, version: string): SelfMetrics {
+  // Created as OpenMetrics so histograms may carry exemplars; the writer switches
+  // the format per scrape.
+  const registry = new Registry(Registry.OPENMETRICS_CONTENT_TYPE);
+  const registers = [registry];
+  const r = [...resourceLabels];
+  const gauge = <L extends string>(suffix: string, help: string, labelNames: readonly L[] = []): Gauge<L> =>
+    new Gauge<L>({ name: prefix + suffix, help, labelNames, registers });
+  const counter = <L extends string>(
+    suffix: string,
+    help: string,
+    labelNames: readonly L[] = [],
+  ): Counter<L> => new Counter<L>({ name: prefix + suffix, help, labelNames, registers });
+  const metrics: SelfMetrics = {
+    registry,
+    synced: gauge(fixed.resourceSynced, "1 once the initial list finished and the watch is running.", r),
+    objects: gauge(fixed.resourceObjects, "Objects currently held.", r),
+    series: gauge(fixed.resourceSeries, "Per-object series currently exported.", r),
+    resourceInfo: gauge(
+      fixed.resourceInfo,
+      "1 per watched resource, labelled with how its objects are read.",
+      resourceInfoLabels,
+    ),
+    watchEvents: counter(fixed.watchEvents, "Watch events received, by type.", [...r, "type"]),
+    watchErrors: counter(
+      fixed.watchErrors,
+      "Failed list or watch requests, by operation and HTTP code (0: network error or timeout).",
+      [...r, "operation", "code"],
+    ),
+    relists: counter(fixed.relists, "Full relists, by reason.", [...r, "reason"]),
+    listDuration: new Histogram({
+      name: prefix + fixed.listDuration,
+      help: "Duration of full (paginated) lists.",
+      labelNames: r,
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
+      registers,
+    }),
+    lastEvent: gauge(fixed.lastEvent, "When the last watch event arrived.", r),
+    lastSync: gauge(fixed.lastSync, "When the last full list finished.", r),
+    handlerErrors: counter(fixed.handlerErrors, "Objects that could not be projected; they are skipped.", r),
+    seriesDropped: counter(
+      fixed.seriesDropped,
+      "Per-object series not exported because the resource hit its maxSeries cap.",
+      r,
+    ),
+    configReloadSuccess: gauge(fixed.configReloadSuccess, "1 if the last configuration load succeeded."),
+    configReloads: counter(fixed.configReloads, "Configuration loads by result.", ["result"]),
+    configHash: gauge(fixed.configHash, "1, labelled with the sha256 prefix of the configuration in force.", [
+      "hash",
+    ]),
+    buildInfo: gauge(fixed.buildInfo, "1, labelled with the exporter and Node.js versions.", [
+      "version",
+      "node_version",
+    ]),
+    scrapeDuration: new Histogram({
+      name: prefix + fixed.scrapeDuration,
+      help: "Time to write one /metrics response.",
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers,
+    }),
+    kinds: kindMetrics(registry, prefix),
+  };
   metrics.buildInfo.set({ version, node_version: process.version }, 1);
-  collectDefaultMetrics({ register: registry });
+  registerProcessMetrics(registry);
   return metrics;
 }

@@ -1,19 +1,23 @@
-// Streams /metrics: every per-object family once (one HELP/TYPE block, then
-// the pre-rendered series of every resource), the aggregate families, then the
-// client library's registry (self metrics, histograms, process metrics).
-// Gives the event loop a turn whenever it has worked for a few milliseconds,
-// so serving hundreds of thousands of series never stalls the watches.
+// Streams /metrics as Buffers: every per-object family once (one HELP/TYPE
+// block, then the pre-rendered series of every resource), the aggregate
+// families, then the client library's registry (self metrics, histograms,
+// process metrics). Nothing is rendered here: stored text is copied into
+// chunks. The event loop gets a turn whenever the writer has worked for a few
+// milliseconds, so serving a million series never stalls the watches.
 import { Registry } from "@prometheus-io/client";
-import { escapeHelp } from "../core/exposition.ts";
-import { aggregateFamilies, type FamilyDefinition, objectFamilies } from "../core/families.ts";
+import { aggregateFamilies, type FamilyType, objectFamilies } from "../core/catalog.ts";
+import { byteString, escapeHelp } from "../core/exposition.ts";
+import { ChunkWriter } from "./chunks.ts";
 
 export const prometheusTextType = "text/plain; version=0.0.4; charset=utf-8";
 export const openMetricsType = "application/openmetrics-text; version=1.0.0; charset=utf-8";
 
-/** What the writer needs from a collector. */
+export type FamilyRef = { kind: "object"; slot: number } | { kind: "aggregate"; index: number };
+
+/** Something that holds series: a resource's per-object store, or its aggregate counts. */
 export interface SeriesSource {
-  familyText(slot: number, now: number): Iterable<string>;
-  aggregateText(index: number, now: number): string;
+  /** Writes this source's lines of `family` to `out`, yielding whenever `out` has chunks ready. */
+  write(family: FamilyRef, out: ChunkWriter): Iterable<void>;
 }
 
 export interface WriteOptions {
@@ -21,17 +25,28 @@ export interface WriteOptions {
   registry: Registry;
   prefix: string;
   openMetrics: boolean;
-  /** Epoch seconds. */
-  now: number;
-  /** Longest stretch of synchronous work before yielding (ms). */
+  /** Longest stretch of synchronous work before yielding to the event loop (ms). */
   sliceMs?: number;
+  chunkBytes?: number;
 }
 
-function header(prefix: string, family: FamilyDefinition, openMetrics: boolean): string {
+interface WrittenFamily {
+  ref: FamilyRef;
+  suffix: string;
+  type: FamilyType;
+  help: string;
+}
+
+const writtenFamilies: readonly WrittenFamily[] = [
+  ...objectFamilies.map((f) => ({ ref: { kind: "object" as const, slot: f.slot }, ...f })),
+  ...aggregateFamilies.map((f) => ({ ref: { kind: "aggregate" as const, index: f.index }, ...f })),
+];
+
+function header(prefix: string, family: WrittenFamily, openMetrics: boolean): string {
   let name = `${prefix}${family.suffix}`;
   // OpenMetrics names a counter family without its _total suffix.
   if (openMetrics && family.type === "counter") name = name.replace(/_total$/, "");
-  return `# HELP ${name} ${escapeHelp(family.help)}\n# TYPE ${name} ${family.type}\n`;
+  return byteString(`# HELP ${name} ${escapeHelp(family.help)}\n# TYPE ${name} ${family.type}\n`);
 }
 
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -65,36 +80,54 @@ function renderRegistry(registry: Registry, openMetrics: boolean): Promise<strin
   return run;
 }
 
-export async function* writeExposition(options: WriteOptions): AsyncGenerator<string> {
-  const { sources, prefix, openMetrics, now } = options;
-  const sliceMs = options.sliceMs ?? 10;
-  let sliceStart = performance.now();
-  const maybeYieldTurn = async (): Promise<void> => {
-    if (performance.now() - sliceStart >= sliceMs) {
-      await turn();
-      sliceStart = performance.now();
-    }
+/**
+ * Drops HELP/TYPE blocks without samples: like the per-object families, a
+ * family that has no series (a per-kind histogram that no resource selects,
+ * an error counter that never counted) is not written at all.
+ */
+export function withoutEmptyFamilies(text: string): string {
+  let out = "";
+  let block = "";
+  let hasType = false;
+  let hasSamples = false;
+  const flush = (): void => {
+    if (hasSamples) out += block;
+    block = "";
+    hasType = false;
+    hasSamples = false;
   };
+  for (const line of text.split("\n")) {
+    if (line === "" || line === "# EOF") continue;
+    const isHelp = line.startsWith("# HELP ");
+    const isType = line.startsWith("# TYPE ");
+    if (isHelp || (isType && (hasType || hasSamples))) flush();
+    if (isType) hasType = true;
+    else if (!line.startsWith("#")) hasSamples = true;
+    block += `${line}\n`;
+  }
+  flush();
+  return out;
+}
 
-  for (let slot = 0; slot < objectFamilies.length; slot++) {
-    let headerWritten = false;
+export async function* writeExposition(options: WriteOptions): AsyncGenerator<Buffer> {
+  const { sources, prefix, openMetrics } = options;
+  const sliceMs = options.sliceMs ?? 5;
+  const out = new ChunkWriter(options.chunkBytes);
+  let sliceStart = performance.now();
+  for (const family of writtenFamilies) {
+    out.setHeader(header(prefix, family, openMetrics));
     for (const source of sources) {
-      for (const text of source.familyText(slot, now)) {
-        if (!headerWritten) {
-          yield header(prefix, objectFamilies[slot] as FamilyDefinition, openMetrics);
-          headerWritten = true;
+      for (const _ of source.write(family.ref, out)) {
+        yield* out.take();
+        if (performance.now() - sliceStart >= sliceMs) {
+          await turn();
+          sliceStart = performance.now();
         }
-        yield text;
-        await maybeYieldTurn();
       }
     }
+    out.setHeader(undefined);
   }
-  for (let index = 0; index < aggregateFamilies.length; index++) {
-    let body = "";
-    for (const source of sources) body += source.aggregateText(index, now);
-    if (body) yield header(prefix, aggregateFamilies[index] as FamilyDefinition, openMetrics) + body;
-    await maybeYieldTurn();
-  }
-  const registryText = await renderRegistry(options.registry, openMetrics);
-  yield openMetrics && !registryText.includes("# EOF") ? `${registryText}# EOF\n` : registryText;
+  const registryText = withoutEmptyFamilies(await renderRegistry(options.registry, openMetrics));
+  out.write(byteString(openMetrics ? `${registryText}# EOF\n` : registryText));
+  yield* out.end();
 }

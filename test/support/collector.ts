@@ -1,9 +1,11 @@
 // A ResourceCollector that is fed objects directly (never started), and the
 // exposition it produces: for golden files and property tests of the pipeline
 // from raw object to /metrics text.
+import { Registry } from "@prometheus-io/client";
 import { ResourceCollector, type StateObserver } from "../../src/collectors/resource-collector.ts";
+import { type FamilyRules, selectFamilies } from "../../src/core/family-selection.ts";
+import type { ObservedGenerationSource } from "../../src/core/generations.ts";
 import { defaultProjectionSettings, type ProjectionSettings } from "../../src/core/project.ts";
-import { newKindContext } from "../../src/core/render.ts";
 import type { KubeClient } from "../../src/kube/client.ts";
 import { silentLogger } from "../../src/log.ts";
 import { createSelfMetrics, type SelfMetrics } from "../../src/metrics/self-metrics.ts";
@@ -21,71 +23,82 @@ export interface OfflineCollector {
   clock: { now: number };
 }
 
-export function offlineCollector(
-  options: {
-    prefix?: string;
-    projection?: Partial<ProjectionSettings>;
-    reasons?: boolean;
-    phases?: string[];
-    mode?: "objects" | "aggregate";
-    maxSeries?: number;
-    phaseTransitions?: Record<string, string[]>;
-    extraLabelNames?: string[];
-    tracer?: StateObserver;
-  } = {},
-): OfflineCollector {
+export interface OfflineOptions {
+  prefix?: string;
+  projection?: Partial<ProjectionSettings>;
+  /** Family rules, applied to the default set like a resource entry's `metrics`. */
+  metrics?: Partial<FamilyRules>;
+  phases?: string[];
+  maxReasons?: number;
+  mode?: "objects" | "aggregate";
+  maxSeries?: number;
+  phaseTransitions?: Record<string, string[]>;
+  extraLabelNames?: string[];
+  generationSource?: ObservedGenerationSource;
+  readyCondition?: string;
+  failedAfterSeconds?: number;
+  tracer?: StateObserver;
+  /** Epoch seconds; default 2026-01-01T01:00:00Z. */
+  now?: number;
+}
+
+export function offlineCollector(options: OfflineOptions = {}): OfflineCollector {
   const prefix = options.prefix ?? "cr_";
-  const clock = { now: Date.parse("2026-01-01T01:00:00Z") / 1000 };
+  const clock = { now: options.now ?? Date.parse("2026-01-01T01:00:00Z") / 1000 };
   const metrics = createSelfMetrics(prefix, "0.0.0-test");
-  const identity = {
-    group: "example.com",
-    version: "v1",
-    kind: "Widget",
-    resource: "widgets",
-    namespaced: true,
-  };
+  const readyCondition = options.readyCondition ?? "Ready";
+  const projection = { ...defaultProjectionSettings, ...options.projection };
   const collector = new ResourceCollector(
     {
-      identity,
+      identity: {
+        group: "example.com",
+        version: "v1",
+        kind: "Widget",
+        resource: "widgets",
+        namespaced: true,
+      },
       statusSubresource: true,
-      projection: { ...defaultProjectionSettings, ...options.projection },
-      kind: newKindContext({
-        group: identity.group,
-        kind: identity.kind,
-        prefix,
-        phases: options.phases ?? [],
-        reasonsEnabled: options.reasons ?? false,
-        extraLabelNames: options.extraLabelNames ?? [],
-      }),
+      kind: {
+        projection,
+        status: { readyCondition, failedAfterSeconds: options.failedAfterSeconds ?? 300 },
+        generations: { source: options.generationSource ?? "status", readyCondition },
+        phaseTransitions: options.phaseTransitions,
+      },
       mode: options.mode ?? "objects",
+      selection: selectFamilies(prefix, [
+        { allow: undefined, deny: undefined, optIn: undefined, ...options.metrics },
+      ]),
+      prefix,
+      extraLabelNames: options.extraLabelNames ?? [],
+      phaseEnum: options.phases ?? [],
+      maxReasons: options.maxReasons ?? 20,
       maxSeries: options.maxSeries ?? 0,
-      phaseTransitions: options.phaseTransitions,
       namespaces: [],
       labelSelector: undefined,
-      prefix,
+      info: {
+        status_subresource: "true",
+        conditions_path: projection.conditionsPath.join("."),
+        observed_generation_path: projection.observedGenerationPath.join("."),
+        observed_generation_source: options.generationSource ?? "status",
+        phase_path: projection.phasePath?.join(".") ?? "",
+        ready_condition: readyCondition,
+      },
     },
     { client: unusedClient, metrics, logger: silentLogger, tracer: options.tracer, clock: () => clock.now },
   );
   return { collector, metrics, clock };
 }
 
-/** The per-object part of /metrics only (no registry), as written to a scrape. */
+/** The per-object (or aggregate) part of /metrics only (no registry), as written to a scrape. */
 export async function perObjectText(c: OfflineCollector, openMetrics = false): Promise<string> {
-  let text = "";
+  const chunks: Buffer[] = [];
   for await (const chunk of writeExposition({
-    sources: [c.collector],
-    registry: emptyRegistry(),
+    sources: c.collector.sources,
+    registry: new Registry(),
     prefix: c.collector.settings.prefix,
     openMetrics,
-    now: c.clock.now,
   })) {
-    text += chunk;
+    chunks.push(chunk);
   }
-  return text;
-}
-
-import { Registry } from "@prometheus-io/client";
-
-function emptyRegistry(): Registry {
-  return new Registry();
+  return Buffer.concat(chunks).toString("utf8");
 }

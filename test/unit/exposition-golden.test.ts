@@ -17,7 +17,6 @@ function compare(name: string, actual: string): void {
 
 function fleet() {
   const c = offlineCollector({
-    reasons: true,
     phases: ["Pending", "Running", "Failed"],
     projection: {
       heartbeatPath: ["status", "lastHeartbeatTime"],

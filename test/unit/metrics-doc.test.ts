@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { Registry } from "@prometheus-io/client";
-import { aggregateFamilies, objectFamilies } from "../../src/core/families.ts";
+import { aggregateFamilies, objectFamilies } from "../../src/core/catalog.ts";
 import { createSelfMetrics } from "../../src/metrics/self-metrics.ts";
 import { createStatusWriteMetrics } from "../../src/statuswrites/index.ts";
 import { documentedFamilies } from "../support/metrics-doc.ts";

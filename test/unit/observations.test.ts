@@ -1,21 +1,27 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { newMemory, observe } from "../../src/core/observations.ts";
-import { defaultProjectionSettings, projectObject } from "../../src/core/project.ts";
-import { diffStates } from "../../src/core/transitions.ts";
+import { newKindLearning } from "../../src/core/label-bounds.ts";
+import { applyChange, type KindSettings, type ObjectEntry } from "../../src/core/object-update.ts";
+import { defaultProjectionSettings } from "../../src/core/project.ts";
 import { cond, t, type WidgetInit, widget } from "../support/objects.ts";
 
-const p = (init: WidgetInit) => projectObject(widget(init), defaultProjectionSettings);
+const kind: KindSettings = {
+  projection: defaultProjectionSettings,
+  status: { readyCondition: "Ready", failedAfterSeconds: 300 },
+  generations: { source: "status", readyCondition: "Ready" },
+  phaseTransitions: undefined,
+  render: undefined,
+};
 
+/** The observations of each step, through the pure per-object pipeline. */
 function run(steps: { init: WidgetInit; now: string }[]) {
-  const memory = newMemory();
-  let previous: ReturnType<typeof p> | undefined;
+  const learning = newKindLearning({ phaseEnum: [], maxReasons: 20 });
+  let entry: ObjectEntry | undefined;
   const results = [];
   for (const step of steps) {
-    const next = p(step.init);
-    const now = t(step.now);
-    results.push(observe(previous, next, diffStates(previous, next, now), memory, "Ready", now));
-    previous = next;
+    const change = applyChange(entry, widget(step.init), kind, learning, t(step.now));
+    results.push(change.observations);
+    entry = change.entry;
   }
   return results;
 }

@@ -6,6 +6,7 @@ import {
   projectObject,
   specChangeTime,
 } from "../../src/core/project.ts";
+import { statusChanged } from "../../src/core/transitions.ts";
 import { cond, t, widget } from "../support/objects.ts";
 
 const settings = defaultProjectionSettings;
@@ -140,21 +141,19 @@ describe("projectObject", () => {
     assert.deepEqual(state.extraLabels, { team: "a", owner: "bob", missing: "" });
   });
 
-  test("status digest ignores messages but not reasons", () => {
-    const base = projectObject(
-      widget({ status: { conditions: [cond("Ready", "False", undefined, { message: "a" })] } }),
-      settings,
+  test("a status change means conditions, phase or generations; messages alone are not one", () => {
+    const at = (status: Record<string, unknown>, resourceVersion: string) =>
+      projectObject(widget({ resourceVersion, status }), settings);
+    const base = at({ conditions: [cond("Ready", "False", undefined, { message: "a" })] }, "1");
+    const message = at({ conditions: [cond("Ready", "False", undefined, { message: "b" })] }, "2");
+    const reason = at({ conditions: [cond("Ready", "False", undefined, { reason: "Other" })] }, "3");
+    assert.equal(statusChanged(base, message), false);
+    assert.equal(statusChanged(base, reason), true);
+    const running = at(
+      { phase: "Running", conditions: [cond("Ready", "False", undefined, { message: "a" })] },
+      "4",
     );
-    const message = projectObject(
-      widget({ status: { conditions: [cond("Ready", "False", undefined, { message: "b" })] } }),
-      settings,
-    );
-    const reason = projectObject(
-      widget({ status: { conditions: [cond("Ready", "False", undefined, { reason: "Other" })] } }),
-      settings,
-    );
-    assert.equal(base.statusDigest, message.statusDigest);
-    assert.notEqual(base.statusDigest, reason.statusDigest);
+    assert.equal(statusChanged(base, running), true);
   });
 });
 

@@ -61,7 +61,7 @@ test("arbitrary status never throws and always yields valid exposition", async (
   await fc.assert(
     fc.asyncProperty(fc.array(object, { minLength: 1, maxLength: 8 }), async (objects) => {
       const c = offlineCollector({
-        reasons: true,
+        metrics: { allow: ["cr_*"] },
         projection: {
           heartbeatPath: ["status", "lastHeartbeatTime"],
           extraLabels: [{ key: "team", name: "team", from: "label" }],

@@ -8,8 +8,8 @@ async function render(
   registry = createSelfMetrics("cr_", "t").registry,
 ): Promise<string> {
   let text = "";
-  for await (const chunk of writeExposition({ sources: [], registry, prefix: "cr_", openMetrics, now: 0 }))
-    text += chunk;
+  for await (const chunk of writeExposition({ sources: [], registry, prefix: "cr_", openMetrics }))
+    text += chunk.toString("utf8");
   return text;
 }
 

@@ -59,8 +59,7 @@ export function object(fields: Partial<ObjectState> = {}): ObjectState {
     heartbeat: undefined,
     specChangedAt: T,
     extraLabels: {},
-    statusDigest: "",
-    metaDigest: "",
+    metaDigest: 0,
     ...fields,
   };
 }

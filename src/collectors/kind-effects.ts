@@ -1,0 +1,90 @@
+// What one object change means for the per-kind histograms and counters
+// (condition state durations, reconcile duration with its trace exemplar,
+// time to ready, illegal phase moves), for the families this resource selects.
+import { perKindFamilies } from "../core/catalog.ts";
+import type { Observations } from "../core/observations.ts";
+import type { KindMetrics } from "../metrics/self-metrics.ts";
+
+const bit = Object.fromEntries(perKindFamilies.map((f) => [f.key, 1 << f.index])) as Record<
+  (typeof perKindFamilies)[number]["key"],
+  number
+>;
+
+type KindLabels = { group: string; kind: string };
+
+export class KindEffects {
+  readonly #metrics: KindMetrics;
+  readonly #labels: KindLabels;
+  /** Bound histogram children by `${type}\u0000${status}`: observations happen on every transition. */
+  readonly #durations = new Map<string, { observe(value: number): void }>();
+  #timeToReady: { observe(value: number): void } | undefined;
+  /** Label sets of illegal phase moves counted for this kind (to remove them when deselected). */
+  readonly #illegal = new Map<string, { namespace: string; from: string; to: string }>();
+  #selected: number;
+
+  constructor(metrics: KindMetrics, labels: { group: string; kind: string }, selected: number) {
+    this.#metrics = metrics;
+    this.#labels = labels;
+    this.#selected = selected;
+  }
+
+  /** A reload changed the selection: families no longer selected lose this kind's series. */
+  select(selected: number): void {
+    const dropped = this.#selected & ~selected;
+    this.#selected = selected;
+    const m = this.#metrics;
+    if (dropped & bit.conditionStateDuration) {
+      for (const key of this.#durations.keys()) {
+        const [type, status] = key.split("\u0000");
+        m.conditionStateDuration.remove({ ...this.#labels, type: type ?? "", status: status ?? "" });
+      }
+      this.#durations.clear();
+    }
+    if (dropped & bit.reconcileDuration) m.reconcileDuration.remove(this.#labels);
+    if (dropped & bit.timeToReady) {
+      m.timeToReady.remove(this.#labels);
+      this.#timeToReady = undefined;
+    }
+    if (dropped & bit.phaseIllegalTransitions) {
+      for (const labels of this.#illegal.values())
+        m.phaseIllegalTransitions.remove({ ...this.#labels, ...labels });
+      this.#illegal.clear();
+    }
+  }
+
+  observe(observations: Observations, traceId: (generation: number) => string | undefined): void {
+    const m = this.#metrics;
+    if (this.#selected & bit.conditionStateDuration) {
+      for (const d of observations.stateDurations) {
+        const key = `${d.type}\u0000${d.status}`;
+        let child = this.#durations.get(key);
+        if (!child) {
+          child = m.conditionStateDuration.labels({ ...this.#labels, type: d.type, status: d.status });
+          this.#durations.set(key, child);
+        }
+        child.observe(d.seconds);
+      }
+    }
+    const reconcile = observations.reconcile;
+    if (reconcile && this.#selected & bit.reconcileDuration) {
+      const id = reconcile.generation !== undefined ? traceId(reconcile.generation) : undefined;
+      // With exemplars enabled the histogram only takes the object form of observe().
+      // The client's typings tie exemplar label names to the metric's own; OpenMetrics does not.
+      const exemplarLabels = (id ? { trace_id: id } : {}) as unknown as KindLabels;
+      m.reconcileDuration.observe({ labels: this.#labels, value: reconcile.seconds, exemplarLabels });
+    }
+    if (observations.timeToReadySeconds !== undefined && this.#selected & bit.timeToReady) {
+      this.#timeToReady ??= m.timeToReady.labels(this.#labels);
+      this.#timeToReady.observe(observations.timeToReadySeconds);
+    }
+  }
+
+  illegalPhaseMoves(moves: readonly { from: string; to: string }[], namespace: string): void {
+    if (!(this.#selected & bit.phaseIllegalTransitions)) return;
+    for (const move of moves) {
+      const labels = { namespace, ...move };
+      this.#illegal.set(`${namespace}\u0000${move.from}\u0000${move.to}`, labels);
+      this.#metrics.phaseIllegalTransitions.inc({ ...this.#labels, ...labels });
+    }
+  }
+}

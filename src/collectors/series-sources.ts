@@ -1,0 +1,58 @@
+// The two series sources a resource offers the /metrics writer: its
+// per-object store (pre-rendered text per family) and its aggregate counts.
+// Both only copy what is already rendered.
+import type { AggregateCounts } from "../core/aggregate.ts";
+import { aggregateFamilies } from "../core/catalog.ts";
+import type { ChunkWriter } from "../metrics/chunks.ts";
+import type { FamilyRef, SeriesSource } from "../metrics/writer.ts";
+import type { ObjectStore } from "./object-store.ts";
+
+export class ObjectSeriesSource implements SeriesSource {
+  readonly #store: ObjectStore;
+  readonly #selected: () => number;
+
+  /** `selected`: bit per object family slot, read at every scrape (a reload may change it). */
+  constructor(store: ObjectStore, selected: () => number) {
+    this.#store = store;
+    this.#selected = selected;
+  }
+
+  *write(family: FamilyRef, out: ChunkWriter): Iterable<void> {
+    if (family.kind !== "object" || !(this.#selected() & (1 << family.slot))) return;
+    const slot = family.slot;
+    for (const entry of this.#store.values()) {
+      const text = entry.series?.slots[slot];
+      if (!text) continue;
+      out.write(text);
+      if (out.ready) yield;
+    }
+  }
+}
+
+export interface AggregateNames {
+  group: string;
+  kind: string;
+  prefix: string;
+  /** Bit per aggregate family index. */
+  selected: number;
+}
+
+export class AggregateSeriesSource implements SeriesSource {
+  readonly #counts: AggregateCounts;
+  readonly #names: () => AggregateNames;
+
+  constructor(counts: AggregateCounts, names: () => AggregateNames) {
+    this.#counts = counts;
+    this.#names = names;
+  }
+
+  /** A few lines per namespace: written in one go. */
+  write(family: FamilyRef, out: ChunkWriter): Iterable<void> {
+    if (family.kind !== "aggregate") return [];
+    const names = this.#names();
+    const definition = aggregateFamilies[family.index];
+    if (!definition || !(names.selected & (1 << family.index))) return [];
+    out.write(this.#counts.render(definition.key, names.prefix + definition.suffix, names.group, names.kind));
+    return out.ready ? [undefined] : [];
+  }
+}

@@ -1,0 +1,137 @@
+// The per-kind part of the metric family catalog (see catalog.ts): the
+// aggregate-mode families, the histograms and counters per kind that object
+// changes feed, and the exporter's own families (always exported).
+import type { FamilyType } from "./catalog-objects.ts";
+
+interface KindFamilySpec {
+  suffix: string;
+  type: FamilyType;
+  help: string;
+  /** All labels (these families carry no object labels). */
+  labels: readonly string[];
+  defaultSet: boolean;
+  /** Series per kind (or per namespace of a kind), for the docs. */
+  cost: string;
+}
+
+const aggregateSpecs = {
+  aggregateObjects: {
+    suffix: "aggregate_objects",
+    type: "gauge",
+    help: "Objects of the kind in the namespace.",
+    labels: ["group", "kind", "namespace"],
+    defaultSet: true,
+    cost: "1 per namespace",
+  },
+  aggregateConditions: {
+    suffix: "aggregate_condition_objects",
+    type: "gauge",
+    help: "Objects whose condition type has the given status.",
+    labels: ["group", "kind", "namespace", "type", "status"],
+    defaultSet: true,
+    cost: "≤ 3 per condition type per namespace",
+  },
+  aggregatePhases: {
+    suffix: "aggregate_phase_objects",
+    type: "gauge",
+    help: "Objects in each phase.",
+    labels: ["group", "kind", "namespace", "phase"],
+    defaultSet: true,
+    cost: "1 per phase per namespace",
+  },
+  aggregateStatuses: {
+    suffix: "aggregate_status_objects",
+    type: "gauge",
+    help: "Objects by kstatus-like result.",
+    labels: ["group", "kind", "namespace", "result"],
+    defaultSet: true,
+    cost: "≤ 5 per namespace",
+  },
+  aggregateLagging: {
+    suffix: "aggregate_generation_lagging_objects",
+    type: "gauge",
+    help: "Objects whose observed generation is behind their generation.",
+    labels: ["group", "kind", "namespace"],
+    defaultSet: true,
+    cost: "1 per namespace",
+  },
+} as const satisfies Record<string, KindFamilySpec>;
+
+export type AggregateFamilyKey = keyof typeof aggregateSpecs;
+export interface AggregateFamily extends KindFamilySpec {
+  key: AggregateFamilyKey;
+  index: number;
+}
+export const aggregateFamilies: readonly AggregateFamily[] = Object.entries(aggregateSpecs).map(
+  ([key, spec], index) => ({ ...(spec as KindFamilySpec), key: key as AggregateFamilyKey, index }),
+);
+
+/** Per-kind histograms and counters fed by object changes: selectable per resource like the per-object families. */
+const perKindSpecs = {
+  conditionStateDuration: {
+    suffix: "condition_state_duration_seconds",
+    type: "histogram",
+    help: "How long a condition held a status before it changed (status = the one it left).",
+    labels: ["group", "kind", "type", "status"],
+    defaultSet: true,
+    cost: "16 per condition type and status left",
+  },
+  reconcileDuration: {
+    suffix: "reconcile_duration_seconds",
+    type: "histogram",
+    help: "From a spec generation bump to the observed generation caught up with Ready=True.",
+    labels: ["group", "kind"],
+    defaultSet: true,
+    cost: "16 per kind",
+  },
+  timeToReady: {
+    suffix: "time_to_ready_seconds",
+    type: "histogram",
+    help: "From creation to the first Ready=True.",
+    labels: ["group", "kind"],
+    defaultSet: true,
+    cost: "16 per kind",
+  },
+  phaseIllegalTransitions: {
+    suffix: "phase_illegal_transitions_total",
+    type: "counter",
+    help: "Phase changes that the configured phaseTransitions table does not allow.",
+    labels: ["group", "kind", "namespace", "from", "to"],
+    defaultSet: true,
+    cost: "1 per namespace and illegal move seen",
+  },
+} as const satisfies Record<string, KindFamilySpec>;
+
+export type PerKindFamilyKey = keyof typeof perKindSpecs;
+export interface PerKindFamily extends KindFamilySpec {
+  key: PerKindFamilyKey;
+  index: number;
+}
+export const perKindFamilies: readonly PerKindFamily[] = Object.entries(perKindSpecs).map(
+  ([key, spec], index) => ({ ...(spec as KindFamilySpec), key: key as PerKindFamilyKey, index }),
+);
+
+/** The exporter's own families and the status-write request families: always exported, not selectable. */
+export const fixedFamilySuffixes = {
+  resourceSynced: "exporter_resource_synced",
+  resourceObjects: "exporter_resource_objects",
+  resourceSeries: "exporter_resource_series",
+  resourceInfo: "exporter_resource_info",
+  watchEvents: "exporter_watch_events_total",
+  watchErrors: "exporter_watch_errors_total",
+  relists: "exporter_relists_total",
+  listDuration: "exporter_list_duration_seconds",
+  lastEvent: "exporter_last_event_timestamp_seconds",
+  lastSync: "exporter_last_sync_timestamp_seconds",
+  handlerErrors: "exporter_handler_errors_total",
+  seriesDropped: "exporter_series_dropped_total",
+  configReloadSuccess: "exporter_config_reload_success",
+  configReloads: "exporter_config_reloads_total",
+  configHash: "exporter_config_hash",
+  buildInfo: "exporter_build_info",
+  scrapeDuration: "exporter_scrape_duration_seconds",
+  statusUpdateRequests: "status_update_requests_total",
+  statusUpdateFailures: "status_update_failures_total",
+  statusUpdateRequestDuration: "status_update_request_duration_seconds",
+  statusUpdateRequestsByUser: "status_update_requests_by_user_total",
+} as const;

@@ -1,0 +1,254 @@
+// The per-object part of the metric family catalog (see catalog.ts): each
+// family's type, help, labels, the projected inputs it is rendered from,
+// whether it is in the default set, and what it costs per object. Slots and
+// input masks are derived from the table's order.
+
+export type FamilyType = "gauge" | "counter" | "histogram";
+
+/** What a per-object family is rendered from; a change of one re-renders exactly the families that declare it. */
+export const inputs = [
+  "identity",
+  "conditionStatus",
+  "conditionTime",
+  "conditionReason",
+  "conditionGeneration",
+  "generation",
+  "observedGeneration",
+  "lag",
+  "requestedAt",
+  "phase",
+  "summary",
+  "deletion",
+  "heartbeat",
+  "statusWrites",
+  "noopWrites",
+  "generationChanges",
+  "conditionTransitions",
+] as const;
+export type Input = (typeof inputs)[number];
+
+export function inputMask(list: readonly Input[]): number {
+  let mask = 0;
+  for (const input of list) mask |= 1 << inputs.indexOf(input);
+  return mask;
+}
+
+/** What the series count of one object depends on (for the cost formulas). */
+export interface ObjectShape {
+  conditions: number;
+  conditionsWithTime: number;
+  conditionsWithReason: number;
+  /** Conditions carrying observedGeneration on an object that has metadata.generation. */
+  conditionsWithGeneration: number;
+  generation: boolean;
+  statusObservedGeneration: boolean;
+  /** An observed generation is known (status, else the ready condition) and so is metadata.generation. */
+  lagKnown: boolean;
+  requestedAtKnown: boolean;
+  phase: boolean;
+  terminating: boolean;
+  heartbeat: boolean;
+}
+
+interface FamilySpec {
+  /** Name without the prefix. */
+  suffix: string;
+  type: FamilyType;
+  help: string;
+  /** Labels beyond the object labels (group, kind, namespace, name, configured extras). */
+  labels: readonly string[];
+  inputs: readonly Input[];
+  /** Exported unless the configuration says otherwise. */
+  defaultSet: boolean;
+  /** Series per object: the formula as documented, and as a function of the object's shape. */
+  cost: { formula: string; series: (shape: ObjectShape) => number };
+}
+
+const one = (when: boolean): number => (when ? 1 : 0);
+
+const objectFamilySpecs = {
+  condition: {
+    suffix: "condition",
+    type: "gauge",
+    help: "1 for each condition, labelled with its current status (True, False or Unknown).",
+    labels: ["type", "status"],
+    inputs: ["conditionStatus"],
+    defaultSet: true,
+    cost: { formula: "1 per condition", series: (s) => s.conditions },
+  },
+  conditionLastTransition: {
+    suffix: "condition_last_transition_timestamp_seconds",
+    type: "gauge",
+    help: "lastTransitionTime of each condition as Unix seconds.",
+    labels: ["type"],
+    inputs: ["conditionTime"],
+    defaultSet: true,
+    cost: { formula: "1 per condition with lastTransitionTime", series: (s) => s.conditionsWithTime },
+  },
+  conditionReason: {
+    suffix: "condition_reason",
+    type: "gauge",
+    help: "1 for each condition's current reason (at most maxReasons per kind, then other).",
+    labels: ["type", "reason"],
+    inputs: ["conditionReason"],
+    defaultSet: true,
+    cost: { formula: "1 per condition with a reason", series: (s) => s.conditionsWithReason },
+  },
+  conditionStale: {
+    suffix: "condition_stale",
+    type: "gauge",
+    help: "1 when the condition's observedGeneration is below metadata.generation.",
+    labels: ["type"],
+    inputs: ["conditionGeneration", "generation"],
+    defaultSet: false,
+    cost: {
+      formula: "1 per condition with observedGeneration",
+      series: (s) => s.conditionsWithGeneration,
+    },
+  },
+  generation: {
+    suffix: "metadata_generation",
+    type: "gauge",
+    help: "metadata.generation of the object.",
+    labels: [],
+    inputs: ["generation"],
+    defaultSet: true,
+    cost: { formula: "1", series: (s) => one(s.generation) },
+  },
+  observedGeneration: {
+    suffix: "status_observed_generation",
+    type: "gauge",
+    help: "status.observedGeneration of the object.",
+    labels: [],
+    inputs: ["observedGeneration"],
+    defaultSet: true,
+    cost: { formula: "1 when status has it", series: (s) => one(s.statusObservedGeneration) },
+  },
+  generationLag: {
+    suffix: "generation_lag",
+    type: "gauge",
+    help: "metadata.generation minus the observed generation (status, else the ready condition), floored at 0.",
+    labels: [],
+    inputs: ["lag"],
+    defaultSet: true,
+    cost: { formula: "1 when an observed generation is known", series: (s) => one(s.lagKnown) },
+  },
+  generationRequested: {
+    suffix: "generation_requested_timestamp_seconds",
+    type: "gauge",
+    help: "When the current metadata.generation was requested, as Unix seconds.",
+    labels: [],
+    inputs: ["requestedAt"],
+    defaultSet: true,
+    cost: { formula: "1 when known", series: (s) => one(s.requestedAtKnown) },
+  },
+  phase: {
+    suffix: "phase",
+    type: "gauge",
+    help: "1, labelled with the current status.phase (bounded per kind).",
+    labels: ["phase"],
+    inputs: ["phase"],
+    defaultSet: true,
+    cost: { formula: "1 when status.phase is set", series: (s) => one(s.phase) },
+  },
+  status: {
+    suffix: "status",
+    type: "gauge",
+    help: "1, labelled with the kstatus-like summary: Current, InProgress, Failed, Terminating or Unknown.",
+    labels: ["result"],
+    inputs: ["summary"],
+    defaultSet: true,
+    cost: { formula: "1", series: () => 1 },
+  },
+  deletion: {
+    suffix: "deletion_timestamp_seconds",
+    type: "gauge",
+    help: "metadata.deletionTimestamp as Unix seconds while terminating.",
+    labels: [],
+    inputs: ["deletion"],
+    defaultSet: true,
+    cost: { formula: "1 while terminating", series: (s) => one(s.terminating) },
+  },
+  heartbeat: {
+    suffix: "heartbeat_timestamp_seconds",
+    type: "gauge",
+    help: "The configured heartbeat status field as Unix seconds.",
+    labels: [],
+    inputs: ["heartbeat"],
+    defaultSet: true,
+    cost: { formula: "1 with heartbeatField", series: (s) => one(s.heartbeat) },
+  },
+  statusUpdates: {
+    suffix: "status_updates_total",
+    type: "counter",
+    help: "Status writes that changed conditions, phase, observedGeneration or heartbeat.",
+    labels: [],
+    inputs: ["statusWrites"],
+    defaultSet: true,
+    cost: { formula: "1", series: () => 1 },
+  },
+  noopUpdates: {
+    suffix: "status_noop_updates_total",
+    type: "counter",
+    help: "Writes that changed the resourceVersion but nothing meaningful.",
+    labels: [],
+    inputs: ["noopWrites"],
+    defaultSet: true,
+    cost: { formula: "1", series: () => 1 },
+  },
+  specGenerationChanges: {
+    suffix: "spec_generation_changes_total",
+    type: "counter",
+    help: "Changes of metadata.generation seen.",
+    labels: [],
+    inputs: ["generationChanges"],
+    defaultSet: false,
+    cost: { formula: "1", series: () => 1 },
+  },
+  conditionTransitions: {
+    suffix: "condition_transitions_total",
+    type: "counter",
+    help: "Condition status changes, by the new status.",
+    labels: ["type", "status"],
+    inputs: ["conditionTransitions"],
+    defaultSet: false,
+    cost: { formula: "3 per condition", series: (s) => 3 * s.conditions },
+  },
+} as const satisfies Record<string, FamilySpec>;
+
+export type ObjectFamilyKey = keyof typeof objectFamilySpecs;
+
+export interface ObjectFamily extends FamilySpec {
+  key: ObjectFamilyKey;
+  /** Position in output order, and index into an object's rendered slots. */
+  slot: number;
+  /** Bits of `inputs` (plus identity: every family carries the object labels). */
+  inputMask: number;
+}
+
+/** Per-object families in the order they are written. */
+export const objectFamilies: readonly ObjectFamily[] = Object.entries(objectFamilySpecs).map(
+  ([key, spec], slot) => ({
+    ...(spec as FamilySpec),
+    key: key as ObjectFamilyKey,
+    slot,
+    inputMask: inputMask(["identity", ...spec.inputs]),
+  }),
+);
+
+/** Slot of each per-object family, derived from the table's order. */
+export const slotOf = Object.fromEntries(objectFamilies.map((f) => [f.key, f.slot])) as Readonly<
+  Record<ObjectFamilyKey, number>
+>;
+
+/** Bit of each input in a changed-inputs set. */
+export const inputBit = Object.fromEntries(inputs.map((name, i) => [name, 1 << i])) as Readonly<
+  Record<Input, number>
+>;
+
+/** Series of one object in the given families (bit i = object family slot i). */
+export function seriesPerObject(shape: ObjectShape, selected: number): number {
+  let total = 0;
+  for (const family of objectFamilies) if (selected & (1 << family.slot)) total += family.cost.series(shape);
+  return total;
+}

@@ -1,0 +1,238 @@
+// The per-object pipeline, pure: previous entry + raw object → new entry,
+// transitions, histogram observations and what tracing needs. No I/O, no
+// clock of its own, no state beyond its arguments; the kind's learned label
+// sets are passed in by their one owner (the collector).
+import { inputBit } from "./catalog.ts";
+import { type GenerationSettings, generationLag, type ObjectMemory, requestTime } from "./generations.ts";
+import { type StatusResult, type StatusSettings, summarizeStatus } from "./kstatus.ts";
+import type { KindLearning } from "./label-bounds.ts";
+import { noObservations, type Observations, observe } from "./observations.ts";
+import { type ProjectionSettings, projectObject } from "./project.ts";
+import {
+  type KindRender,
+  type ObjectCounters,
+  type ObjectSeries,
+  renderSeries,
+  zeroCounters,
+} from "./render.ts";
+import type { ObjectState, Transition } from "./state.ts";
+import { diffStates } from "./transitions.ts";
+
+/** Everything per resource type that turns raw objects into entries. */
+export interface KindSettings {
+  projection: ProjectionSettings;
+  status: StatusSettings;
+  generations: GenerationSettings;
+  /** Allowed phase moves (`from` → allowed `to`s); undefined = not checked. */
+  phaseTransitions: Readonly<Record<string, readonly string[]>> | undefined;
+  /** How per-object series are rendered; undefined in aggregate mode (no per-object series). */
+  render: KindRender | undefined;
+}
+
+export interface ObjectEntry {
+  state: ObjectState;
+  counters: ObjectCounters;
+  memory: ObjectMemory;
+  lag: number | undefined;
+  summary: StatusResult;
+  /** Epoch seconds at which `summary` changes with no new event (Ready=False turning Failed). */
+  changesAt: number | undefined;
+  /** undefined in aggregate mode, or when the series cap left this object out. */
+  series: ObjectSeries | undefined;
+}
+
+export interface Change {
+  entry: ObjectEntry;
+  /** False when nothing changed (the same resourceVersion again, as a relist replays it). */
+  changed: boolean;
+  transitions: readonly Transition[];
+  observations: Observations;
+  illegalPhaseMoves: readonly { from: string; to: string }[];
+  /** For tracing; undefined when nothing changed. */
+  trace: { previous: ObjectState | undefined; current: ObjectState } | undefined;
+}
+
+function resourceVersionOf(raw: unknown): string | undefined {
+  const rv = (raw as { metadata?: { resourceVersion?: unknown } } | null)?.metadata?.resourceVersion;
+  return typeof rv === "string" && rv !== "" ? rv : undefined;
+}
+
+function count(counters: ObjectCounters, transitions: readonly Transition[], known: boolean): ObjectCounters {
+  let { statusUpdates, noopUpdates, generationChanges, transitions: byStatus } = counters;
+  for (const t of transitions) {
+    if (t.kind === "statusWrite") {
+      if (t.noop) noopUpdates++;
+      else statusUpdates++;
+    } else if (t.kind === "generation" && known) {
+      generationChanges++;
+    } else if (t.kind === "condition" && t.from !== undefined && t.to !== undefined) {
+      const key = `${t.type}\u0000${t.to}`;
+      const next = new Map(byStatus);
+      next.set(key, (next.get(key) ?? 0) + 1);
+      byStatus = next;
+    }
+  }
+  return { statusUpdates, noopUpdates, generationChanges, transitions: byStatus };
+}
+
+function illegalMoves(
+  kind: KindSettings,
+  transitions: readonly Transition[],
+): { from: string; to: string }[] {
+  const table = kind.phaseTransitions;
+  if (!table) return [];
+  const out: { from: string; to: string }[] = [];
+  for (const t of transitions) {
+    if (t.kind !== "phase" || t.from === undefined || t.to === undefined) continue;
+    if (!table[t.from]?.includes(t.to)) out.push({ from: t.from, to: t.to });
+  }
+  return out;
+}
+
+function sameExtraLabels(a: ObjectState, b: ObjectState): boolean {
+  for (const name in b.extraLabels) if (a.extraLabels[name] !== b.extraLabels[name]) return false;
+  return true;
+}
+
+/** Which render inputs differ between two entries (a bit set over catalog inputs). */
+export function changedInputs(previous: ObjectEntry | undefined, next: ObjectEntry): number {
+  if (!previous) return -1;
+  const a = previous.state;
+  const b = next.state;
+  let changed = 0;
+  if (!sameExtraLabels(a, b)) changed |= inputBit.identity;
+  const conditionBits =
+    inputBit.conditionStatus |
+    inputBit.conditionTime |
+    inputBit.conditionReason |
+    inputBit.conditionGeneration;
+  if (a.conditions.length !== b.conditions.length) changed |= conditionBits;
+  else {
+    for (let i = 0; i < b.conditions.length; i++) {
+      const x = a.conditions[i];
+      const y = b.conditions[i];
+      if (!x || !y || x.type !== y.type) {
+        changed |= conditionBits;
+        break;
+      }
+      if (x.status !== y.status) changed |= inputBit.conditionStatus;
+      if (x.lastTransitionTime !== y.lastTransitionTime) changed |= inputBit.conditionTime;
+      if (x.reason !== y.reason) changed |= inputBit.conditionReason;
+      if (x.observedGeneration !== y.observedGeneration) changed |= inputBit.conditionGeneration;
+    }
+  }
+  if (a.generation !== b.generation) changed |= inputBit.generation;
+  if (a.observedGeneration !== b.observedGeneration) changed |= inputBit.observedGeneration;
+  if (previous.lag !== next.lag) changed |= inputBit.lag;
+  if (previous.memory.requestedAt !== next.memory.requestedAt) changed |= inputBit.requestedAt;
+  if (a.phase !== b.phase) changed |= inputBit.phase;
+  if (previous.summary !== next.summary) changed |= inputBit.summary;
+  if (a.deletionTimestamp !== b.deletionTimestamp) changed |= inputBit.deletion;
+  if (a.heartbeat !== b.heartbeat) changed |= inputBit.heartbeat;
+  const c = previous.counters;
+  const d = next.counters;
+  if (c.statusUpdates !== d.statusUpdates) changed |= inputBit.statusWrites;
+  if (c.noopUpdates !== d.noopUpdates) changed |= inputBit.noopWrites;
+  if (c.generationChanges !== d.generationChanges) changed |= inputBit.generationChanges;
+  if (c.transitions !== d.transitions) changed |= inputBit.conditionTransitions;
+  return changed;
+}
+
+function withSeries(
+  previous: ObjectEntry | undefined,
+  next: Omit<ObjectEntry, "series">,
+  kind: KindSettings,
+  learning: KindLearning,
+): ObjectEntry {
+  const entry: ObjectEntry = { ...next, series: undefined };
+  if (!kind.render) return entry;
+  entry.series = renderSeries(kind.render, learning, previous?.series, changedInputs(previous, entry), {
+    state: entry.state,
+    counters: entry.counters,
+    lag: entry.lag,
+    requestedAt: entry.memory.requestedAt,
+    summary: entry.summary,
+  });
+  return entry;
+}
+
+/**
+ * Applies one observed version of an object. Throws ProjectionError (from
+ * projectObject) only for an object without identity; the caller counts it.
+ */
+export function applyChange(
+  previous: ObjectEntry | undefined,
+  raw: unknown,
+  kind: KindSettings,
+  learning: KindLearning,
+  now: number,
+): Change {
+  if (previous && resourceVersionOf(raw) === previous.state.resourceVersion) {
+    return {
+      entry: previous,
+      changed: false,
+      transitions: [],
+      observations: noObservations,
+      illegalPhaseMoves: [],
+      trace: undefined,
+    };
+  }
+  const state = projectObject(raw, kind.projection);
+  const transitions = diffStates(previous?.state, state, now);
+  const counters = count(previous?.counters ?? zeroCounters, transitions, previous !== undefined);
+  const lag = generationLag(state, kind.generations);
+  const ready = state.conditions.find((c) => c.type === kind.generations.readyCondition);
+  const memory: ObjectMemory = {
+    generation: state.generation,
+    requestedAt: requestTime(previous?.memory, state, lag !== undefined && lag > 0, now),
+    readySeen: (previous?.memory.readySeen ?? false) || ready?.status === "True",
+  };
+  const summary = summarizeStatus(state, kind.status, now);
+  const entry = withSeries(
+    previous,
+    { state, counters, memory, lag, summary: summary.result, changesAt: summary.changesAt },
+    kind,
+    learning,
+  );
+  const changed = transitions.length > 0;
+  return {
+    entry,
+    changed,
+    transitions,
+    observations: changed
+      ? observe({
+          previous: previous?.state,
+          next: state,
+          transitions,
+          requestedAt: memory.requestedAt,
+          readySeen: previous?.memory.readySeen ?? false,
+          readyCondition: kind.generations.readyCondition,
+          now,
+        })
+      : noObservations,
+    illegalPhaseMoves: illegalMoves(kind, transitions),
+    trace: changed ? { previous: previous?.state, current: state } : undefined,
+  };
+}
+
+/** The clock-driven change: re-evaluates the summary (Ready=False for longer than failedAfter → Failed). */
+export function refreshSummary(
+  entry: ObjectEntry,
+  kind: KindSettings,
+  learning: KindLearning,
+  now: number,
+): ObjectEntry {
+  const summary = summarizeStatus(entry.state, kind.status, now);
+  if (summary.result === entry.summary && summary.changesAt === entry.changesAt) return entry;
+  return withSeries(
+    entry,
+    { ...entry, summary: summary.result, changesAt: summary.changesAt },
+    kind,
+    learning,
+  );
+}
+
+/** Renders an entry from scratch (the family selection, prefix or cap changed). */
+export function rerender(entry: ObjectEntry, kind: KindSettings, learning: KindLearning): ObjectEntry {
+  return withSeries(undefined, entry, kind, learning);
+}
