@@ -2,7 +2,7 @@
 // transitions, histogram observations and what tracing needs. No I/O, no
 // clock of its own, no state beyond its arguments; the kind's learned label
 // sets are passed in by their one owner (the collector).
-import { inputBit } from "./catalog.ts";
+import { inputBit, type ObjectShape } from "./catalog.ts";
 import { type GenerationSettings, generationLag, type ObjectMemory, requestTime } from "./generations.ts";
 import { type StatusResult, type StatusSettings, summarizeStatus } from "./kstatus.ts";
 import type { KindLearning } from "./label-bounds.ts";
@@ -235,4 +235,30 @@ export function refreshSummary(
 /** Renders an entry from scratch (the family selection, prefix or cap changed). */
 export function rerender(entry: ObjectEntry, kind: KindSettings, learning: KindLearning): ObjectEntry {
   return withSeries(undefined, entry, kind, learning);
+}
+
+/** What an entry's series count depends on (see the catalog's cost formulas). */
+export function shapeOf(entry: ObjectEntry): ObjectShape {
+  const s = entry.state;
+  let conditionsWithTime = 0;
+  let conditionsWithReason = 0;
+  let conditionsWithGeneration = 0;
+  for (const c of s.conditions) {
+    if (c.lastTransitionTime !== undefined) conditionsWithTime++;
+    if (c.reason !== "") conditionsWithReason++;
+    if (c.observedGeneration !== undefined && s.generation !== undefined) conditionsWithGeneration++;
+  }
+  return {
+    conditions: s.conditions.length,
+    conditionsWithTime,
+    conditionsWithReason,
+    conditionsWithGeneration,
+    generation: s.generation !== undefined,
+    statusObservedGeneration: s.observedGeneration !== undefined,
+    lagKnown: entry.lag !== undefined,
+    requestedAtKnown: entry.memory.requestedAt !== undefined,
+    phase: s.phase !== undefined,
+    terminating: s.deletionTimestamp !== undefined,
+    heartbeat: s.heartbeat !== undefined,
+  };
 }

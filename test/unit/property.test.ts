@@ -68,10 +68,15 @@ test("arbitrary status never throws and always yields valid exposition", async (
         },
         extraLabelNames: ["team"],
       });
+      // An object lacks identity only when its name is empty: each of its two events is counted, nothing else.
+      let withoutIdentity = 0;
       for (const raw of objects) {
         c.collector.ingest("ADDED", raw);
         c.collector.ingest("MODIFIED", { ...raw, metadata: { ...raw.metadata, resourceVersion: "x" } });
+        if (raw.metadata.name === "") withoutIdentity += 2;
       }
+      const errors = (await c.metrics.handlerErrors.get()).values[0]?.value ?? 0;
+      assert.equal(errors, withoutIdentity, "handler errors only for objects without identity");
       const text = await perObjectText(c);
       parseExposition(text);
       if (outputs.length < 20) outputs.push(text);

@@ -1,0 +1,375 @@
+// Golden tables per family, in the kube-state-metrics style: an object (or a
+// short history of one) through the pure core with only that family
+// selected → the exact lines it renders. Every family of the catalog has a
+// table, and each family's documented cost matches what it renders.
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { inputBit, type ObjectFamilyKey, objectFamilies, slotOf } from "../../src/core/catalog.ts";
+import { fromByteString } from "../../src/core/exposition.ts";
+import type { ObservedGenerationSource } from "../../src/core/generations.ts";
+import { newKindLearning } from "../../src/core/label-bounds.ts";
+import {
+  applyChange,
+  changedInputs,
+  type KindSettings,
+  type ObjectEntry,
+  shapeOf,
+} from "../../src/core/object-update.ts";
+import { defaultProjectionSettings } from "../../src/core/project.ts";
+import { newKindRender, renderSeries } from "../../src/core/render.ts";
+import type { ConditionState } from "../../src/core/state.ts";
+import { cond, t, type WidgetInit, widget } from "../support/objects.ts";
+
+const NOW = t("2026-01-01T01:00:00Z");
+const L = 'group="example.com",kind="Widget",namespace="ns1",name="w1"';
+
+interface Options {
+  source?: ObservedGenerationSource;
+  phaseEnum?: string[];
+  maxReasons?: number;
+  heartbeat?: boolean;
+  now?: number;
+}
+
+function kindFor(selected: number, o: Options): KindSettings {
+  return {
+    projection: {
+      ...defaultProjectionSettings,
+      heartbeatPath: o.heartbeat ? ["status", "lastHeartbeatTime"] : undefined,
+    },
+    status: { readyCondition: "Ready", failedAfterSeconds: 300 },
+    generations: { source: o.source ?? "status", readyCondition: "Ready" },
+    phaseTransitions: undefined,
+    render: newKindRender({ group: "example.com", kind: "Widget", prefix: "cr_", selected }),
+  };
+}
+
+/** Applies each version of the object in turn; returns the last entry. */
+function entryAfter(key: ObjectFamilyKey | "all", history: WidgetInit[], o: Options = {}): ObjectEntry {
+  const selected = key === "all" ? -1 : 1 << slotOf[key];
+  const kind = kindFor(selected, o);
+  const learning = newKindLearning({ phaseEnum: o.phaseEnum ?? [], maxReasons: o.maxReasons ?? 20 });
+  let entry: ObjectEntry | undefined;
+  history.forEach((init, i) => {
+    entry = applyChange(
+      entry,
+      widget({ resourceVersion: String(i + 1), ...init }),
+      kind,
+      learning,
+      o.now ?? NOW,
+    ).entry;
+  });
+  return entry as ObjectEntry;
+}
+
+function rendered(key: ObjectFamilyKey, history: WidgetInit[], o: Options = {}): string {
+  const entry = entryAfter(key, history, o);
+  return fromByteString(entry.series?.slots[slotOf[key]] ?? "");
+}
+
+type Case = [name: string, history: WidgetInit[], expected: string[], options?: Options];
+
+const ready = (status: string, extra = {}) => ({
+  conditions: [cond("Ready", status, "2026-01-01T00:30:00Z", extra)],
+});
+const spec = [
+  { manager: "k", operation: "Update", time: "2026-01-01T00:50:00Z", fieldsV1: { "f:spec": {} } },
+];
+
+const tables: Record<ObjectFamilyKey, Case[]> = {
+  condition: [
+    [
+      "one series per condition, labelled with its status",
+      [{ status: { conditions: [cond("Ready", "True"), cond("Degraded", "false"), { type: "Odd" }] } }],
+      [
+        `cr_condition{${L},type="Ready",status="True"} 1`,
+        `cr_condition{${L},type="Degraded",status="False"} 1`,
+        `cr_condition{${L},type="Odd",status="Unknown"} 1`,
+      ],
+    ],
+    [
+      "hostile and non-ASCII types are escaped",
+      [{ status: { conditions: [cond('Quote"Back\\slash\nNew ü', "True")] } }],
+      [`cr_condition{${L},type="Quote\\"Back\\\\slash\\nNew ü",status="True"} 1`],
+    ],
+    ["no conditions, no series", [{ status: { phase: "Running" } }], []],
+    [
+      "a status change replaces the series",
+      [{ status: ready("False") }, { status: ready("True") }],
+      [`cr_condition{${L},type="Ready",status="True"} 1`],
+    ],
+  ],
+  conditionLastTransition: [
+    [
+      "lastTransitionTime as Unix seconds; none without it",
+      [
+        {
+          status: {
+            conditions: [cond("Ready", "True", "2026-01-01T00:02:00Z"), { type: "X", status: "True" }],
+          },
+        },
+      ],
+      [`cr_condition_last_transition_timestamp_seconds{${L},type="Ready"} 1767225720`],
+    ],
+  ],
+  conditionReason: [
+    [
+      "the current reason; none when empty",
+      [
+        {
+          status: {
+            conditions: [
+              cond("Ready", "False", undefined, { reason: "Waiting" }),
+              cond("X", "True", undefined, { reason: "" }),
+            ],
+          },
+        },
+      ],
+      [`cr_condition_reason{${L},type="Ready",reason="Waiting"} 1`],
+    ],
+    [
+      "reasons past maxReasons per kind become other",
+      [
+        {
+          status: {
+            conditions: [
+              cond("A", "True", undefined, { reason: "First" }),
+              cond("B", "True", undefined, { reason: "Second" }),
+            ],
+          },
+        },
+      ],
+      [
+        `cr_condition_reason{${L},type="A",reason="First"} 1`,
+        `cr_condition_reason{${L},type="B",reason="other"} 1`,
+      ],
+      { maxReasons: 1 },
+    ],
+    [
+      "escaped reason",
+      [{ status: { conditions: [cond("Ready", "False", undefined, { reason: 'Bad"Ä' })] } }],
+      [`cr_condition_reason{${L},type="Ready",reason="Bad\\"Ä"} 1`],
+    ],
+  ],
+  conditionStale: [
+    [
+      "1 when the condition's observedGeneration is behind, 0 when equal, none without it",
+      [
+        {
+          generation: 2,
+          status: {
+            conditions: [
+              cond("Ready", "True", undefined, { observedGeneration: 1 }),
+              cond("Synced", "True", undefined, { observedGeneration: 2 }),
+              cond("Other", "True"),
+            ],
+          },
+        },
+      ],
+      [`cr_condition_stale{${L},type="Ready"} 1`, `cr_condition_stale{${L},type="Synced"} 0`],
+    ],
+  ],
+  generation: [["metadata.generation", [{ generation: 3 }], [`cr_metadata_generation{${L}} 3`]]],
+  observedGeneration: [
+    [
+      "status.observedGeneration",
+      [{ status: { observedGeneration: 2 } }],
+      [`cr_status_observed_generation{${L}} 2`],
+    ],
+    ["absent when the status has none", [{ status: ready("True", { observedGeneration: 1 }) }], []],
+  ],
+  generationLag: [
+    [
+      "generation − status.observedGeneration",
+      [{ generation: 3, status: { observedGeneration: 2 } }],
+      [`cr_generation_lag{${L}} 1`],
+    ],
+    ["floored at 0", [{ generation: 1, status: { observedGeneration: 4 } }], [`cr_generation_lag{${L}} 0`]],
+    [
+      "from the ready condition when the kind's source is the condition",
+      [{ generation: 2, status: ready("True", { observedGeneration: 1 }) }],
+      [`cr_generation_lag{${L}} 1`],
+      { source: "condition" },
+    ],
+    [
+      "status first, then the ready condition, for a schemaless status",
+      [{ generation: 3, status: { observedGeneration: 3, ...ready("True", { observedGeneration: 1 }) } }],
+      [`cr_generation_lag{${L}} 0`],
+      { source: "status_or_condition" },
+    ],
+    [
+      "unknown without an observed generation",
+      [{ generation: 2, status: ready("True", { observedGeneration: 1 }) }],
+      [],
+    ],
+  ],
+  generationRequested: [
+    ["creation time for generation 1", [{}], [`cr_generation_requested_timestamp_seconds{${L}} 1767225600`]],
+    [
+      "the last spec write in managedFields",
+      [{ generation: 2, managedFields: spec, status: { observedGeneration: 1 } }],
+      [`cr_generation_requested_timestamp_seconds{${L}} 1767228600`],
+    ],
+    [
+      "first seen waiting without managedFields: when first seen",
+      [{ generation: 2, status: { observedGeneration: 1 } }],
+      [`cr_generation_requested_timestamp_seconds{${L}} ${NOW}`],
+    ],
+    [
+      "first seen caught up without managedFields: unknown",
+      [{ generation: 2, status: { observedGeneration: 2 } }],
+      [],
+    ],
+  ],
+  phase: [
+    ["the current phase", [{ status: { phase: "Running" } }], [`cr_phase{${L},phase="Running"} 1`]],
+    [
+      "a phase outside the CRD's enum is other",
+      [{ status: { phase: "Exploded" } }],
+      [`cr_phase{${L},phase="other"} 1`],
+      { phaseEnum: ["Pending", "Running"] },
+    ],
+  ],
+  status: [
+    ["Ready=True: Current", [{ status: ready("True") }], [`cr_status{${L},result="Current"} 1`]],
+    [
+      "Ready=False for less than failedAfter: InProgress",
+      [{ status: ready("False") }],
+      [`cr_status{${L},result="InProgress"} 1`],
+      { now: t("2026-01-01T00:31:00Z") },
+    ],
+    [
+      "Ready=False for longer than failedAfter: Failed",
+      [{ status: ready("False") }],
+      [`cr_status{${L},result="Failed"} 1`],
+    ],
+    ["no status: Unknown", [{}], [`cr_status{${L},result="Unknown"} 1`]],
+    [
+      "terminating",
+      [{ deletionTimestamp: "2026-01-01T00:55:00Z" }],
+      [`cr_status{${L},result="Terminating"} 1`],
+    ],
+  ],
+  deletion: [
+    [
+      "while terminating",
+      [{ deletionTimestamp: "2026-01-01T00:55:00Z" }],
+      [`cr_deletion_timestamp_seconds{${L}} 1767228900`],
+    ],
+    ["none otherwise", [{}], []],
+  ],
+  heartbeat: [
+    [
+      "the heartbeat field as Unix seconds",
+      [{ status: { lastHeartbeatTime: "2026-01-01T00:59:30Z" } }],
+      [`cr_heartbeat_timestamp_seconds{${L}} 1767229170`],
+      { heartbeat: true },
+    ],
+    ["none without heartbeatField", [{ status: { lastHeartbeatTime: "2026-01-01T00:59:30Z" } }], []],
+  ],
+  statusUpdates: [
+    ["0 when first seen", [{ status: ready("False") }], [`cr_status_updates_total{${L}} 0`]],
+    [
+      "a meaningful status write",
+      [{ status: ready("False") }, { status: ready("True") }],
+      [`cr_status_updates_total{${L}} 1`],
+    ],
+  ],
+  noopUpdates: [
+    [
+      "a write that changed only a message",
+      [{ status: ready("True") }, { status: ready("True", { message: "again" }) }],
+      [`cr_status_noop_updates_total{${L}} 1`],
+    ],
+    [
+      "a label change is not a status write",
+      [{ status: ready("True") }, { labels: { a: "b" }, status: ready("True") }],
+      [`cr_status_noop_updates_total{${L}} 0`],
+    ],
+  ],
+  specGenerationChanges: [
+    [
+      "generation changes seen",
+      [{ generation: 1 }, { generation: 2 }, { generation: 3 }],
+      [`cr_spec_generation_changes_total{${L}} 2`],
+    ],
+  ],
+  conditionTransitions: [
+    [
+      "by the new status, all three statuses from the start",
+      [{ status: ready("False") }, { status: ready("True") }],
+      [
+        `cr_condition_transitions_total{${L},type="Ready",status="True"} 1`,
+        `cr_condition_transitions_total{${L},type="Ready",status="False"} 0`,
+        `cr_condition_transitions_total{${L},type="Ready",status="Unknown"} 0`,
+      ],
+    ],
+  ],
+};
+
+for (const family of objectFamilies) {
+  describe(`cr_${family.suffix}`, () => {
+    for (const [name, history, expected, options] of tables[family.key]) {
+      test(name, () => {
+        const text = rendered(family.key, history, options);
+        assert.deepEqual(text === "" ? [] : text.trimEnd().split("\n"), expected);
+      });
+    }
+  });
+}
+
+test("every family's cost formula counts what it renders", () => {
+  for (const family of objectFamilies) {
+    for (const [name, history, , options] of tables[family.key]) {
+      const entry = entryAfter("all", history, { heartbeat: true, ...options });
+      const text = entry.series?.slots[family.slot] ?? "";
+      const lines = text === "" ? 0 : text.trimEnd().split("\n").length;
+      assert.equal(family.cost.series(shapeOf(entry)), lines, `cr_${family.suffix}: ${name}`);
+    }
+  }
+});
+
+test("a Ready flip changes the inputs of four families only", () => {
+  const kind = kindFor(-1, {});
+  const learning = newKindLearning({ phaseEnum: [], maxReasons: 20 });
+  const first = applyChange(undefined, widget({ status: ready("False") }), kind, learning, NOW).entry;
+  const next = applyChange(
+    first,
+    widget({ resourceVersion: "2", status: ready("True") }),
+    kind,
+    learning,
+    NOW,
+  ).entry;
+  const changed = changedInputs(first, next);
+  const affected = objectFamilies.filter((f) => f.inputMask & changed).map((f) => f.key);
+  assert.deepEqual(affected, ["condition", "status", "statusUpdates", "conditionTransitions"]);
+});
+
+test("families whose inputs did not change keep their text (they are not re-rendered)", () => {
+  const kind = kindFor(-1, {});
+  const learning = newKindLearning({ phaseEnum: [], maxReasons: 20 });
+  const before = applyChange(
+    undefined,
+    widget({ generation: 1, status: ready("False") }),
+    kind,
+    learning,
+    NOW,
+  ).entry;
+  const render = kind.render as NonNullable<KindSettings["render"]>;
+  // Told that only the conditions' status changed, while generation changed too:
+  // the generation family keeps its old text, the condition family is new.
+  const after = renderSeries(render, learning, before.series, inputBit.conditionStatus, {
+    state: {
+      ...before.state,
+      generation: 7,
+      conditions: [{ ...(before.state.conditions[0] as ConditionState), status: "True" }],
+    },
+    counters: before.counters,
+    lag: before.lag,
+    requestedAt: before.memory.requestedAt,
+    summary: before.summary,
+  });
+  assert.equal(after.slots[slotOf.generation], before.series?.slots[slotOf.generation]);
+  assert.match(after.slots[slotOf.condition] ?? "", /status="True"\} 1/);
+  assert.equal(after.count, before.series?.count);
+});
