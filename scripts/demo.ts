@@ -40,7 +40,6 @@ writeFileSync(
 resources:
   - group: example.com
     resource: widgets
-    conditionReasons: true
     heartbeatField: status.lastHeartbeatTime
     phaseTransitions:
       Pending: [Provisioning]

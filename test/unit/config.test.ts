@@ -12,6 +12,8 @@ import {
   watchConfigFile,
 } from "../../src/config/load.ts";
 import { ConfigError, validateConfig } from "../../src/config/validate.ts";
+import { objectFamilies } from "../../src/core/catalog.ts";
+import { type FamilyRules, selectFamilies } from "../../src/core/family-selection.ts";
 
 function problems(input: unknown): string[] {
   try {
@@ -79,6 +81,46 @@ const bad: [string, unknown, RegExp][] = [
     /crdDiscovery: false/,
   ],
   [
+    "a metric family pattern that matches nothing names the field and the value",
+    { metrics: { deny: ["cr_condition", "cr_conditon_reason"] } },
+    /^metrics\.deny\[1\]: "cr_conditon_reason" matches no metric family/,
+  ],
+  [
+    "per resource too",
+    { resources: [{ groups: ["*"], metrics: { allow: ["cr_status_update"] } }] },
+    /^resources\[0\]\.metrics\.allow\[0\]: "cr_status_update" matches no metric family/,
+  ],
+  [
+    "names are matched with the configured prefix",
+    { metricPrefix: "crs_", metrics: { allow: ["cr_condition"] } },
+    /^metrics\.allow\[0\]: "cr_condition" matches no metric family \(names are as exported, e\.g\. crs_condition/,
+  ],
+  [
+    "allow and deny together",
+    { metrics: { allow: ["cr_condition"], deny: ["cr_phase"] } },
+    /^metrics: allow and deny are mutually exclusive/,
+  ],
+  [
+    "optIn next to allow",
+    { resources: [{ groups: ["*"], metrics: { allow: ["cr_condition"], optIn: ["cr_condition_stale"] } }] },
+    /^resources\[0\]\.metrics\.optIn: has no effect next to allow/,
+  ],
+  [
+    "not a family name",
+    { metrics: { optIn: ["cr condition"] } },
+    /^metrics\.optIn\[0\]: expected a metric family name or a glob such as cr_condition\*, got "cr condition"$/,
+  ],
+  [
+    "unknown metrics key",
+    { metrics: { include: ["cr_*"] } },
+    /^metrics\.include: unknown key \(allowed: allow, deny, optIn\)$/,
+  ],
+  [
+    "the removed conditionReasons option says what replaced it",
+    { resources: [{ groups: ["*"], conditionReasons: true }] },
+    /^resources\[0\]\.conditionReasons: no longer an option: cr_condition_reason is in the default set/,
+  ],
+  [
     "audit receiver needs authentication",
     { auditReceiver: { listen: ":9443", certFile: "c", keyFile: "k" } },
     /must be authenticated/,
@@ -117,6 +159,56 @@ test("flags override the file and go through the same validation", () => {
   assert.throws(
     () => parseConfigText("", "f.yaml", flagOverrides(parseFlags(["--listen", "x"]))),
     /listen: expected host:port/,
+  );
+});
+
+test("metric family rules: globs select from the catalog, globally and refined per resource", () => {
+  const config = validateConfig({
+    metrics: { deny: ["cr_condition_reason"] },
+    resources: [
+      { group: "a.io", resource: "xs", metrics: { optIn: ["cr_condition_transitions_total"] } },
+      { group: "b.io", resource: "ys", metrics: { allow: ["cr_condition*"] } },
+    ],
+  });
+  const names = (rules: FamilyRules[]) => {
+    const s = selectFamilies(config.metricPrefix, rules);
+    return objectFamilies.filter((f) => s.objects & (1 << f.slot)).map((f) => `cr_${f.suffix}`);
+  };
+  const [xs, ys] = config.resources.map((r) => names([config.metrics, r.options.metrics]));
+  assert.ok(xs?.includes("cr_condition_transitions_total"), "opted in");
+  assert.ok(!xs?.includes("cr_condition_reason"), "denied globally");
+  assert.ok(xs?.includes("cr_status_updates_total"), "the rest of the default set");
+  assert.deepEqual(ys, [
+    "cr_condition",
+    "cr_condition_last_transition_timestamp_seconds",
+    "cr_condition_reason",
+    "cr_condition_stale",
+    "cr_condition_transitions_total",
+  ]);
+});
+
+test("metric flags replace the file's global rules (kube-state-metrics' flag names)", () => {
+  const file = "metrics:\n  deny: [cr_phase]\n";
+  const allow = parseConfigText(
+    file,
+    "f.yaml",
+    flagOverrides(parseFlags(["--metric-allowlist", "cr_condition, cr_metadata_generation"])),
+  );
+  assert.deepEqual(allow.metrics, {
+    allow: ["cr_condition", "cr_metadata_generation"],
+    deny: undefined,
+    optIn: undefined,
+  });
+  const optIn = parseConfigText(
+    file,
+    "f.yaml",
+    flagOverrides(parseFlags(["--metric-opt-in-list", "cr_condition_stale"])),
+  );
+  assert.deepEqual(optIn.metrics.optIn, ["cr_condition_stale"]);
+  assert.equal(optIn.metrics.deny, undefined);
+  assert.throws(
+    () => parseConfigText("", "f.yaml", flagOverrides(parseFlags(["--metric-denylist", "cr_nothing*"]))),
+    /metrics\.deny\[0\]: "cr_nothing\*" matches no metric family/,
   );
 });
 
