@@ -1,11 +1,79 @@
-// The metric families listed in docs/metrics.md (first column of its tables).
+// The metric families listed in docs/metrics.md: every table row whose first
+// cell is a backticked family name, read by the table's header, and the
+// default-set table (family → series for the benchmark widget).
 import { readFileSync } from "node:fs";
 
-export function documentedFamilies(): Map<string, string> {
+export interface DocumentedFamily {
+  type: string;
+  /** Label names; "object labels" is listed as such. */
+  labels: string[];
+  /** "yes" or "opt-in" where the table has a Default column. */
+  defaultSet: string | undefined;
+  /** The cost formula where the table has a cost column. */
+  cost: string | undefined;
+}
+
+function cells(row: string): string[] {
+  return row
+    .trim()
+    .replace(/^\||\|$/g, "")
+    .split("|")
+    .map((c) => c.trim());
+}
+
+function readTables(): { header: string[]; rows: string[][] }[] {
   const text = readFileSync(new URL("../../docs/metrics.md", import.meta.url), "utf8");
-  const families = new Map<string, string>();
-  for (const match of text.matchAll(/^\|\s*`([a-z_:][a-z0-9_:]*)`\s*\|\s*(gauge|counter|histogram)\s*\|/gm)) {
-    families.set(match[1] as string, match[2] as string);
+  const tables: { header: string[]; rows: string[][] }[] = [];
+  const lines = text.split("\n");
+  for (let i = 0; i + 1 < lines.length; i++) {
+    const line = lines[i] as string;
+    if (!line.startsWith("|") || !/^\|\s*-/.test(lines[i + 1] ?? "")) continue;
+    const table = { header: cells(line), rows: [] as string[][] };
+    for (i += 2; i < lines.length && (lines[i] as string).startsWith("|"); i++)
+      table.rows.push(cells(lines[i] as string));
+    tables.push(table);
+  }
+  return tables;
+}
+
+export function documentedFamilies(): Map<string, DocumentedFamily> {
+  const families = new Map<string, DocumentedFamily>();
+  for (const { header, rows } of readTables()) {
+    const column = (pattern: RegExp): number => header.findIndex((h) => pattern.test(h));
+    const name = column(/^Name$/);
+    const type = column(/^Type$/);
+    const labels = column(/^Labels$/);
+    const defaultSet = column(/^Default$/);
+    const cost = column(/^Cost/);
+    if (name < 0 || type < 0) continue;
+    for (const row of rows) {
+      const family = /^`([a-z_:][a-z0-9_:]*)`$/.exec(row[name] ?? "")?.[1];
+      if (!family) continue;
+      const labelText = labels >= 0 ? (row[labels] ?? "") : "";
+      families.set(family, {
+        type: row[type] ?? "",
+        labels: [
+          ...(labelText.includes("object labels") ? ["object labels"] : []),
+          ...[...labelText.matchAll(/`([a-z_]+)`/g)].map((m) => m[1] as string),
+        ],
+        defaultSet: defaultSet >= 0 ? row[defaultSet] : undefined,
+        cost: cost >= 0 ? row[cost] : undefined,
+      });
+    }
   }
   return families;
+}
+
+/** The default-set table: family → series for the benchmark widget, and the documented total. */
+export function documentedDefaultSet(): { rows: Map<string, number>; total: number | undefined } {
+  const table = readTables().find((t) => /^Family \(benchmark widget\)$/.test(t.header[0] ?? ""));
+  const rows = new Map<string, number>();
+  let total: number | undefined;
+  for (const row of table?.rows ?? []) {
+    const family = /^`([a-z_]+)`$/.exec(row[0] ?? "")?.[1];
+    const value = Number((row[1] ?? "").replaceAll("*", ""));
+    if (family) rows.set(family, value);
+    else if (/default set/.test(row[0] ?? "")) total = value;
+  }
+  return { rows, total };
 }
