@@ -2,9 +2,12 @@
 // are generated with DEFAULT_ALERT_OPTIONS; other deployments (a different job
 // label, longer waits, kinds that should page) generate their own with
 // `generateRuleGroups({ ...DEFAULT_ALERT_OPTIONS, ... })`.
+import { defaultMetricPrefix } from "../../src/core/catalog.ts";
 import type { Duration } from "./model.ts";
 
 export interface AlertOptions {
+  /** The exporter's --metric-prefix; metric names come from its family catalog. */
+  readonly metricPrefix: string;
   /**
    * Label matchers (without braces) that select the exporter's series, e.g.
    * `job="cr-status-exporter"`. Equality matchers keep `absent()` labelled.
@@ -55,6 +58,7 @@ export interface AlertOptions {
 }
 
 export const DEFAULT_ALERT_OPTIONS: AlertOptions = {
+  metricPrefix: defaultMetricPrefix,
   selector: 'job="cr-status-exporter"',
   runbookBaseUrl: "https://github.com/cr-status-exporter/cr-status-exporter/blob/main/docs/runbook.md",
   keepFiringFor: "5m",

@@ -2,6 +2,9 @@
 // on the object identity (cluster, namespace, group, kind, name) through
 // `max by`, so exporter replicas, exporter restarts (new instance/pod labels)
 // and reason changes neither duplicate an alert nor restart its `for` timer.
+// Metric names come from the exporter's family catalog, and every rule works
+// with the default set of families.
+import { metricNames } from "../../src/core/catalog.ts";
 import type { AlertingRule, RecordingRule, RuleGroup, Severity } from "./model.ts";
 import type { AlertOptions } from "./options.ts";
 
@@ -15,6 +18,8 @@ export const RECORD_OBJECTS = "namespace_group_kind:cr_objects:count";
 /** "widgets ns/name" for namespaced objects, "widgets name" for cluster-scoped ones. */
 const OBJECT_TEXT =
   "{{ $labels.kind }} {{ if $labels.namespace }}{{ $labels.namespace }}/{{ end }}{{ $labels.name }} ({{ $labels.group }})";
+
+type Names = ReturnType<typeof metricNames>;
 
 export function generateRuleGroups(options: AlertOptions): RuleGroup[] {
   return [
@@ -56,7 +61,7 @@ function currentReason(options: AlertOptions, type: string): string {
   const selector = options.selector.replaceAll("%", "%%").replaceAll('"', '\\"');
   const labels = ["cluster", "namespace", "group", "kind", "name"];
   const query =
-    `max by (reason) (cr_condition_reason{${selector}, ${labels.map((l) => `${l}=\\"%s\\"`).join(", ")}, ` +
+    `max by (reason) (${metricNames(options.metricPrefix).conditionReason}{${selector}, ${labels.map((l) => `${l}=\\"%s\\"`).join(", ")}, ` +
     `type=\\"${type}\\"} == 1)`;
   const args = labels.map((l) => `$labels.${l}`).join(" ");
   return `{{ with query (printf "${query}" ${args}) }}{{ . | first | label "reason" }}{{ else }}not exported{{ end }}`;
@@ -76,7 +81,7 @@ function conditionAlert(
 ): AlertingRule[] {
   return perKindSeverity(options, spec.severity, (kindMatcher, severity) => ({
     alert: spec.alert,
-    expr: `max by (${OBJECT}) (cr_condition${matchers(options, `type="${spec.type}"`, `status="${spec.status}"`, kindMatcher)} == 1)`,
+    expr: `max by (${OBJECT}) (${metricNames(options.metricPrefix).condition}${matchers(options, `type="${spec.type}"`, `status="${spec.status}"`, kindMatcher)} == 1)`,
     for: spec.for,
     ...(options.keepFiringFor ? { keep_firing_for: options.keepFiringFor } : {}),
     labels: { severity },
@@ -89,20 +94,22 @@ function conditionAlert(
 }
 
 function recordingRules(options: AlertOptions): RecordingRule[] {
+  const n: Names = metricNames(options.metricPrefix);
   return [
     {
       record: RECORD_NOT_READY,
-      expr: `count by (${KIND_IN_NAMESPACE}) (max by (${OBJECT}) (cr_condition${matchers(options, 'type="Ready"', 'status="False"')} == 1))`,
+      expr: `count by (${KIND_IN_NAMESPACE}) (max by (${OBJECT}) (${n.condition}${matchers(options, 'type="Ready"', 'status="False"')} == 1))`,
     },
     {
       // cr_status exists for every object, whether or not it has a Ready condition.
       record: RECORD_OBJECTS,
-      expr: `count by (${KIND_IN_NAMESPACE}) (max by (${OBJECT}) (cr_status${matchers(options)} == 1))`,
+      expr: `count by (${KIND_IN_NAMESPACE}) (max by (${OBJECT}) (${n.status}${matchers(options)} == 1))`,
     },
   ];
 }
 
 function objectAlerts(options: AlertOptions): AlertingRule[] {
+  const n: Names = metricNames(options.metricPrefix);
   const f = options.for;
   const t = options.thresholds;
   const w = options.rateWindow;
@@ -146,7 +153,7 @@ function objectAlerts(options: AlertOptions): AlertingRule[] {
     }),
     ...perKindSeverity(options, "warning", (kindMatcher, severity) => ({
       alert: "CustomResourceGenerationMismatch",
-      expr: `max by (${OBJECT}) (cr_generation_lag${matchers(options, kindMatcher)}) > 0`,
+      expr: `max by (${OBJECT}) (${n.generationLag}${matchers(options, kindMatcher)}) > 0`,
       for: f.generationMismatch,
       ...keep,
       labels: { severity },
@@ -158,7 +165,7 @@ function objectAlerts(options: AlertOptions): AlertingRule[] {
     })),
     {
       alert: "CustomResourceStuckTerminating",
-      expr: `time() - max by (${OBJECT}) (cr_deletion_timestamp_seconds${matchers(options)}) > ${t.terminatingSeconds}`,
+      expr: `time() - max by (${OBJECT}) (${n.deletion}${matchers(options)}) > ${t.terminatingSeconds}`,
       for: f.stuckTerminating,
       labels: { severity: "warning" },
       annotations: {
@@ -168,10 +175,11 @@ function objectAlerts(options: AlertOptions): AlertingRule[] {
       },
     },
     {
-      // Per status first (each replica counts the same transitions), then summed.
+      // Each status change sets a new lastTransitionTime (a default family; the
+      // transition counters are opt-in). Every replica sees the same changes: max.
       alert: "CustomResourceReadyFlapping",
       expr:
-        `sum by (${OBJECT}) (max by (${OBJECT}, status) (increase(cr_condition_transitions_total${matchers(options, 'type="Ready"')}[${t.flapWindow}])))` +
+        `max by (${OBJECT}) (changes(${n.conditionLastTransition}${matchers(options, 'type="Ready"')}[${t.flapWindow}]))` +
         ` > ${t.flapTransitions}`,
       for: f.readyFlapping,
       labels: { severity: "info" },
@@ -184,7 +192,7 @@ function objectAlerts(options: AlertOptions): AlertingRule[] {
     {
       alert: "CustomResourceStatusWriteStorm",
       expr:
-        `max by (${OBJECT}) (rate(cr_status_updates_total${matchers(options)}[${w}]) + rate(cr_status_noop_updates_total${matchers(options)}[${w}]))` +
+        `max by (${OBJECT}) (rate(${n.statusUpdates}${matchers(options)}[${w}]) + rate(${n.noopUpdates}${matchers(options)}[${w}]))` +
         ` > ${t.writesPerSecond}`,
       for: f.statusWriteStorm,
       labels: { severity: "warning" },
@@ -198,8 +206,8 @@ function objectAlerts(options: AlertOptions): AlertingRule[] {
       // A ratio over a window, so a single optimistic-concurrency conflict (409) never fires.
       alert: "CustomResourceStatusUpdateFailures",
       expr:
-        `sum by (${KIND_IN_NAMESPACE}) (rate(cr_status_update_failures_total${matchers(options)}[${w}]))` +
-        ` / sum by (${KIND_IN_NAMESPACE}) (rate(cr_status_update_requests_total${matchers(options)}[${w}]))` +
+        `sum by (${KIND_IN_NAMESPACE}) (rate(${n.statusUpdateFailures}${matchers(options)}[${w}]))` +
+        ` / sum by (${KIND_IN_NAMESPACE}) (rate(${n.statusUpdateRequests}${matchers(options)}[${w}]))` +
         ` > ${t.updateFailureRatio}`,
       for: f.statusUpdateFailures,
       labels: { severity: "warning" },
@@ -226,6 +234,7 @@ function objectAlerts(options: AlertOptions): AlertingRule[] {
 }
 
 function exporterAlerts(options: AlertOptions): AlertingRule[] {
+  const n: Names = metricNames(options.metricPrefix);
   const f = options.for;
   const t = options.thresholds;
   const w = options.rateWindow;
@@ -244,7 +253,7 @@ function exporterAlerts(options: AlertOptions): AlertingRule[] {
     },
     {
       alert: "CRStatusExporterWatchErrors",
-      expr: `sum by (${RESOURCE}) (rate(cr_exporter_watch_errors_total${matchers(options)}[${w}])) > 0`,
+      expr: `sum by (${RESOURCE}) (rate(${n.watchErrors}${matchers(options)}[${w}])) > 0`,
       for: f.watchErrors,
       labels: { severity: "warning" },
       annotations: {
@@ -256,7 +265,7 @@ function exporterAlerts(options: AlertOptions): AlertingRule[] {
     {
       // min: one replica that is not synced is enough.
       alert: "CRStatusExporterNotSynced",
-      expr: `min by (${RESOURCE}) (cr_exporter_resource_synced${matchers(options)}) == 0`,
+      expr: `min by (${RESOURCE}) (${n.resourceSynced}${matchers(options)}) == 0`,
       for: f.notSynced,
       labels: { severity: "warning" },
       annotations: {
@@ -268,7 +277,7 @@ function exporterAlerts(options: AlertOptions): AlertingRule[] {
     {
       // Watch bookmarks arrive about every minute, so a quiet but healthy watch stays fresh.
       alert: "CRStatusExporterStale",
-      expr: `time() - min by (${RESOURCE}) (cr_exporter_last_event_timestamp_seconds${matchers(options)}) > ${t.staleSeconds}`,
+      expr: `time() - min by (${RESOURCE}) (${n.lastEvent}${matchers(options)}) > ${t.staleSeconds}`,
       for: f.stale,
       labels: { severity: "warning" },
       annotations: {
@@ -279,7 +288,7 @@ function exporterAlerts(options: AlertOptions): AlertingRule[] {
     },
     {
       alert: "CRStatusExporterSeriesDropped",
-      expr: `sum by (${RESOURCE}) (increase(cr_exporter_series_dropped_total${matchers(options)}[${w}])) > 0`,
+      expr: `sum by (${RESOURCE}) (increase(${n.seriesDropped}${matchers(options)}[${w}])) > 0`,
       for: "0m",
       labels: { severity: "warning" },
       annotations: {
@@ -290,7 +299,7 @@ function exporterAlerts(options: AlertOptions): AlertingRule[] {
     },
     {
       alert: "CRStatusExporterConfigReloadFailed",
-      expr: `min by (cluster, job) (cr_exporter_config_reload_success${matchers(options)}) == 0`,
+      expr: `min by (cluster, job) (${n.configReloadSuccess}${matchers(options)}) == 0`,
       for: f.configReloadFailed,
       labels: { severity: "warning" },
       annotations: {

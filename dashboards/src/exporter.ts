@@ -1,5 +1,6 @@
 // "CR Status / Exporter": is the exporter seeing everything it should
 // (sync, watch errors, staleness), how many series it makes, what it costs.
+import { metricNames } from "../../src/core/catalog.ts";
 import { dashboard, valueMapping } from "./build.ts";
 import type { Dashboard } from "./model.ts";
 import {
@@ -17,6 +18,7 @@ export const EXPORTER_UID = "cr-status-exporter";
 const stat = { reduceOptions: { calcs: ["lastNotNull"], fields: "", values: false }, colorMode: "value" };
 
 export function exporterDashboard(options: DashboardOptions): Dashboard {
+  const n = metricNames(options.metricPrefix);
   return dashboard({
     uid: EXPORTER_UID,
     title: "CR Status / Exporter",
@@ -24,9 +26,9 @@ export function exporterDashboard(options: DashboardOptions): Dashboard {
       "Health of the cr-status-exporter itself: targets, watch sync, errors, series and resource use.",
     variables: [
       datasourceVariable,
-      clusterVariable(options, "cr_exporter_resource_synced"),
-      jobVariable("cr_exporter_resource_synced"),
-      kindVariable("cr_exporter_resource_synced", 'cluster=~"$cluster", job=~"$job"'),
+      clusterVariable(options, n.resourceSynced),
+      jobVariable(n.resourceSynced),
+      kindVariable(n.resourceSynced, 'cluster=~"$cluster", job=~"$job"'),
     ],
     rows: [
       {
@@ -55,7 +57,7 @@ export function exporterDashboard(options: DashboardOptions): Dashboard {
             h: 4,
             targets: [
               {
-                expr: `count(cr_exporter_resource_synced{${EXPORTER_KIND}} == 0) or vector(0)`,
+                expr: `count(${n.resourceSynced}{${EXPORTER_KIND}} == 0) or vector(0)`,
                 instant: true,
               },
             ],
@@ -72,7 +74,7 @@ export function exporterDashboard(options: DashboardOptions): Dashboard {
             unit: "none",
             w: 6,
             h: 4,
-            targets: [{ expr: `min(cr_exporter_config_reload_success{${EXPORTER}})`, instant: true }],
+            targets: [{ expr: `min(${n.configReloadSuccess}{${EXPORTER}})`, instant: true }],
             mappings: [
               valueMapping([
                 ["1", "Loaded", "green"],
@@ -90,7 +92,7 @@ export function exporterDashboard(options: DashboardOptions): Dashboard {
             h: 4,
             targets: [
               {
-                expr: `sum(max by (cluster, group, version, kind) (cr_exporter_resource_series{${EXPORTER_KIND}}))`,
+                expr: `sum(max by (cluster, group, version, kind) (${n.resourceSeries}{${EXPORTER_KIND}}))`,
                 instant: true,
               },
             ],
@@ -113,7 +115,7 @@ export function exporterDashboard(options: DashboardOptions): Dashboard {
             max: 1,
             targets: [
               {
-                expr: `min by (group, version, kind) (cr_exporter_resource_synced{${EXPORTER_KIND}})`,
+                expr: `min by (group, version, kind) (${n.resourceSynced}{${EXPORTER_KIND}})`,
                 legend: "{{kind}}",
               },
             ],
@@ -128,7 +130,7 @@ export function exporterDashboard(options: DashboardOptions): Dashboard {
             h: 8,
             targets: [
               {
-                expr: `time() - min by (group, version, kind) (cr_exporter_last_event_timestamp_seconds{${EXPORTER_KIND}})`,
+                expr: `time() - min by (group, version, kind) (${n.lastEvent}{${EXPORTER_KIND}})`,
                 legend: "{{kind}}",
               },
             ],
@@ -143,7 +145,7 @@ export function exporterDashboard(options: DashboardOptions): Dashboard {
             h: 8,
             targets: [
               {
-                expr: `sum by (kind, operation, code) (rate(cr_exporter_watch_errors_total{${EXPORTER_KIND}}[$__rate_interval])) or sum by (kind) (rate(cr_exporter_watch_events_total{${EXPORTER_KIND}}[$__rate_interval])) * 0`,
+                expr: `sum by (kind, operation, code) (rate(${n.watchErrors}{${EXPORTER_KIND}}[$__rate_interval])) or sum by (kind) (rate(${n.watchEvents}{${EXPORTER_KIND}}[$__rate_interval])) * 0`,
                 legend: "{{kind}} {{operation}} {{code}}",
               },
             ],
@@ -157,7 +159,7 @@ export function exporterDashboard(options: DashboardOptions): Dashboard {
             h: 8,
             targets: [
               {
-                expr: `sum by (kind, type) (rate(cr_exporter_watch_events_total{${EXPORTER_KIND}}[$__rate_interval]))`,
+                expr: `sum by (kind, type) (rate(${n.watchEvents}{${EXPORTER_KIND}}[$__rate_interval]))`,
                 legend: "{{kind}} {{type}}",
               },
             ],
@@ -171,7 +173,7 @@ export function exporterDashboard(options: DashboardOptions): Dashboard {
             h: 8,
             targets: [
               {
-                expr: `sum by (kind, reason) (rate(cr_exporter_relists_total{${EXPORTER_KIND}}[$__rate_interval]))`,
+                expr: `sum by (kind, reason) (rate(${n.relists}{${EXPORTER_KIND}}[$__rate_interval]))`,
                 legend: "{{kind}} {{reason}}",
               },
             ],
@@ -185,7 +187,7 @@ export function exporterDashboard(options: DashboardOptions): Dashboard {
             h: 8,
             targets: [
               {
-                expr: `histogram_quantile(0.9, sum by (kind, le) (rate(cr_exporter_list_duration_seconds_bucket{${EXPORTER_KIND}}[$__rate_interval])))`,
+                expr: `histogram_quantile(0.9, sum by (kind, le) (rate(${n.listDuration}_bucket{${EXPORTER_KIND}}[$__rate_interval])))`,
                 legend: "{{kind}}",
               },
             ],
@@ -204,7 +206,7 @@ export function exporterDashboard(options: DashboardOptions): Dashboard {
             h: 8,
             targets: [
               {
-                expr: `max by (group, version, kind) (cr_exporter_resource_objects{${EXPORTER_KIND}})`,
+                expr: `max by (group, version, kind) (${n.resourceObjects}{${EXPORTER_KIND}})`,
                 legend: "{{kind}}",
               },
             ],
@@ -218,7 +220,7 @@ export function exporterDashboard(options: DashboardOptions): Dashboard {
             h: 8,
             targets: [
               {
-                expr: `max by (group, version, kind) (cr_exporter_resource_series{${EXPORTER_KIND}})`,
+                expr: `max by (group, version, kind) (${n.resourceSeries}{${EXPORTER_KIND}})`,
                 legend: "{{kind}}",
               },
             ],
@@ -232,7 +234,7 @@ export function exporterDashboard(options: DashboardOptions): Dashboard {
             h: 8,
             targets: [
               {
-                expr: `sum by (kind) (rate(cr_exporter_series_dropped_total{${EXPORTER_KIND}}[$__rate_interval]))`,
+                expr: `sum by (kind) (rate(${n.seriesDropped}{${EXPORTER_KIND}}[$__rate_interval]))`,
                 legend: "{{kind}}",
               },
             ],
@@ -246,7 +248,7 @@ export function exporterDashboard(options: DashboardOptions): Dashboard {
             h: 8,
             targets: [
               {
-                expr: `sum by (kind) (rate(cr_exporter_handler_errors_total{${EXPORTER_KIND}}[$__rate_interval]))`,
+                expr: `sum by (kind) (rate(${n.handlerErrors}{${EXPORTER_KIND}}[$__rate_interval]))`,
                 legend: "{{kind}}",
               },
             ],
@@ -287,7 +289,7 @@ export function exporterDashboard(options: DashboardOptions): Dashboard {
             h: 8,
             targets: [
               {
-                expr: `histogram_quantile(0.9, sum by (instance, le) (rate(cr_exporter_scrape_duration_seconds_bucket{${EXPORTER}}[$__rate_interval])))`,
+                expr: `histogram_quantile(0.9, sum by (instance, le) (rate(${n.scrapeDuration}_bucket{${EXPORTER}}[$__rate_interval])))`,
                 legend: "{{instance}}",
               },
             ],

@@ -1,8 +1,10 @@
 // "CR Status / Object": one object's conditions, generations and status writes,
 // with a link to its traces.
+import { metricNames } from "../../src/core/catalog.ts";
 import { dashboard, valueMapping } from "./build.ts";
 import type { Dashboard } from "./model.ts";
 import {
+  BY_OBJECT,
   clusterVariable,
   type DashboardOptions,
   datasourceVariable,
@@ -31,6 +33,7 @@ function tracesLink(options: DashboardOptions): string {
 }
 
 export function objectDashboard(options: DashboardOptions): Dashboard {
+  const n = metricNames(options.metricPrefix);
   return dashboard({
     uid: OBJECT_UID,
     title: "CR Status / Object",
@@ -38,11 +41,11 @@ export function objectDashboard(options: DashboardOptions): Dashboard {
       "One custom resource: its conditions over time, generation versus observedGeneration, its status writes.",
     variables: [
       datasourceVariable,
-      clusterVariable(options, "cr_status"),
-      jobVariable("cr_status"),
-      namespaceVariable(),
-      kindVariable("cr_status", 'cluster=~"$cluster", job=~"$job", namespace=~"$namespace"'),
-      nameVariable(),
+      clusterVariable(options, n.status),
+      jobVariable(n.status),
+      namespaceVariable(n.status),
+      kindVariable(n.status, 'cluster=~"$cluster", job=~"$job", namespace=~"$namespace"'),
+      nameVariable(n.status),
     ],
     rows: [
       {
@@ -59,9 +62,9 @@ export function objectDashboard(options: DashboardOptions): Dashboard {
             targets: [
               {
                 expr:
-                  `max by (type) (cr_condition{${OBJECT}, status="True"} == 1) * 2` +
-                  ` or max by (type) (cr_condition{${OBJECT}, status="Unknown"} == 1)` +
-                  ` or max by (type) (cr_condition{${OBJECT}, status="False"} == 1) * 0`,
+                  `max by (type) (${n.condition}{${OBJECT}, status="True"} == 1) * 2` +
+                  ` or max by (type) (${n.condition}{${OBJECT}, status="Unknown"} == 1)` +
+                  ` or max by (type) (${n.condition}{${OBJECT}, status="False"} == 1) * 0`,
                 legend: "{{type}}",
               },
             ],
@@ -83,7 +86,7 @@ export function objectDashboard(options: DashboardOptions): Dashboard {
             unit: "none",
             w: 12,
             h: 6,
-            targets: [{ expr: `max by (result) (cr_status{${OBJECT}})`, legend: "{{result}}" }],
+            targets: [{ expr: `max by (result) (${n.status}{${OBJECT}})`, legend: "{{result}}" }],
             mappings: [
               valueMapping([
                 ["1", "yes", "blue"],
@@ -101,7 +104,7 @@ export function objectDashboard(options: DashboardOptions): Dashboard {
             h: 6,
             targets: [
               {
-                expr: `max by (type) (cr_condition_last_transition_timestamp_seconds{${OBJECT}}) * 1000`,
+                expr: `max by (type) (${n.conditionLastTransition}{${OBJECT}}) * 1000`,
                 instant: true,
                 format: "table",
               },
@@ -128,8 +131,8 @@ export function objectDashboard(options: DashboardOptions): Dashboard {
             h: 8,
             decimals: 0,
             targets: [
-              { expr: `max(cr_metadata_generation{${OBJECT}})`, legend: "generation" },
-              { expr: `max(cr_status_observed_generation{${OBJECT}})`, legend: "observedGeneration" },
+              { expr: `max(${n.generation}{${OBJECT}})`, legend: "generation" },
+              { expr: `max(${n.observedGeneration}{${OBJECT}})`, legend: "observedGeneration" },
             ],
           },
           {
@@ -139,7 +142,14 @@ export function objectDashboard(options: DashboardOptions): Dashboard {
             unit: "s",
             w: 12,
             h: 8,
-            targets: [{ expr: `max(cr_generation_lag_seconds{${OBJECT}})`, legend: "wait" }],
+            targets: [
+              {
+                expr:
+                  `max((time() - ${n.generationRequested}{${OBJECT}}) and on (${BY_OBJECT}) (${n.generationLag}{${OBJECT}} > 0))` +
+                  ` or max(${n.generationLag}{${OBJECT}}) * 0`,
+                legend: "wait",
+              },
+            ],
           },
         ],
       },
@@ -156,11 +166,11 @@ export function objectDashboard(options: DashboardOptions): Dashboard {
             h: 8,
             targets: [
               {
-                expr: `max(rate(cr_status_updates_total{${OBJECT}}[$__rate_interval]))`,
+                expr: `max(rate(${n.statusUpdates}{${OBJECT}}[$__rate_interval]))`,
                 legend: "meaningful",
               },
               {
-                expr: `max(rate(cr_status_noop_updates_total{${OBJECT}}[$__rate_interval]))`,
+                expr: `max(rate(${n.noopUpdates}{${OBJECT}}[$__rate_interval]))`,
                 legend: "no-op",
               },
             ],
@@ -168,13 +178,13 @@ export function objectDashboard(options: DashboardOptions): Dashboard {
           {
             type: "timeseries",
             title: "Condition transitions",
-            description: "Condition status changes of this object, by condition type and new status.",
+            description: `Condition status changes of this object, by condition type and new status. Needs the opt-in family ${n.conditionTransitions} (metrics: { optIn: [${n.conditionTransitions}] }).`,
             unit: "short",
             w: 12,
             h: 8,
             targets: [
               {
-                expr: `max by (type, status) (increase(cr_condition_transitions_total{${OBJECT}}[$__rate_interval]))`,
+                expr: `max by (type, status) (increase(${n.conditionTransitions}{${OBJECT}}[$__rate_interval]))`,
                 legend: "{{type}}={{status}}",
               },
             ],

@@ -1,5 +1,6 @@
 // "CR Status / Overview": how many objects of each kind are healthy, which are
 // not and since when, how busy their controllers are writing status.
+import { metricNames } from "../../src/core/catalog.ts";
 import { dashboard, valueMapping } from "./build.ts";
 import type { Dashboard } from "./model.ts";
 import {
@@ -20,9 +21,11 @@ const RED_FROM_ONE = [
   { color: "red", value: 1 },
 ];
 
+type Names = ReturnType<typeof metricNames>;
+
 /** Objects (deduplicated over exporter replicas) whose condition `type` has `status`. */
-function withCondition(type: string, status: string): string {
-  return `max by (${BY_OBJECT}) (cr_condition{${OBJECTS}, type="${type}", status="${status}"} == 1)`;
+function withCondition(n: Names, type: string, status: string): string {
+  return `max by (${BY_OBJECT}) (${n.condition}{${OBJECTS}, type="${type}", status="${status}"} == 1)`;
 }
 
 function countStat(title: string, description: string, objects: string, alarming: boolean) {
@@ -40,17 +43,18 @@ function countStat(title: string, description: string, objects: string, alarming
 }
 
 export function overviewDashboard(options: DashboardOptions, drillDownUid: string): Dashboard {
-  const notReady = withCondition("Ready", "False");
+  const n = metricNames(options.metricPrefix);
+  const notReady = withCondition(n, "Ready", "False");
   return dashboard({
     uid: OVERVIEW_UID,
     title: "CR Status / Overview",
     description: "Health of Kubernetes custom resources, from the status the controllers write.",
     variables: [
       datasourceVariable,
-      clusterVariable(options, "cr_status"),
-      jobVariable("cr_status"),
-      namespaceVariable(),
-      kindVariable("cr_status", 'cluster=~"$cluster", job=~"$job", namespace=~"$namespace"'),
+      clusterVariable(options, n.status),
+      jobVariable(n.status),
+      namespaceVariable(n.status),
+      kindVariable(n.status, 'cluster=~"$cluster", job=~"$job", namespace=~"$namespace"'),
     ],
     rows: [
       {
@@ -59,32 +63,32 @@ export function overviewDashboard(options: DashboardOptions, drillDownUid: strin
           countStat(
             "Objects",
             "Custom resources currently known to the exporter.",
-            `max by (${BY_OBJECT}) (cr_status{${OBJECTS}} == 1)`,
+            `max by (${BY_OBJECT}) (${n.status}{${OBJECTS}} == 1)`,
             false,
           ),
           countStat(
             "Not Ready",
             "Objects whose Ready condition is False.",
-            withCondition("Ready", "False"),
+            withCondition(n, "Ready", "False"),
             true,
           ),
           countStat(
             "Ready unknown",
             "Objects whose Ready condition is Unknown.",
-            withCondition("Ready", "Unknown"),
+            withCondition(n, "Ready", "Unknown"),
             true,
           ),
-          countStat("Stalled", "Objects reporting Stalled=True.", withCondition("Stalled", "True"), true),
+          countStat("Stalled", "Objects reporting Stalled=True.", withCondition(n, "Stalled", "True"), true),
           countStat(
             "Generation lag",
             "Objects whose controller has not yet observed their latest spec (observedGeneration behind generation).",
-            `max by (${BY_OBJECT}) (cr_generation_lag{${OBJECTS}}) > 0`,
+            `max by (${BY_OBJECT}) (${n.generationLag}{${OBJECTS}}) > 0`,
             true,
           ),
           countStat(
             "Terminating",
             "Objects that were deleted and still exist (finalizers pending).",
-            `max by (${BY_OBJECT}) (cr_deletion_timestamp_seconds{${OBJECTS}})`,
+            `max by (${BY_OBJECT}) (${n.deletion}{${OBJECTS}})`,
             true,
           ),
         ],
@@ -102,7 +106,7 @@ export function overviewDashboard(options: DashboardOptions, drillDownUid: strin
             h: 8,
             targets: [
               {
-                expr: `count by (kind, result) (max by (${BY_OBJECT}, result) (cr_status{${OBJECTS}} == 1))`,
+                expr: `count by (kind, result) (max by (${BY_OBJECT}, result) (${n.status}{${OBJECTS}} == 1))`,
                 legend: "{{kind}} {{result}}",
               },
             ],
@@ -120,18 +124,18 @@ export function overviewDashboard(options: DashboardOptions, drillDownUid: strin
             type: "table",
             title: "Objects not Ready",
             description:
-              "Objects whose Ready condition is False, the time since Ready last changed, and its reason (when conditionReasons is on). Click a name for the object's dashboard.",
+              "Objects whose Ready condition is False, the time since Ready last changed, and its reason. Click a name for the object's dashboard.",
             unit: "s",
             w: 24,
             h: 9,
             targets: [
               {
-                expr: `(time() - max by (${BY_OBJECT}) (cr_condition_last_transition_timestamp_seconds{${OBJECTS}, type="Ready"})) and ${notReady}`,
+                expr: `(time() - max by (${BY_OBJECT}) (${n.conditionLastTransition}{${OBJECTS}, type="Ready"})) and ${notReady}`,
                 instant: true,
                 format: "table",
               },
               {
-                expr: `max by (${BY_OBJECT}, reason) (cr_condition_reason{${OBJECTS}, type="Ready"} == 1) and on (${BY_OBJECT}) ${notReady}`,
+                expr: `max by (${BY_OBJECT}, reason) (${n.conditionReason}{${OBJECTS}, type="Ready"} == 1) and on (${BY_OBJECT}) ${notReady}`,
                 instant: true,
                 format: "table",
               },
@@ -175,9 +179,9 @@ export function overviewDashboard(options: DashboardOptions, drillDownUid: strin
               {
                 expr:
                   `max by (namespace, kind, name) (` +
-                  `(cr_condition{${OBJECTS}, type="Ready", status="True"} == 1) * 2` +
-                  ` or (cr_condition{${OBJECTS}, type="Ready", status="Unknown"} == 1)` +
-                  ` or (cr_condition{${OBJECTS}, type="Ready", status="False"} == 1) * 0)`,
+                  `(${n.condition}{${OBJECTS}, type="Ready", status="True"} == 1) * 2` +
+                  ` or (${n.condition}{${OBJECTS}, type="Ready", status="Unknown"} == 1)` +
+                  ` or (${n.condition}{${OBJECTS}, type="Ready", status="False"} == 1) * 0)`,
                 legend: "{{kind}} {{namespace}}/{{name}}",
               },
             ],
@@ -204,7 +208,7 @@ export function overviewDashboard(options: DashboardOptions, drillDownUid: strin
             h: 8,
             targets: [
               {
-                expr: `count by (kind) (max by (${BY_OBJECT}) (cr_generation_lag{${OBJECTS}}) > 0)`,
+                expr: `count by (kind) (max by (${BY_OBJECT}) (${n.generationLag}{${OBJECTS}}) > 0)`,
                 legend: "{{kind}}",
               },
             ],
@@ -216,7 +220,16 @@ export function overviewDashboard(options: DashboardOptions, drillDownUid: strin
             unit: "s",
             w: 8,
             h: 8,
-            targets: [{ expr: `max by (kind) (cr_generation_lag_seconds{${OBJECTS}})`, legend: "{{kind}}" }],
+            targets: [
+              {
+                // How long each waiting generation has waited (timestamps, never ages, are exported); 0 per kind when none waits.
+                expr:
+                  `max by (kind) ((time() - max by (${BY_OBJECT}) (${n.generationRequested}{${OBJECTS}}))` +
+                  ` and on (${BY_OBJECT}) (max by (${BY_OBJECT}) (${n.generationLag}{${OBJECTS}}) > 0))` +
+                  ` or max by (kind) (${n.generationLag}{${OBJECTS}}) * 0`,
+                legend: "{{kind}}",
+              },
+            ],
           },
           {
             type: "timeseries",
@@ -227,7 +240,7 @@ export function overviewDashboard(options: DashboardOptions, drillDownUid: strin
             h: 8,
             targets: [
               {
-                expr: `histogram_quantile(0.9, sum by (kind, le) (rate(cr_time_to_ready_seconds_bucket{cluster=~"$cluster", job=~"$job", kind=~"$kind"}[$__rate_interval])))`,
+                expr: `histogram_quantile(0.9, sum by (kind, le) (rate(${n.timeToReady}_bucket{cluster=~"$cluster", job=~"$job", kind=~"$kind"}[$__rate_interval])))`,
                 legend: "{{kind}}",
               },
             ],
@@ -242,7 +255,7 @@ export function overviewDashboard(options: DashboardOptions, drillDownUid: strin
             h: 9,
             targets: [
               {
-                expr: `sum by (le) (rate(cr_reconcile_duration_seconds_bucket{cluster=~"$cluster", job=~"$job", kind=~"$kind"}[$__rate_interval]))`,
+                expr: `sum by (le) (rate(${n.reconcileDuration}_bucket{cluster=~"$cluster", job=~"$job", kind=~"$kind"}[$__rate_interval]))`,
                 legend: "{{le}}",
                 format: "heatmap",
                 exemplar: true,
@@ -270,7 +283,7 @@ export function overviewDashboard(options: DashboardOptions, drillDownUid: strin
             h: 8,
             targets: [
               {
-                expr: `sum by (kind) (max by (${BY_OBJECT}) (rate(cr_status_updates_total{${OBJECTS}}[$__rate_interval])))`,
+                expr: `sum by (kind) (max by (${BY_OBJECT}) (rate(${n.statusUpdates}{${OBJECTS}}[$__rate_interval])))`,
                 legend: "{{kind}}",
               },
             ],
@@ -285,7 +298,7 @@ export function overviewDashboard(options: DashboardOptions, drillDownUid: strin
             h: 8,
             targets: [
               {
-                expr: `sum by (kind) (max by (${BY_OBJECT}) (rate(cr_status_noop_updates_total{${OBJECTS}}[$__rate_interval])))`,
+                expr: `sum by (kind) (max by (${BY_OBJECT}) (rate(${n.noopUpdates}{${OBJECTS}}[$__rate_interval])))`,
                 legend: "{{kind}}",
               },
             ],
@@ -300,7 +313,7 @@ export function overviewDashboard(options: DashboardOptions, drillDownUid: strin
             h: 8,
             targets: [
               {
-                expr: `sum by (kind, reason) (rate(cr_status_update_failures_total{${OBJECTS}}[$__rate_interval]))`,
+                expr: `sum by (kind, reason) (rate(${n.statusUpdateFailures}{${OBJECTS}}[$__rate_interval]))`,
                 legend: "{{kind}} {{reason}}",
               },
             ],
@@ -316,8 +329,8 @@ export function overviewDashboard(options: DashboardOptions, drillDownUid: strin
             targets: [
               {
                 expr:
-                  `sum by (kind) (rate(cr_status_update_failures_total{${OBJECTS}}[$__rate_interval]))` +
-                  ` / sum by (kind) (rate(cr_status_update_requests_total{${OBJECTS}}[$__rate_interval]))`,
+                  `sum by (kind) (rate(${n.statusUpdateFailures}{${OBJECTS}}[$__rate_interval]))` +
+                  ` / sum by (kind) (rate(${n.statusUpdateRequests}{${OBJECTS}}[$__rate_interval]))`,
                 legend: "{{kind}}",
               },
             ],
@@ -330,13 +343,13 @@ export function overviewDashboard(options: DashboardOptions, drillDownUid: strin
           {
             type: "timeseries",
             title: "Condition transitions",
-            description: "Condition status changes per kind, condition type and new status.",
+            description: `Condition status changes per kind, condition type and new status. Needs the opt-in family ${n.conditionTransitions} (metrics: { optIn: [${n.conditionTransitions}] }).`,
             unit: "ops",
             w: 12,
             h: 8,
             targets: [
               {
-                expr: `sum by (kind, type, status) (max by (${BY_OBJECT}, type, status) (rate(cr_condition_transitions_total{${OBJECTS}}[$__rate_interval])))`,
+                expr: `sum by (kind, type, status) (max by (${BY_OBJECT}, type, status) (rate(${n.conditionTransitions}{${OBJECTS}}[$__rate_interval])))`,
                 legend: "{{kind}} {{type}}={{status}}",
               },
             ],
@@ -350,7 +363,7 @@ export function overviewDashboard(options: DashboardOptions, drillDownUid: strin
             h: 8,
             targets: [
               {
-                expr: `sum by (kind, from, to) (rate(cr_phase_illegal_transitions_total{${OBJECTS}}[$__rate_interval]))`,
+                expr: `sum by (kind, from, to) (rate(${n.phaseIllegalTransitions}{${OBJECTS}}[$__rate_interval]))`,
                 legend: "{{kind}} {{from}} → {{to}}",
               },
             ],

@@ -1,7 +1,10 @@
 // Template variables shared by the dashboards, and the label matchers that use them.
+import { defaultMetricPrefix } from "../../src/core/catalog.ts";
 import { DATASOURCE, type DatasourceVariable, type QueryVariable } from "./model.ts";
 
 export interface DashboardOptions {
+  /** The exporter's --metric-prefix; metric names come from its family catalog. */
+  readonly metricPrefix: string;
   /** Show the cluster picker (Thanos/Mimir setups); when false it stays hidden and matches everything. */
   readonly showMultiCluster: boolean;
   /** Span attribute names the exporter's traces carry, for the drill-down's "traces" link. */
@@ -9,6 +12,7 @@ export interface DashboardOptions {
 }
 
 export const DEFAULT_DASHBOARD_OPTIONS: DashboardOptions = {
+  metricPrefix: defaultMetricPrefix,
   showMultiCluster: false,
   traceAttributes: { namespace: "k8s.namespace.name", kind: "k8s.object.kind", name: "k8s.object.name" },
 };
@@ -66,11 +70,12 @@ export function jobVariable(metric: string): QueryVariable {
   });
 }
 
-export function namespaceVariable(): QueryVariable {
+/** `metric`: a per-object family every object has (the summary). */
+export function namespaceVariable(metric: string): QueryVariable {
   return queryVariable(
     "namespace",
     "Namespace",
-    'label_values(cr_status{cluster=~"$cluster", job=~"$job"}, namespace)',
+    `label_values(${metric}{cluster=~"$cluster", job=~"$job"}, namespace)`,
     { multi: true, allValue: ".*" },
   );
 }
@@ -82,11 +87,11 @@ export function kindVariable(metric: string, scope: string): QueryVariable {
   });
 }
 
-export function nameVariable(): QueryVariable {
+export function nameVariable(metric: string): QueryVariable {
   return queryVariable(
     "name",
     "Object",
-    'label_values(cr_status{cluster=~"$cluster", job=~"$job", namespace=~"$namespace", kind=~"$kind"}, name)',
+    `label_values(${metric}{cluster=~"$cluster", job=~"$job", namespace=~"$namespace", kind=~"$kind"}, name)`,
     { multi: false },
   );
 }

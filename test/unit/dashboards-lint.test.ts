@@ -4,7 +4,9 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
+import { DEFAULT_ALERT_OPTIONS, generateRuleGroups } from "../../alerts/src/index.ts";
 import { DASHBOARD_DIR, type Dashboard, dashboards, isRow, type Panel } from "../../dashboards/src/index.ts";
+import { objectFamilies } from "../../src/core/catalog.ts";
 
 /** Every panel and variable must query the data source picked in $datasource. */
 // biome-ignore lint/suspicious/noTemplateCurlyInString: Grafana variable syntax
@@ -173,4 +175,26 @@ test("stat panels reduce to the last value and instant queries are tables or sta
 
 test("each dashboard JSON stays well under the ConfigMap annotation limit", () => {
   for (const d of shipped) assert.ok(JSON.stringify(d).length < 200_000, `${d.uid} is too large`);
+});
+
+test("a panel that reads an opt-in family says so in its description; rules read the default set only", () => {
+  const optIn = objectFamilies.filter((f) => !f.defaultSet).map((f) => `cr_${f.suffix}`);
+  const uses = (expr: string, name: string) => new RegExp(`\\b${name}\\b`).test(expr);
+  let checked = 0;
+  for (const d of shipped) {
+    for (const p of panelsOf(d)) {
+      for (const name of optIn) {
+        if (!p.targets.some((t) => uses(t.expr, name))) continue;
+        checked++;
+        assert.match(p.description, new RegExp(`opt-in family ${name}\\b`), `${d.uid} / ${p.title}`);
+      }
+    }
+  }
+  assert.ok(checked > 0, "some panel reads an opt-in family (the check can fail)");
+  for (const group of generateRuleGroups(DEFAULT_ALERT_OPTIONS)) {
+    for (const rule of group.rules) {
+      for (const name of optIn)
+        assert.ok(!uses(rule.expr, name), `${"alert" in rule ? rule.alert : rule.record} reads ${name}`);
+    }
+  }
 });
