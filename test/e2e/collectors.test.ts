@@ -1,6 +1,7 @@
 // The collectors end to end, on a real kube-apiserver: every metric family from
-// real objects, the CRD lifecycle, a Forbidden resource, 410 Gone and an
-// apiserver restart under the exporter.
+// real objects, the CRD lifecycle, a kind whose conditions alone carry the
+// observed generation, a Forbidden resource, 410 Gone and an apiserver restart
+// under the exporter.
 import assert from "node:assert/strict";
 import { after, afterEach, before, test } from "node:test";
 import {
@@ -12,8 +13,10 @@ import {
   deleteCrd,
   getCr,
   installCrd,
+  loadFixtureCrd,
   patchStatus,
   refFor,
+  registerKind,
   updateStatus,
   useControlPlane,
 } from "../cluster/index.ts";
@@ -38,8 +41,9 @@ before(async () => {
         group: "example.com",
         resource: "widgets",
         heartbeatField: "status.lastHeartbeatTime",
-        conditionReasons: true,
         labels: [{ fromLabel: "app", name: "app" }],
+        // Every family, the opt-in ones too.
+        metrics: { optIn: ["cr_*"] },
         phaseTransitions: { Pending: ["Provisioning"], Provisioning: ["Running"] },
       },
       { groups: ["example.com"] },
@@ -90,8 +94,9 @@ test("a widget's life: every per-object family follows the API", async () => {
       ? s
       : undefined;
   });
-  assert.equal(m.samples.get(series("cr_condition", { ...labels, type: "Ready", status: "False" })), 0);
-  assert.equal(m.samples.get(series("cr_condition", { ...labels, type: "Ready", status: "Unknown" })), 0);
+  // One series per condition, labelled with its current status.
+  assert.equal(m.samples.has(series("cr_condition", { ...labels, type: "Ready", status: "False" })), false);
+  assert.equal(m.samples.has(series("cr_condition", { ...labels, type: "Ready", status: "Unknown" })), false);
   assert.equal(
     m.samples.get(series("cr_condition_reason", { ...labels, type: "Ready", reason: "Reconciled" })),
     1,
@@ -101,9 +106,9 @@ test("a widget's life: every per-object family follows the API", async () => {
   assert.equal(m.samples.get(series("cr_generation_lag", labels)), 0);
   assert.equal(m.samples.get(series("cr_phase", { ...labels, phase: "Running" })), 1);
   assert.equal(
-    m.samples.get(series("cr_phase", { ...labels, phase: "Pending" })),
-    0,
-    "the CRD's phase enum is one-hot",
+    m.samples.has(series("cr_phase", { ...labels, phase: "Pending" })),
+    false,
+    "the current phase only",
   );
   assert.equal(m.samples.get(series("cr_status", { ...labels, result: "Current" })), 1);
   assert.equal(m.samples.get(series("cr_status_updates_total", labels)), 2);
@@ -111,7 +116,8 @@ test("a widget's life: every per-object family follows the API", async () => {
     m.samples.get(series("cr_condition_transitions_total", { ...labels, type: "Ready", status: "True" })),
     1,
   );
-  assert.ok((m.samples.get(series("cr_heartbeat_age_seconds", labels)) ?? -1) >= 0);
+  const heartbeat = m.samples.get(series("cr_heartbeat_timestamp_seconds", labels)) ?? 0;
+  assert.ok(Math.abs(heartbeat - Date.now() / 1000) < 120, `heartbeat timestamp ${heartbeat}`);
   // Pending → Running skips Provisioning: illegal by the configured table.
   assert.equal(
     m.samples.get(
@@ -131,6 +137,7 @@ test("a widget's life: every per-object family follows the API", async () => {
   );
 
   // Spec change: generation 2, lag until the controller catches up.
+  const specAt = Math.floor(Date.now() / 1000);
   await changeSpec(rest, ref, { size: 2 });
   const lagging = await eventually("lag", async () => {
     const s = await exporter.scrape();
@@ -140,7 +147,11 @@ test("a widget's life: every per-object family follows the API", async () => {
   assert.equal(lagging.samples.get(series("cr_spec_generation_changes_total", labels)), 1);
   assert.equal(lagging.samples.get(series("cr_condition_stale", { ...labels, type: "Ready" })), 1);
   assert.equal(lagging.samples.get(series("cr_status", { ...labels, result: "InProgress" })), 1);
-  assert.ok((lagging.samples.get(series("cr_generation_lag_seconds", labels)) ?? -1) >= 0);
+  const requested = lagging.samples.get(series("cr_generation_requested_timestamp_seconds", labels)) ?? 0;
+  assert.ok(
+    requested >= specAt - 1 && requested <= Date.now() / 1000 + 1,
+    `the wait starts at the spec write (${requested} vs ${specAt})`,
+  );
 
   // The controller catches up, then writes the same status again (a no-op write).
   const caughtUp = await patchStatus(rest, ref, {
@@ -159,7 +170,11 @@ test("a widget's life: every per-object family follows the API", async () => {
     return s.samples.get(series("cr_status_noop_updates_total", labels)) === 1 ? s : undefined;
   });
   assert.equal(settled.samples.get(series("cr_generation_lag", labels)), 0);
-  assert.equal(settled.samples.get(series("cr_generation_lag_seconds", labels)), 0);
+  assert.equal(
+    settled.samples.get(series("cr_generation_requested_timestamp_seconds", labels)),
+    requested,
+    "when generation 2 was requested: unchanged once observed",
+  );
   assert.ok(
     (settled.samples.get(`cr_reconcile_duration_seconds_count{group="example.com",kind="Widget"}`) ?? 0) >= 1,
   );
@@ -194,6 +209,62 @@ test("every family on a live scrape is documented, and promtool accepts the expo
   assert.match(await om.text(), /# EOF\n$/);
   const gz = await fetch(`${exporter.exporter.url}/metrics`, { headers: { "Accept-Encoding": "gzip" } });
   assert.equal(gz.headers.get("content-encoding"), "gzip");
+});
+
+test("a kind whose conditions alone carry observedGeneration: lag and its wait start from the ready condition", async () => {
+  const rest = testbed.plane.admin.rest;
+  // The widget CRD without the top-level status.observedGeneration field.
+  const crd = loadFixtureCrd("widgets");
+  const flanges = JSON.parse(
+    JSON.stringify(crd)
+      .replaceAll("widgets", "flanges")
+      .replaceAll("Widget", "Flange")
+      .replaceAll("widget", "flange"),
+  ) as typeof crd;
+  const versions = flanges.spec.versions as unknown as {
+    schema: { openAPIV3Schema: { properties: { status: { properties: Record<string, unknown> } } } };
+  }[];
+  for (const v of versions) delete v.schema.openAPIV3Schema.properties.status.properties.observedGeneration;
+  await installCrd(rest, flanges);
+  registerKind(flanges);
+  const ref = { group: "example.com", version: "v1", plural: "flanges", namespace: ns, name: "f1" };
+  await createCr(rest, ref, "f1", { size: 1 });
+  await patchStatus(rest, ref, { conditions: [condition("Ready", "True", "Done", "", 1)] });
+  const labels = { group: "example.com", kind: "Flange", namespace: ns, name: "f1" };
+  const info = series("cr_exporter_resource_info", {
+    group: "example.com",
+    version: "v1",
+    kind: "Flange",
+    status_subresource: "true",
+    conditions_path: "status.conditions",
+    observed_generation_path: "",
+    observed_generation_source: "condition",
+    phase_path: "status.phase",
+    ready_condition: "Ready",
+  });
+  const first = await eventually("flange caught up", async () => {
+    const s = await exporter.scrape();
+    return s.samples.get(series("cr_generation_lag", labels)) === 0 ? s : undefined;
+  });
+  assert.equal(first.samples.get(info), 1, "the info series says where the observed generation comes from");
+  assert.equal(first.samples.has(series("cr_status_observed_generation", labels)), false);
+
+  const specAt = Math.floor(Date.now() / 1000);
+  await changeSpec(rest, ref, { size: 2 });
+  const waiting = await eventually("flange waiting", async () => {
+    const s = await exporter.scrape();
+    return s.samples.get(series("cr_generation_lag", labels)) === 1 ? s : undefined;
+  });
+  const requested = waiting.samples.get(series("cr_generation_requested_timestamp_seconds", labels)) ?? 0;
+  assert.ok(
+    requested >= specAt - 1 && requested <= Date.now() / 1000 + 1,
+    `wait start ${requested} vs ${specAt}`,
+  );
+  await patchStatus(rest, ref, { conditions: [condition("Ready", "True", "Done", "", 2)] });
+  await eventually(
+    "flange caught up again",
+    async () => (await exporter.scrape()).samples.get(series("cr_generation_lag", labels)) === 0,
+  );
 });
 
 test("the kind without a status subresource is watched too", async () => {

@@ -1,16 +1,19 @@
 // The exporter as users run it (`node src/main.ts`, what `npm start` runs):
 // a configuration file reloaded while running — a bad edit is rejected and the
-// last good configuration keeps running; a good edit takes effect — bad flags
-// and files exit non-zero before serving, and SIGTERM ends it cleanly.
+// last good configuration keeps running; a good edit takes effect, and a new
+// metric selection re-renders without a restart — bad flags and files exit
+// non-zero before serving, SIGTERM ends it cleanly, and a full scrape passes
+// `promtool check metrics`.
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { createCr, installCrd, refFor, useControlPlane } from "../cluster/index.ts";
+import { condition, createCr, installCrd, patchStatus, refFor, useControlPlane } from "../cluster/index.ts";
 import { eventually, series } from "../support/exporter.ts";
 import { parseExposition } from "../support/exposition-check.ts";
+import { promtoolCheckMetrics } from "../support/promtool.ts";
 
 const main = join(import.meta.dirname, "..", "..", "src", "main.ts");
 const testbed = useControlPlane();
@@ -106,6 +109,103 @@ test("hot reload: a bad edit is rejected and counted, a good one takes effect", 
   }
   const code = await new Promise<number | null>((resolve) => exporter.child.once("exit", resolve));
   assert.equal(code, 0, "SIGTERM ends the process cleanly");
+});
+
+async function stopped(child: ChildProcess): Promise<number | null> {
+  child.kill("SIGTERM");
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) resolve(child.exitCode);
+    else child.once("exit", resolve);
+  });
+}
+
+test("a reload that changes the metric selection re-renders without a restart or relist; a full scrape passes promtool", async () => {
+  const config = join(dir, "selection.yaml");
+  writeFileSync(config, "resources:\n  - group: example.com\n    resource: widgets\n");
+  const exporter = start([
+    "--kubeconfig",
+    testbed.plane.kubeconfigPath,
+    "--config",
+    config,
+    "--listen",
+    "127.0.0.1:0",
+  ]);
+  try {
+    const url = await exporter.url;
+    const w1 = { group: "example.com", kind: "Widget", namespace: ns, name: "w1" };
+    const seen = series("cr_metadata_generation", w1);
+    await eventually("w1 exported", async () =>
+      parseExposition(await (await fetch(`${url}/metrics`)).text()).samples.has(seen),
+    );
+    await patchStatus(testbed.plane.admin.rest, refFor("widgets", ns, "w1"), {
+      conditions: [condition("Ready", "False", "Waiting", "", 1)],
+    });
+    const updates = series("cr_status_updates_total", w1);
+    const reason = series("cr_condition_reason", { ...w1, type: "Ready", reason: "Waiting" });
+    const before = await eventually("w1's status write counted", async () => {
+      const text = await (await fetch(`${url}/metrics`)).text();
+      const s = parseExposition(text).samples;
+      return (s.get(updates) ?? 0) >= 1 && s.get(reason) === 1 ? { text, s } : undefined;
+    });
+    // Users run exactly this in CI: the whole scrape, process and runtime families included.
+    promtoolCheckMetrics(before.text);
+    const relists =
+      'cr_exporter_relists_total{group="example.com",version="v1",kind="Widget",reason="initial"}';
+    assert.equal(before.s.get(relists), 1);
+
+    writeFileSync(
+      config,
+      "metrics:\n  deny: [cr_condition_reason]\nresources:\n  - group: example.com\n    resource: widgets\n    metrics:\n      optIn: [cr_condition_transitions_total]\n",
+    );
+    const after = await eventually("the new selection rendered", async () => {
+      const text = await (await fetch(`${url}/metrics`)).text();
+      return /^cr_condition_transitions_total\{/m.test(text) ? text : undefined;
+    });
+    const s = parseExposition(after).samples;
+    assert.doesNotMatch(after, /cr_condition_reason/, "a denied family loses its series and its HELP/TYPE");
+    assert.equal(s.get(updates), before.s.get(updates), "counters keep their values");
+    assert.equal(s.get(relists), 1, "no relist");
+    assert.equal(s.get("cr_exporter_config_reload_success"), 1);
+    assert.equal(exporter.child.exitCode, null, "the same process");
+  } finally {
+    assert.equal(await stopped(exporter.child), 0);
+  }
+});
+
+test("--metric-allowlist exports exactly the families named", async () => {
+  const exporter = start([
+    "--kubeconfig",
+    testbed.plane.kubeconfigPath,
+    "--listen",
+    "127.0.0.1:0",
+    "--metric-allowlist",
+    "cr_condition,cr_metadata_generation,cr_status_observed_generation,cr_phase",
+  ]);
+  try {
+    const url = await exporter.url;
+    const w1 = series("cr_metadata_generation", {
+      group: "example.com",
+      kind: "Widget",
+      namespace: ns,
+      name: "w1",
+    });
+    const s = await eventually("w1 exported", async () => {
+      const text = await (await fetch(`${url}/metrics`)).text();
+      return parseExposition(text).samples.has(w1) ? parseExposition(text) : undefined;
+    });
+    const allowed = ["cr_condition", "cr_metadata_generation", "cr_phase", "cr_status_observed_generation"];
+    const perObject = [...s.families.keys()].filter(
+      (f) => f.startsWith("cr_") && !f.startsWith("cr_exporter_"),
+    );
+    assert.ok(perObject.includes("cr_metadata_generation"), perObject.join(" "));
+    assert.deepEqual(
+      perObject.filter((f) => !allowed.includes(f)),
+      [],
+      "no family outside the allow list, the per-kind histograms included",
+    );
+  } finally {
+    assert.equal(await stopped(exporter.child), 0);
+  }
 });
 
 test("bad configuration exits 2 before serving, naming the field and value", () => {

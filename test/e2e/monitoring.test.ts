@@ -2,7 +2,8 @@
 // kube-apiserver, the exporter watching it (and proxying an operator's status
 // writes), and a real Prometheus scraping the exporter with the generated rules.
 // A widget driven to Ready=False must raise CustomResourceNotReady (pending,
-// then firing), and every dashboard panel query must return data.
+// then firing), keep it firing through a change of reason, and resolve it when
+// Ready turns True; every dashboard panel query must return data.
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -41,8 +42,9 @@ before(async () => {
       {
         group: "example.com",
         resource: "widgets",
-        conditionReasons: true,
         heartbeatField: "status.lastHeartbeatTime",
+        // The default set, plus the opt-in family the transition panels read (their descriptions say so).
+        metrics: { optIn: ["cr_condition_transitions_total"] },
         phaseTransitions: { Pending: ["Provisioning"], Provisioning: ["Running"], Running: ["Failed"] },
       },
       // A tiny series cap, so the series-dropped panels have something to show.
@@ -52,9 +54,11 @@ before(async () => {
   });
   await eventually("exporter ready", async () => (await fetch(`${exporter.exporter.url}/readyz`)).ok);
   ruleDir = mkdtempSync(join(tmpdir(), "cr-rules-"));
+  // No keep_firing_for, so that resolution is seen as soon as Ready turns True.
   const groups = generateRuleGroups({
     ...DEFAULT_ALERT_OPTIONS,
     selector: `job="${JOB}"`,
+    keepFiringFor: null,
     for: { ...DEFAULT_ALERT_OPTIONS.for, notReady: "4s" },
   });
   writeFileSync(join(ruleDir, "rules.yaml"), renderRuleFile(groups));
@@ -128,6 +132,47 @@ test("a widget driven to Ready=False fires CustomResourceNotReady through the re
   assert.equal(firing.labels.namespace, ns);
   assert.equal(firing.labels.kind, "Widget");
   assert.equal(firing.labels.reason, undefined, "reason is not part of the alert identity");
+  assert.match(firing.annotations.description ?? "", /reason: ImagePullBackOff\./);
+
+  // False/ImagePullBackOff → False/QuotaExceeded: the same alert keeps firing (no resolve, no new
+  // pending phase: activeAt unchanged) while the description follows the new reason.
+  await patchStatus(rest, ref, {
+    conditions: [condition("Ready", "False", "QuotaExceeded", "over quota", 1)],
+  });
+  const states: string[] = [];
+  await prometheus.waitFor(
+    "the description to show the new reason",
+    async () => {
+      const alert = (await prometheus.alerts()).find(
+        (a) => a.labels.alertname === "CustomResourceNotReady" && a.labels.name === "w1",
+      );
+      states.push(alert ? `${alert.state}@${alert.activeAt}` : "none");
+      return alert?.annotations.description?.includes("reason: QuotaExceeded.") ? alert : undefined;
+    },
+    30_000,
+  );
+  // Several more evaluations (1 s apart) after the reason change: still the one firing alert.
+  const reasonChangedAt = Date.now();
+  while (Date.now() - reasonChangedAt < 4_000) {
+    const alert = (await prometheus.alerts()).find(
+      (a) => a.labels.alertname === "CustomResourceNotReady" && a.labels.name === "w1",
+    );
+    states.push(alert ? `${alert.state}@${alert.activeAt}` : "none");
+    await sleep(250);
+  }
+  assert.deepEqual([...new Set(states)], [`firing@${firing.activeAt}`], "held through the reason change");
+
+  await patchStatus(rest, ref, { conditions: [condition("Ready", "True", "Ok", "", 1)] });
+  await prometheus.waitFor(
+    "CustomResourceNotReady to resolve",
+    async () =>
+      (await prometheus.alerts()).some(
+        (a) => a.labels.alertname === "CustomResourceNotReady" && a.labels.name === "w1",
+      )
+        ? undefined
+        : true,
+    30_000,
+  );
 });
 
 test("every dashboard panel query returns data", async () => {
@@ -158,6 +203,13 @@ test("every dashboard panel query returns data", async () => {
   const stale = await getCr(rest, ref);
   await patchStatus(rest, ref, { replicas: 2 });
   assert.equal(await throughProxy(statusPath, "PUT", stale, "application/json"), 409);
+  // An object that stays not Ready (w1 was made Ready again by the alert test).
+  const stuck = refFor("widgets", ns, "w3");
+  await createCr(rest, stuck, "w3", { size: 1 });
+  await patchStatus(rest, stuck, {
+    observedGeneration: 1,
+    conditions: [condition("Ready", "False", "ImagePullBackOff", "cannot pull", 1)],
+  });
   // Gadgets over the series cap.
   for (const name of ["g1", "g2", "g3"]) {
     const gadget = refFor("gadgets", undefined, `${ns}-${name}`);
