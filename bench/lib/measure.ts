@@ -395,10 +395,14 @@ async function scanFirstFamily(
     onLine: (line, at) => {
       if (line.startsWith(subject.conditionLine)) {
         inFamily = true;
-        if (!line.includes('type="Ready"') || !line.includes('status="True"')) return undefined;
+        if (!line.includes('type="Ready"')) return undefined;
+        // A state set has a line per status (True 1 or 0); ours has one line, labelled with the current status.
+        const status = labelValue(line, "status");
+        const one = sampleValue(line) === 1;
+        if (status !== "True" && !(status === "False" && one)) return undefined;
         const namespace = labelValue(line, "namespace") ?? "";
         const name = labelValue(line, "name") ?? "";
-        if (seen(namespace, name, sampleValue(line) === 1, at)) reported.add(`${namespace}/${name}`);
+        if (seen(namespace, name, status === "True" && one, at)) reported.add(`${namespace}/${name}`);
         return reported.size >= stopAfter;
       }
       if (line.startsWith("#")) return undefined;
