@@ -71,7 +71,42 @@ export function realCrd(kind: RealKind): CrdManifest {
   if (crd.spec.names.kind !== kind.kind) {
     throw new Error(`${path}: ${kind.crd} is of kind ${crd.spec.names.kind}, the catalog says ${kind.kind}`);
   }
-  return crd;
+  return completeConversionService(crd, kind);
+}
+
+interface ConversionSpec {
+  strategy?: string;
+  webhook?: { clientConfig?: { service?: Record<string, unknown> } };
+}
+
+/**
+ * Crossplane providers ship CRDs whose conversion webhook names no service:
+ * the package manager fills in the provider's webhook service at install
+ * time. The testbed does the same (no webhook runs there; objects are read
+ * and written at the storage version, which needs no conversion).
+ */
+function completeConversionService(crd: CrdManifest, kind: RealKind): CrdManifest {
+  const conversion = (crd.spec as { conversion?: ConversionSpec }).conversion;
+  const service = conversion?.webhook?.clientConfig?.service;
+  if (kind.project !== "crossplane" || conversion?.strategy !== "Webhook" || !service) return crd;
+  if (service.name && service.namespace) return crd;
+  const project = kind.module.split("/").at(-1) ?? kind.project;
+  const filled = {
+    ...service,
+    name: service.name ?? project,
+    namespace: service.namespace ?? "crossplane-system",
+  };
+  const spec: CrdManifest["spec"] & { conversion: ConversionSpec } = {
+    ...crd.spec,
+    conversion: {
+      ...conversion,
+      webhook: {
+        ...conversion.webhook,
+        clientConfig: { ...conversion.webhook?.clientConfig, service: filled },
+      },
+    },
+  };
+  return { ...crd, spec };
 }
 
 /** The CRDs of the given catalog ids (all of them when none are given), in catalog order. */
