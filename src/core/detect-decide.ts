@@ -166,14 +166,14 @@ function chooseReadiness(
   if (conditions) {
     const chosen = chooseReadyCondition(conditions.types);
     const source = conditions.typesDeclared ? "schema" : "observed";
-    const where = conditions.typesDeclared ? "the type enum" : "the condition types seen";
+    const where = conditions.typesDeclared ? "the type enum declares" : "objects carry";
     if (chosen) {
       const skipped = readinessOrder.slice(
         0,
         readinessOrder.indexOf(chosen as (typeof readinessOrder)[number]),
       );
       const without = skipped.length > 0 ? ` and not ${skipped.join(" or ")}` : "";
-      return { condition: chosen, source, pending: false, why: `${where} has ${chosen}${without}` };
+      return { condition: chosen, source, pending: false, why: `${where} ${chosen}${without}` };
     }
     if (!conditions.typesDeclared && conditions.types.length === 0) {
       return {
@@ -188,7 +188,7 @@ function chooseReadiness(
       condition: undefined,
       source,
       pending: !conditions.typesDeclared && !samplingDone,
-      why: `${where} (${conditions.types.join(", ")}) has none of ${readinessOrder.join(", ")}${fallback}`,
+      why: `${where} none of ${readinessOrder.join(", ")} (only ${conditions.types.join(", ")})${fallback}`,
     };
   }
   if (states.length > 0) {

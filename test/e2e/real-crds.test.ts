@@ -5,10 +5,22 @@
 // the real schemas with strict field validation.
 import assert from "node:assert/strict";
 import { before, test } from "node:test";
-import { type CrdManifest, installCrd, KubeRestError, useControlPlane } from "../cluster/index.ts";
+import { addSample, decideWithSamples, noSamples, type Samples } from "../../src/core/detect-learn.ts";
+import { detectVersions } from "../../src/core/detect-schema.ts";
+import { type CrdManifest, crPath, installCrd, KubeRestError, useControlPlane } from "../cluster/index.ts";
+import { learnedShapes, schemaShapes } from "../realcrds/expected-shapes.ts";
 import { type RealKind, realCrds, realCrdsUnavailable, servedVersions } from "../realcrds/index.ts";
 import { draftBuilders, scenarios } from "../realcrds/objects/index.ts";
-import { missingFrom, type PlacedObject, placeDraft, release, storageVersion } from "../realcrds/testbed.ts";
+import {
+  missingFrom,
+  type PlacedObject,
+  placeDraft,
+  refOf,
+  release,
+  storageVersion,
+} from "../realcrds/testbed.ts";
+import { corpusDrafts } from "../support/corpus-drafts.ts";
+import { decisions, summarize } from "../support/shape-summary.ts";
 import { corpusNames, loadCorpusCrd } from "../support/shapes-corpus.ts";
 
 const testbed = useControlPlane();
@@ -73,9 +85,55 @@ test("every listed kind's CRD, from its project's module, is Established and ser
   }
 });
 
-test("the compatibility corpus CRDs are accepted and Established", async () => {
+test("the compatibility corpus: CRDs Established, objects of each shape accepted, status as written", async (t) => {
   const { rest } = testbed.plane.admin;
-  for (const name of corpusNames) await installCrd(rest, loadCorpusCrd(name));
+  const namespace = await testbed.plane.createNamespace("corpus");
+  const clock = { now: new Date() };
+  const crds = [];
+  for (const name of corpusNames) crds.push(await installCrd(rest, loadCorpusCrd(name)));
+  for (const [index, name] of corpusNames.entries()) {
+    const crd = crds[index] as CrdManifest;
+    const drafts = corpusDrafts[name](clock);
+    await t.test(`${name}: ${drafts.map((d) => d.scenario).join(", ")}`, async () => {
+      for (const draft of drafts) {
+        const placed = await placeDraft(rest, crd, namespace, `${name}-${draft.scenario}`, draft);
+        assert.deepEqual(missingFrom(placed.served.status, draft.status), [], `${name} ${draft.scenario}`);
+      }
+    });
+  }
+});
+
+test("conditions without lastTransitionTime in the schema: the API server refuses or prunes one", async () => {
+  const { rest } = testbed.plane.admin;
+  const namespace = await testbed.plane.createNamespace("beacon");
+  const crd = loadCorpusCrd("beacons");
+  const [healthy] = corpusDrafts.beacons({ now: new Date() });
+  assert.ok(healthy?.status);
+  const withTime = {
+    ...healthy,
+    status: {
+      ...healthy.status,
+      conditions: [{ type: "Ready", status: "True", lastTransitionTime: "2026-01-01T00:00:00Z" }],
+    },
+  };
+  await assert.rejects(
+    placeDraft(rest, crd, namespace, "strict", withTime),
+    /unknown field "status\.conditions\[0\]\.lastTransitionTime"/,
+  );
+  // A controller that does not ask for strict validation loses the field without an error.
+  const ref = refOf(crd, namespace, "lenient");
+  await rest.create(crPath({ ...ref, name: undefined }), {
+    apiVersion: `${ref.group}/${ref.version}`,
+    kind: crd.spec.names.kind,
+    metadata: { name: "lenient" },
+    spec: healthy.spec,
+  });
+  const written = await rest.patch<{ status: { conditions: Record<string, unknown>[] } }>(
+    crPath(ref, "status"),
+    { status: withTime.status },
+    "merge",
+  );
+  assert.deepEqual(written.status.conditions, [{ type: "Ready", status: "True" }]);
 });
 
 test("strict field validation bites: a status field the real schema lacks is refused", {
@@ -117,6 +175,7 @@ test("realistic objects of every real kind are accepted by the real schemas, sta
     assert.ok(builder, `${kind.id} has no drafts`);
     const drafts = builder(clock);
     await t.test(`${kind.id}: ${drafts.map((d) => d.scenario).join(", ")}`, async () => {
+      let samples: Samples = noSamples;
       for (const draft of drafts) {
         const name = `${kind.kind.toLowerCase()}-${draft.scenario}`;
         const placed = await placeDraft(rest, crd, namespace, name, draft);
@@ -143,7 +202,16 @@ test("realistic objects of every real kind are accepted by the real schemas, sta
           assert.deepEqual(metadata.finalizers, draft.finalizers, `${what}: finalizers`);
         }
         seen.push(`${kind.id} ${draft.scenario}`);
+        samples = addSample(samples, placed.served);
       }
+      // The objects as the API server serves them lead detection to the same decisions as the drafts.
+      const storage = detectVersions(crd).find((v) => v.storage);
+      assert.ok(storage);
+      const fromSchema = schemaShapes[`${kind.id} ${storage.version}`];
+      assert.ok(fromSchema, `${kind.id} ${storage.version} has no expectation`);
+      const decided = decisions(summarize(decideWithSamples(storage, samples)));
+      const expected = decisions({ ...fromSchema, ...learnedShapes[kind.id] });
+      assert.deepEqual(decided, expected, `${kind.id}: decisions from the served objects`);
     });
   }
   // Every kind has a healthy and a terminating object; every stage appears for some kind.

@@ -42,3 +42,9 @@ export function summarize(shape: DetectedShape): ShapeSummary {
     learning: shape.learning,
   };
 }
+
+/** The aspects objects can change (basis and learning say how far learning got, not what was decided). */
+export function decisions(summary: ShapeSummary): Omit<ShapeSummary, "basis" | "learning"> {
+  const { basis: _basis, learning: _learning, ...rest } = summary;
+  return rest;
+}
