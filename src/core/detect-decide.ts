@@ -118,8 +118,11 @@ function chooseGeneration(
 }
 
 const phaseCriteria: Criterion<StringFieldEvidence>[] = [
-  { name: "status.phase", key: (f) => (samePath(f.path, ["status", "phase"]) ? 0 : 1) },
-  { name: "status.state", key: (f) => (samePath(f.path, ["status", "state"]) ? 0 : 1) },
+  {
+    name: "status.phase is the conventional place",
+    key: (f) => (samePath(f.path, ["status", "phase"]) ? 0 : 1),
+  },
+  { name: "status.state comes next", key: (f) => (samePath(f.path, ["status", "state"]) ? 0 : 1) },
   { name: "named like a phase or state", key: (f) => (/(phase|state)$/i.test(f.path.at(-1) ?? "") ? 0 : 1) },
   { name: "first by name", key: (f) => dotted(f.path) },
 ];

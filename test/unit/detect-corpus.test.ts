@@ -93,7 +93,7 @@ const expected: Record<`${CorpusName} ${string}`, Expected> = {
     reasons: [
       /no conditions; the phase status\.phase decides/,
       /phase Completed ends a run/,
-      /a string enum; status\.phase; also found: status\.verdict/,
+      /a string enum; status\.phase is the conventional place; also found: status\.verdict/,
     ],
   },
   "chores v1": {
