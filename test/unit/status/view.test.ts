@@ -12,14 +12,14 @@ import { cond, t, widget } from "../../support/objects.ts";
 import { condition, view, viewNow } from "../../support/views.ts";
 
 const status = { readyCondition: "Ready", failedAfterSeconds: 300 };
-const flip = (at: number, to: "True" | "False", message = ""): Transition => ({
+const flip = (at: number, to: "True" | "False", message = "", reason?: string): Transition => ({
   kind: "condition",
   type: "Ready",
   from: to === "True" ? "False" : "True",
   to,
   at,
   since: at - 10,
-  reason: to === "True" ? "Ok" : "Broken",
+  reason: reason ?? (to === "True" ? "Ok" : "Broken"),
   message,
 });
 
@@ -40,7 +40,7 @@ describe("transition ring", () => {
   });
 
   test("reasons and messages are capped", () => {
-    const record = recordOf({ ...flip(1, "False", "x".repeat(10_000)), reason: "R".repeat(500) });
+    const record = recordOf(flip(1, "False", "x".repeat(10_000), "R".repeat(500)));
     assert.equal(record?.message?.length, viewCaps.ringMessageChars);
     assert.equal(record?.reason?.length, viewCaps.ringReasonChars);
     assert.ok(record?.message?.endsWith("…"));
