@@ -29,6 +29,9 @@ export interface BrowserPage {
   goto(url: string): Promise<void>;
   evaluate<T>(expression: string): Promise<T>;
   press(key: "Tab" | "Enter" | "Escape", shift?: boolean): Promise<void>;
+  /** Types text into the focused element, as an input method would. */
+  type(text: string): Promise<void>;
+  disableScripts(disabled: boolean): Promise<void>;
   /** A function `name(payload)` in every document of this page, recorded in bindingCalls. */
   addBinding(name: string): Promise<void>;
   bypassCsp(enabled: boolean): Promise<void>;
@@ -140,6 +143,12 @@ async function openPage(cdp: CdpConnection, width: number, height: number): Prom
         ...("text" in k && { text: k.text }),
       });
       await send("Input.dispatchKeyEvent", { ...base, type: "keyUp" });
+    },
+    async type(text) {
+      await send("Input.insertText", { text });
+    },
+    async disableScripts(disabled) {
+      await send("Emulation.setScriptExecutionDisabled", { value: disabled });
     },
     async addBinding(name) {
       await send("Runtime.addBinding", { name });

@@ -21,8 +21,13 @@ function flips(count: number): TransitionRecord[] {
 }
 
 export function statusFleet(): ObjectView[] {
-  const healthy = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india"].map((name, i) =>
-    view({ name: `${name}-widget`, namespace: i % 2 ? "search" : "shop", labels: { app: i % 2 ? "search" : "shop" } }),
+  const healthy = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india"].map(
+    (name, i) =>
+      view({
+        name: `${name}-widget`,
+        namespace: i % 2 ? "search" : "shop",
+        labels: { app: i % 2 ? "search" : "shop" },
+      }),
   );
   return [
     ...healthy,
@@ -38,7 +43,14 @@ export function statusFleet(): ObjectView[] {
       observedGeneration: 2,
       recentTransitions: [
         { at: viewNow - 4 * 3600, what: "created" },
-        { at: viewNow - 3 * 3600, what: "condition", type: "Ready", from: "True", to: "False", reason: "ImagePullBackOff" },
+        {
+          at: viewNow - 3 * 3600,
+          what: "condition",
+          type: "Ready",
+          from: "True",
+          to: "False",
+          reason: "ImagePullBackOff",
+        },
       ],
       traceId: "4bf92f3577b34da6a3ce929d0e0e4736",
     }),
@@ -48,7 +60,11 @@ export function statusFleet(): ObjectView[] {
       transitionsInWindow: 8,
       recentTransitions: flips(8),
       result: "InProgress",
-      ready: condition("Ready", "False", { reason: "HealthCheckFailed", message: "probe timed out", since: viewNow - 30 }),
+      ready: condition("Ready", "False", {
+        reason: "HealthCheckFailed",
+        message: "probe timed out",
+        since: viewNow - 30,
+      }),
     }),
     view({
       name: "slow-widget",
@@ -62,13 +78,20 @@ export function statusFleet(): ObjectView[] {
       name: "leaving-widget",
       result: "Terminating",
       terminatingSince: viewNow - 5400,
-      ready: condition("Ready", "False", { reason: "FinalizerPending", message: "waiting for backup/cleanup" }),
+      ready: condition("Ready", "False", {
+        reason: "FinalizerPending",
+        message: "waiting for backup/cleanup",
+      }),
     }),
     view({
       name: "injected-widget",
       namespace: "shop",
       result: "Failed",
-      ready: condition("Ready", "False", { reason: "ErrImagePull", message: xssMessage, since: viewNow - 900 }),
+      ready: condition("Ready", "False", {
+        reason: "ErrImagePull",
+        message: xssMessage,
+        since: viewNow - 900,
+      }),
     }),
     view({
       name: "edge-gadget",

@@ -44,16 +44,16 @@ export function view(init: Partial<ObjectView> & { name: string }): ObjectView {
   };
 }
 
-/** A fixed in-memory source, as the page tests serve it. */
-export function fixedSource(views: readonly ObjectView[], now = viewNow): ViewSource {
-  const byUid = new Map(views.map((v) => [v.uid, v]));
-  const kinds = new Map(
-    views.map((v) => [`${v.group}/${v.kind}`, { group: v.group, version: v.version, kind: v.kind }]),
-  );
+/** An in-memory source over `views`; a test may push to the array to change what it serves. */
+export function fixedSource(views: ObjectView[], now = viewNow): ViewSource {
   return {
-    kinds: () => [...kinds.values()],
-    objects: () => byUid.values(),
-    get: (uid) => byUid.get(uid),
+    kinds: () => [
+      ...new Map(
+        views.map((v) => [`${v.group}/${v.kind}`, { group: v.group, version: v.version, kind: v.kind }]),
+      ).values(),
+    ],
+    objects: () => views.values(),
+    get: (uid) => views.find((v) => v.uid === uid),
     now: () => now,
   };
 }
