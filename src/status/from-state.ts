@@ -34,11 +34,13 @@ function conditionView(c: ConditionState): ConditionView {
 
 /** Without the pipeline's memory (a one-shot list): creation for generation 1, else the last spec write. */
 const noMemory: ObjectMemory = newMemory();
+/** Shared by every view without transitions: an empty array per object would cost 32 bytes each. */
+const noTransitions: readonly TransitionRecord[] = Object.freeze([]);
 
 export function toObjectView(inputs: ViewInputs): ObjectView {
   const { state, identity } = inputs;
   const conditions = state.conditions.map(conditionView);
-  const ring = inputs.ring ?? [];
+  const ring = inputs.ring ?? noTransitions;
   return {
     group: identity.group,
     version: identity.version,

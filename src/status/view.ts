@@ -83,12 +83,18 @@ export const viewCaps = {
   /** Entries kept in each object's transition ring. */
   ringCapacity: 8,
   /** Characters of a condition message kept in a ring entry (the current message keeps the projection's cap). */
-  ringMessageChars: 120,
+  ringMessageChars: 80,
   /** Characters of a reason kept in a ring entry. */
-  ringReasonChars: 64,
+  ringReasonChars: 48,
 } as const;
 
-/** Cuts text to `max` characters, marking the cut with an ellipsis. */
+/**
+ * Cuts text to `max` characters, marking the cut with "...". A cut string is
+ * copied: V8 keeps the whole original alive behind a plain slice, so a 10 KB
+ * message sliced to 120 characters would still cost 10 KB. The ASCII marker
+ * keeps an ASCII message at one byte per character.
+ */
 export function capText(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, Math.max(0, max - 1))}…`;
+  if (text.length <= max) return text;
+  return Buffer.from(`${text.slice(0, Math.max(0, max - 3))}...`, "utf8").toString("utf8");
 }
