@@ -41,6 +41,7 @@ export function statusFleet(): ObjectView[] {
       }),
       generation: 2,
       observedGeneration: 2,
+      createdAt: viewNow - 4 * 3600,
       recentTransitions: [
         { at: viewNow - 4 * 3600, what: "created" },
         {
