@@ -1,0 +1,178 @@
+// The targets the benchmark is held to, as data, judged against a run's
+// summary. The same table goes into latest.md, latest.json and the generated
+// section of bench/README.md, so the README never shows numbers by hand.
+import type { Summary } from "./summary.ts";
+
+/** Sizes at which per-size targets are judged; other sizes are shown for information. */
+export const judgedSizes = [10_000, 50_000];
+
+interface Target {
+  label: string;
+  /** "max": the value must not exceed the limit; "min": must reach it. */
+  kind: "max" | "min";
+  limit: number;
+  unit: "×" | " ms" | " MiB" | "";
+  /** Per size (judged at these sizes) or for the whole run. */
+  at: number[] | "run";
+  value(summary: Summary, size: string): number | null;
+}
+
+const sized = (summary: Summary, size: string) => summary.sizes[size];
+
+export const targets: Target[] = [
+  ...(
+    [
+      ["scrape p50, plain", "scrape_p50_ratio"],
+      ["scrape p99, plain", "scrape_p99_ratio"],
+      ["scrape p50, gzip", "gzip_p50_ratio"],
+      ["scrape p99, gzip", "gzip_p99_ratio"],
+    ] as const
+  ).map(
+    ([what, key]): Target => ({
+      label: `equal information / KSM: ${what}`,
+      kind: "max",
+      limit: 0.8,
+      unit: "×",
+      at: judgedSizes,
+      value: (s, n) => sized(s, n)?.equal[key] ?? null,
+    }),
+  ),
+  {
+    label: "equal information / KSM: RSS after sync",
+    kind: "max",
+    limit: 0.5,
+    unit: "×",
+    at: judgedSizes,
+    value: (s, n) => sized(s, n)?.equal.rss_ratio ?? null,
+  },
+  {
+    label: "equal information / KSM: initial sync",
+    kind: "max",
+    limit: 0.8,
+    unit: "×",
+    at: judgedSizes,
+    value: (s, n) => sized(s, n)?.equal.sync_ratio ?? null,
+  },
+  {
+    label: "equal information / KSM: CPU total over the run",
+    kind: "max",
+    limit: 1.0,
+    unit: "×",
+    at: judgedSizes,
+    value: (s, n) => sized(s, n)?.equal.cpu_ratio ?? null,
+  },
+  {
+    label: "default set / KSM: scrape p50, plain",
+    kind: "max",
+    limit: 1.0,
+    unit: "×",
+    at: judgedSizes,
+    value: (s, n) => sized(s, n)?.default.scrape_p50_ratio ?? null,
+  },
+  {
+    label: "default set / KSM: scrape p50, gzip",
+    kind: "max",
+    limit: 1.0,
+    unit: "×",
+    at: judgedSizes,
+    value: (s, n) => sized(s, n)?.default.gzip_p50_ratio ?? null,
+  },
+  {
+    label: "MODIFIED events per CPU second, JSON.parse + ingest",
+    kind: "min",
+    limit: 40_000,
+    unit: "",
+    at: "run",
+    value: (s) => s.micro.events_per_cpu_second,
+  },
+  {
+    label: "event-loop max delay during scrapes",
+    kind: "max",
+    limit: 25,
+    unit: " ms",
+    at: [50_000],
+    value: (s, n) => s.event_loop_max_ms[n] ?? null,
+  },
+  {
+    label: "idle RSS (sidecar config, no objects)",
+    kind: "max",
+    limit: 110,
+    unit: " MiB",
+    at: "run",
+    value: (s) => s.idle_rss_mib,
+  },
+  {
+    label: "RSS after churn / RSS after sync (ours)",
+    kind: "max",
+    limit: 1.1,
+    unit: "×",
+    at: judgedSizes,
+    value: (s, n) => s.rss_churn_growth[n] ?? null,
+  },
+];
+
+export type Verdict = "met" | "missed" | "not measured" | "info";
+
+export interface TargetRow {
+  target: string;
+  /** Number of objects, or "run". */
+  at: string;
+  limit: string;
+  measured: number | null;
+  verdict: Verdict;
+}
+
+const number = (v: number): string =>
+  v >= 1000 ? Math.round(v).toLocaleString("en-US") : String(Number(v.toPrecision(3)));
+
+function show(v: number, unit: Target["unit"]): string {
+  return unit === "×" ? `${v.toFixed(2)}×` : `${number(v)}${unit}`;
+}
+
+/** Every target at every size it is judged at, plus the run's other sizes for information. */
+export function judge(summary: Summary): TargetRow[] {
+  const runSizes = Object.keys(summary.sizes).map(Number);
+  const rows: TargetRow[] = [];
+  for (const t of targets) {
+    const limit = `${t.kind === "max" ? "≤" : "≥"} ${show(t.limit, t.unit)}`;
+    const places =
+      t.at === "run" ? ["run"] : [...new Set([...runSizes, ...t.at])].sort((a, b) => a - b).map(String);
+    for (const at of places) {
+      const judged = at === "run" || (t.at !== "run" && t.at.includes(Number(at)));
+      const value = runSizes.includes(Number(at)) || at === "run" ? t.value(summary, at) : null;
+      const verdict: Verdict = !judged
+        ? "info"
+        : value === null
+          ? "not measured"
+          : (t.kind === "max" ? value <= t.limit : value >= t.limit)
+            ? "met"
+            : "missed";
+      rows.push({ target: t.label, at, limit, measured: value, verdict });
+    }
+  }
+  return rows;
+}
+
+export function targetsMarkdown(rows: TargetRow[]): string {
+  const unitOf = new Map(targets.map((t) => [t.label, t.unit]));
+  const lines = ["| target | at | measured | limit | verdict |", "|---|---:|---:|---:|---|"];
+  for (const r of rows) {
+    const at = r.at === "run" ? "run" : Number(r.at).toLocaleString("en-US");
+    const value = r.measured === null ? "—" : show(r.measured, unitOf.get(r.target) ?? "");
+    const verdict =
+      r.verdict === "missed" ? "**missed**" : r.verdict === "info" ? "(not a judged size)" : r.verdict;
+    lines.push(`| ${r.target} | ${at} | ${value} | ${r.limit} | ${verdict} |`);
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+const begin = "<!-- targets:begin (generated by bench/run.ts from results/latest.json; do not edit) -->";
+const end = "<!-- targets:end -->";
+
+/** Replaces the generated section of bench/README.md (between the markers) with `body`. */
+export function spliceReadme(readme: string, body: string): string {
+  const from = readme.indexOf(begin);
+  const to = readme.indexOf(end);
+  if (from < 0 || to < from) throw new Error(`bench/README.md: markers ${begin} … ${end} not found`);
+  return `${readme.slice(0, from + begin.length)}\n\n${body.trimEnd()}\n\n${readme.slice(to)}`;
+}
