@@ -84,6 +84,7 @@ export function upgradeRun(raw: RunResult | RunResultV1): RunResult {
   return {
     ...raw,
     schema: 2,
+    options: { ...raw.options, gzipScrapes: 5 },
     subjects: [
       { id: "ksm", label: "KSM", program: "ksm", config: "" },
       { id: "default", label: "ours, default set", program: "ours", config: "" },

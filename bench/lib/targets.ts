@@ -153,15 +153,41 @@ export function judge(summary: Summary): TargetRow[] {
   return rows;
 }
 
+/**
+ * Two tables: per-size targets with a column per size, then whole-run
+ * targets. A value at a size the target is not judged at is in parentheses.
+ */
 export function targetsMarkdown(rows: TargetRow[]): string {
   const unitOf = new Map(targets.map((t) => [t.label, t.unit]));
-  const lines = ["| target | at | measured | limit | verdict |", "|---|---:|---:|---:|---|"];
-  for (const r of rows) {
-    const at = r.at === "run" ? "run" : Number(r.at).toLocaleString("en-US");
-    const value = r.measured === null ? "—" : show(r.measured, unitOf.get(r.target) ?? "");
-    const verdict =
-      r.verdict === "missed" ? "**missed**" : r.verdict === "info" ? "(not a judged size)" : r.verdict;
-    lines.push(`| ${r.target} | ${at} | ${value} | ${r.limit} | ${verdict} |`);
+  const value = (r: TargetRow): string => {
+    if (r.measured === null) return r.verdict === "info" ? "—" : "not measured";
+    const shown = show(r.measured, unitOf.get(r.target) ?? "");
+    return r.verdict === "info"
+      ? `(${shown})`
+      : r.verdict === "missed"
+        ? `${shown} **missed**`
+        : `${shown} met`;
+  };
+  const perSize = rows.filter((r) => r.at !== "run");
+  const sizes = [...new Set(perSize.map((r) => Number(r.at)))].sort((a, b) => a - b).map(String);
+  const lines = [
+    `| target | limit | ${sizes.map((n) => Number(n).toLocaleString("en-US")).join(" | ")} |`,
+    `|---|---:|${sizes.map(() => "---:").join("|")}|`,
+  ];
+  for (const label of new Set(perSize.map((r) => r.target))) {
+    const mine = perSize.filter((r) => r.target === label);
+    const cells = sizes.map((n) => {
+      const r = mine.find((m) => m.at === n);
+      return r ? value(r) : "";
+    });
+    lines.push(`| ${label} | ${mine[0]?.limit ?? ""} | ${cells.join(" | ")} |`);
+  }
+  if (perSize.some((r) => r.verdict === "info" && r.measured !== null))
+    lines.push("", "In parentheses: a size the target is not judged at.");
+  const whole = rows.filter((r) => r.at === "run");
+  if (whole.length > 0) {
+    lines.push("", "| target | limit | measured |", "|---|---:|---:|");
+    for (const r of whole) lines.push(`| ${r.target} | ${r.limit} | ${value(r)} |`);
   }
   return `${lines.join("\n")}\n`;
 }
