@@ -141,9 +141,13 @@ test("targets are judged at 10k and 50k only; a null is 'not measured', other si
   const events = row("MODIFIED events per CPU second, JSON.parse + ingest", "run");
   assert.equal(events?.verdict, (events?.measured ?? 0) >= 40_000 ? "met" : "missed");
   const table = targetsMarkdown(rows);
+  // Laid out as the formatter lays out Markdown tables: every line of a table is equally long.
+  const header = table.split("\n").filter((l) => l.startsWith("| target "))[0] ?? "";
+  for (const line of table.split("\n\n")[0]?.split("\n") ?? [])
+    assert.equal([...line].length, [...header].length, line);
   assert.match(
     table,
-    /\| default set \/ KSM: scrape p50, plain \| ≤ 1\.00× \| \([\d.]+×\) \| 0\.90× met \| 1\.50× \*\*missed\*\* \|/,
+    /\| default set \/ KSM: scrape p50, plain +\| ≤ 1\.00× \| +\([\d.]+×\) \| +0\.90× met \| +1\.50× \*\*missed\*\* \|/,
   );
 });
 
