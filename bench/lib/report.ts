@@ -156,7 +156,7 @@ function sizeTable(run: RunResult, size: SizeResult): string[] {
       (f) => (equal.scrape.families[f] ?? 0) >= size.objects,
     );
     out.push(
-      `Note: the equal-information subject exports ${equal.scrape.seriesPerObject.toFixed(2)} series per object, KSM ${ksm.scrape.seriesPerObject.toFixed(2)} (fewer is expected when a state set exports only the current state). Its per-object families: ${perObject.join(", ")}.`,
+      `Note: the equal-information subject exports ${equal.scrape.seriesPerObject.toFixed(2)} series per object, KSM ${ksm.scrape.seriesPerObject.toFixed(2)}: ${equal.scrape.seriesPerObject > ksm.scrape.seriesPerObject ? "more, so the allow list did not limit it to the same information" : "fewer, as expected when a state set exports only the current state"}. Its per-object families: ${perObject.join(", ")}.`,
       "",
     );
   }
