@@ -24,7 +24,7 @@ import { parseArgs } from "node:util";
 import { ControlPlane, installCrd } from "../test/cluster/index.ts";
 import { createNamespaces, type Fleet, growFleet } from "./lib/fleet.ts";
 import { measureIdle } from "./lib/idle.ts";
-import { churn, measureEventLatency, measureScrapes, Patcher, waitForSync } from "./lib/measure.ts";
+import { churn, measureEventLatency, Patcher, waitForSync } from "./lib/measure.ts";
 import { benchEvents, benchWrite } from "./lib/micro.ts";
 import { ConfigRejectedError, type Subject, sampleProc, startKsm, startOurs } from "./lib/proc.ts";
 import { chart, markdown } from "./lib/report.ts";
@@ -35,6 +35,7 @@ import {
   type SubjectResult,
   upgradeRun,
 } from "./lib/results.ts";
+import { measureScrapes } from "./lib/scrape-stats.ts";
 import { oursSidecarConfig, type SubjectId, type SubjectSpec, subjectIds, subjects } from "./lib/subjects.ts";
 import { summarize } from "./lib/summary.ts";
 import { judge, spliceReadme, targetsMarkdown } from "./lib/targets.ts";

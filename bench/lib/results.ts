@@ -2,8 +2,9 @@
 // and the upgrade of older files (schema 1: one "ours" subject, which was
 // the default set of its day) so that reports and the chart read every run.
 import type { IdleResult } from "./idle.ts";
-import type { LatencyStats, ScrapeStats } from "./measure.ts";
+import type { LatencyStats } from "./measure.ts";
 import type { EventBench, WriteBench } from "./micro.ts";
+import type { ScrapeStats } from "./scrape-stats.ts";
 import type { SubjectId, SubjectSpec } from "./subjects.ts";
 
 export interface SubjectResult {

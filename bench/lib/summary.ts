@@ -47,7 +47,7 @@ function ratio(
   if (!ours || !ksm) return null;
   const a = pick(ours);
   const b = pick(ksm);
-  return finite(a) && finite(b) && b > 0 ? rounded(a / b, 3) : null;
+  return finite(a) && finite(b) && b > 0 ? rounded(a / b, 4) : null;
 }
 
 /** The larger of the values measured for our subjects (null when none was). */

@@ -62,8 +62,8 @@ test("the summary of a recorded run has the exact shape, with ours / KSM ratios 
   const deflt = subject(run, "default");
   const size = summary.sizes["1000"];
   assert.deepEqual(size?.default, {
-    scrape_p50_ratio: round(deflt.scrape.p50Ms / ksm.scrape.p50Ms, 3),
-    gzip_p50_ratio: round(deflt.scrape.gzipP50Ms / ksm.scrape.gzipP50Ms, 3),
+    scrape_p50_ratio: round(deflt.scrape.p50Ms / ksm.scrape.p50Ms, 4),
+    gzip_p50_ratio: round(deflt.scrape.gzipP50Ms / ksm.scrape.gzipP50Ms, 4),
     series_per_object: 49,
   });
   // Skipped, so not measured: null, never a guess.
@@ -161,7 +161,7 @@ test("schema-1 runs (one 'ours' subject) read as the default set", () => {
   const at10k = raw.sizes[1]?.subjects;
   assert.equal(
     summary.sizes["10000"]?.default.scrape_p50_ratio,
-    round((at10k?.ours?.scrape.p50Ms ?? Number.NaN) / (at10k?.ksm?.scrape.p50Ms ?? Number.NaN), 3),
+    round((at10k?.ours?.scrape.p50Ms ?? Number.NaN) / (at10k?.ksm?.scrape.p50Ms ?? Number.NaN), 4),
   );
   assert.equal(summary.sizes["10000"]?.equal.scrape_p50_ratio, null);
   assert.equal(summary.idle_rss_mib, null);
