@@ -1,6 +1,7 @@
 // Per-object links to a Grafana dashboard and to a trace, from URL templates
 // in the configuration. Placeholders are replaced by URL-encoded values, so an
 // object name can never change the shape of the URL.
+import type { ObjectView } from "./view.ts";
 
 export const linkPlaceholders = ["group", "version", "kind", "namespace", "name", "uid", "traceId"] as const;
 type Placeholder = (typeof linkPlaceholders)[number];
@@ -48,15 +49,7 @@ export function expandTemplate(
 }
 
 export function objectLinks(
-  view: {
-    group: string;
-    version: string;
-    kind: string;
-    namespace: string;
-    name: string;
-    uid: string;
-    traceId: string | undefined;
-  },
+  view: Pick<ObjectView, "group" | "version" | "kind" | "namespace" | "name" | "uid" | "traceId">,
   templates: LinkTemplates,
 ): ObjectLinks {
   const values = {
