@@ -10,10 +10,12 @@ import type { ViewSource } from "../../src/status/view.ts";
 export async function serveStatus(
   t: Pick<TestContext, "after">,
   source: ViewSource,
-  settings: Partial<StatusPageConfig> = {},
+  /** Fixed overrides of the defaults, or a getter read on every request. */
+  settings: Partial<StatusPageConfig> | (() => StatusPageConfig) = {},
 ): Promise<string> {
   const app = new Koa();
-  app.use(statusRoutes({ source, settings: () => ({ ...defaultStatusPage, ...settings }) }));
+  const read = typeof settings === "function" ? settings : () => ({ ...defaultStatusPage, ...settings });
+  app.use(statusRoutes({ source, settings: read }));
   const server = await listen(app, "127.0.0.1:0");
   t.after(() => server.close());
   return server.url;
