@@ -30,7 +30,7 @@ table { border-collapse: collapse; width: 100%; }
 th, td { text-align: left; vertical-align: top; padding: .35rem .6rem; border-bottom: 1px solid var(--line); }
 thead th { background: var(--head); position: sticky; top: 0; }
 table.compact { width: auto; }
-.rows th { white-space: nowrap; }
+.rows th, .nowrap { white-space: nowrap; }
 td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; }
 .msg { max-width: 40rem; overflow-wrap: anywhere; white-space: pre-wrap; }
 .Failed, .bad { color: var(--bad); font-weight: 600; }

@@ -55,15 +55,22 @@ function row(view: ObjectView, now: number, settings: OutputSettings): Html {
   const reason = view.ready && view.ready.status !== "True" ? view.ready.reason : "";
   const message = view.ready && view.ready.status !== "True" ? view.ready.message : "";
   const readyText = view.ready ? `${view.ready.type}=${view.ready.status}` : "no Ready condition";
+  // A lagging object may be Ready=True still; say what it waits for.
+  const waiting =
+    !message && isLagging(view)
+      ? html`<span class="muted">generation ${view.generation ?? "?"} not observed yet (status at ${
+          view.observedGeneration ?? "none"
+        })</span>`
+      : "";
   return html`<tr>
 <td>${view.kind}<br><small>${view.group}</small></td>
 <td>${view.namespace || html`<span class="muted">(cluster)</span>`}</td>
 <th scope="row">${view.name}</th>
 <td><span class="${view.result}">${view.result}</span><br><small>${readyText}</small></td>
 <td>${reason}</td>
-<td class="msg">${message}${details(view)}</td>
+<td class="msg">${message}${waiting}${details(view)}</td>
 <td>${when(stateSince(view), now)}</td>
-<td>${lag(view, now)}</td>
+<td class="nowrap">${lag(view, now)}</td>
 <td>${links.dashboard ? html`<a href="${links.dashboard}">Dashboard<span class="sr-only"> of ${view.name}</span></a><br>` : ""}${
     links.trace
       ? html`<a href="${links.trace}">Trace<span class="sr-only"> of ${view.name}</span></a><br>`
