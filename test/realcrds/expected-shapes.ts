@@ -2,7 +2,7 @@
 // served version alone, and for the storage version once the kind's objects
 // (the drafts, or the same objects as the API server serves them) are seen.
 // The reasons are in the comments; the compatibility table is this file.
-import type { ShapeSummary } from "../support/shape-summary.ts";
+import { type ShapeSummary, withoutConditions } from "../support/shape-summary.ts";
 
 const conditionsKind = {
   basis: "schema",
@@ -56,9 +56,7 @@ export const schemaShapes: Record<string, ShapeSummary> = {
   // status.conditions entries have no status (error records): not conditions. Health and sync are state fields.
   "argo-cd/Application v1alpha1": {
     ...conditionsKind,
-    conditions: "-",
-    times: "-",
-    generation: "none",
+    ...withoutConditions,
     ready: "- (states)",
     states: "status.health.status=Healthy status.sync.status=Synced",
     learning: false,
@@ -69,9 +67,7 @@ export const schemaShapes: Record<string, ShapeSummary> = {
   "crossplane/Composition v1": {
     ...conditionsKind,
     basis: "none",
-    conditions: "-",
-    times: "-",
-    generation: "none",
+    ...withoutConditions,
     ready: "- (none)",
     learning: false,
   },
@@ -91,9 +87,7 @@ export const schemaShapes: Record<string, ShapeSummary> = {
   // Phase only; status.stoppedAt marks a run.
   "cloudnative-pg/Backup v1": {
     ...conditionsKind,
-    conditions: "-",
-    times: "-",
-    generation: "none",
+    ...withoutConditions,
     phase: "status.phase []",
     ready: "- (none)",
     run: true,

@@ -20,6 +20,9 @@ export interface ShapeSummary {
   learning: boolean;
 }
 
+/** The summary aspects of a kind without conditions (and so without condition times or observedGeneration). */
+export const withoutConditions = { conditions: "-", times: "-", generation: "none" } as const;
+
 export function summarize(shape: DetectedShape): ShapeSummary {
   const { readiness } = shape;
   const ready = readiness.pending

@@ -14,7 +14,7 @@ import {
   type Samples,
 } from "../../src/core/detect-learn.ts";
 import { detectVersions } from "../../src/core/detect-schema.ts";
-import { type ShapeSummary, summarize } from "../support/shape-summary.ts";
+import { type ShapeSummary, summarize, withoutConditions } from "../support/shape-summary.ts";
 import { type CorpusName, corpusNames, loadCorpusCrd } from "../support/shapes-corpus.ts";
 
 interface Expected {
@@ -82,9 +82,7 @@ const expected: Record<`${CorpusName} ${string}`, Expected> = {
   "exports v1": {
     summary: {
       ...base,
-      conditions: "-",
-      times: "-",
-      generation: "none",
+      ...withoutConditions,
       phase: "status.phase [New,FailedValidation,InProgress,Completed,PartiallyFailed,Failed,Deleting]",
       ready: "- (none)",
       run: true,
@@ -99,9 +97,7 @@ const expected: Record<`${CorpusName} ${string}`, Expected> = {
   "chores v1": {
     summary: {
       ...base,
-      conditions: "-",
-      times: "-",
-      generation: "none",
+      ...withoutConditions,
       phase: "status.phase []",
       ready: "- (none)",
       learning: true,
@@ -113,9 +109,7 @@ const expected: Record<`${CorpusName} ${string}`, Expected> = {
     summary: {
       ...base,
       basis: "none",
-      conditions: "-",
-      times: "-",
-      generation: "none",
+      ...withoutConditions,
       ready: "- (none)",
       learning: true,
     },
@@ -147,9 +141,7 @@ const expected: Record<`${CorpusName} ${string}`, Expected> = {
   "deliveries v1": {
     summary: {
       ...base,
-      conditions: "-",
-      times: "-",
-      generation: "none",
+      ...withoutConditions,
       ready: "- (states)",
       states: "status.health.status=Healthy status.sync.status=Synced",
       learning: false,

@@ -2,6 +2,7 @@
 // project's documented status shape, one draft per life stage. The e2e test
 // creates them on the testbed against the projects' own schemas (strict field
 // validation: a field the schema does not know is an error, not pruned).
+import { type Condition, condition as stamped } from "../../cluster/fixtures.ts";
 
 export const scenarios = ["healthy", "progressing", "failed", "suspended", "terminating"] as const;
 export type Scenario = (typeof scenarios)[number];
@@ -31,18 +32,10 @@ export function ago(clock: DraftClock, minutes: number): string {
   return `${new Date(clock.now.getTime() - minutes * 60_000).toISOString().slice(0, 19)}Z`;
 }
 
-export type ConditionStatus = "True" | "False" | "Unknown";
+export type ConditionStatus = Condition["status"];
+export type ConditionDraft = Condition;
 
-export interface ConditionDraft {
-  type: string;
-  status: ConditionStatus;
-  reason: string;
-  message: string;
-  lastTransitionTime: string;
-  observedGeneration?: number;
-}
-
-/** A metav1.Condition-shaped entry; `observedGeneration` only where the project sets it. */
+/** A metav1.Condition-shaped entry since `since` (RFC 3339); `observedGeneration` only where the project sets it. */
 export function condition(
   type: string,
   status: ConditionStatus,
@@ -51,9 +44,7 @@ export function condition(
   since: string,
   observedGeneration?: number,
 ): ConditionDraft {
-  const entry: ConditionDraft = { type, status, reason, message, lastTransitionTime: since };
-  if (observedGeneration !== undefined) entry.observedGeneration = observedGeneration;
-  return entry;
+  return stamped(type, status, reason, message, observedGeneration, new Date(since));
 }
 
 /** Transition times the drafts use: a long-settled state, a recent change, a failure older than any failedAfter. */
