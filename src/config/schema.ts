@@ -1,6 +1,7 @@
 // The configuration as the rest of the program sees it, after validation and
 // defaults. The YAML shape is documented in config.example.yaml.
 import { type FamilyRules, noFamilyRules } from "../core/family-selection.ts";
+import { defaultStatusPage, type StatusPageConfig } from "./status-page.ts";
 
 export interface LabelMapping {
   from: "label" | "annotation";
@@ -91,6 +92,7 @@ export interface Config {
   tracing: TracingConfig;
   apiProxy: ApiProxyConfig | undefined;
   auditReceiver: AuditReceiverConfig | undefined;
+  statusPage: StatusPageConfig;
 }
 
 export const defaultResourceOptions: ResourceOptions = {
@@ -140,4 +142,5 @@ export const defaultConfig: Config = {
   },
   apiProxy: undefined,
   auditReceiver: undefined,
+  statusPage: defaultStatusPage,
 };

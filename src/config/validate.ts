@@ -4,9 +4,10 @@
 import { Checker, ConfigError } from "./checker.ts";
 import { familyRules } from "./metrics-rules.ts";
 import { type Config, defaultConfig, type ResourceSelector } from "./schema.ts";
+import { statusPageConfig } from "./status-page.ts";
 import { dns1123, prefixPattern, selector } from "./validate-resources.ts";
 
-export { ConfigError } from "./checker.ts";
+export { Checker, ConfigError } from "./checker.ts";
 
 const hostPort = /^(\[[0-9a-fA-F:]+\]|[^:]*):\d{1,5}$/;
 
@@ -74,6 +75,7 @@ export function validateConfig(input: unknown): Config {
     "apiProxy",
     "auditReceiver",
     "metrics",
+    "statusPage",
   ]);
   if (!raw) throw new ConfigError(c.problems);
   const metricPrefix =
@@ -131,6 +133,7 @@ export function validateConfig(input: unknown): Config {
     tracing,
     apiProxy: apiProxy(c, raw.apiProxy),
     auditReceiver: auditReceiver(c, raw.auditReceiver),
+    statusPage: statusPageConfig(c, raw.statusPage),
   };
   if (c.problems.length > 0) throw new ConfigError(c.problems);
   return config;

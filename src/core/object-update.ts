@@ -262,3 +262,25 @@ export function shapeOf(entry: ObjectEntry): ObjectShape {
     heartbeat: s.heartbeat !== undefined,
   };
 }
+
+/**
+ * The shape of a projected object on its own (no history): the generation is
+ * taken as requested at creation or at the last spec write, as for an object
+ * first seen. For cost estimates from a sample of objects.
+ */
+export function shapeOfState(state: ObjectState, generations: GenerationSettings, now: number): ObjectShape {
+  const lag = generationLag(state, generations);
+  return shapeOf({
+    state,
+    counters: zeroCounters,
+    memory: {
+      generation: state.generation,
+      requestedAt: requestTime(undefined, state, (lag ?? 0) > 0, now),
+      readySeen: false,
+    },
+    lag,
+    summary: "Unknown",
+    changesAt: undefined,
+    series: undefined,
+  });
+}
