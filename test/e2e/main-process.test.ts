@@ -49,29 +49,30 @@ function start(args: string[]): { child: ChildProcess; url: Promise<string>; std
   return { child, url, stderr };
 }
 
+/** The object labels of the widget every test watches. */
+const w1Labels = () => ({ group: "example.com", kind: "Widget", namespace: ns, name: "w1" });
+
+const widgetsOnly = "resources:\n  - group: example.com\n    resource: widgets\n";
+
+/** Writes a configuration file into the test's directory and starts the exporter with it. */
+function startWithConfig(file: string, content: string): ReturnType<typeof start> & { config: string } {
+  const config = join(dir, file);
+  writeFileSync(config, content);
+  return {
+    config,
+    ...start(["--kubeconfig", testbed.plane.kubeconfigPath, "--config", config, "--listen", "127.0.0.1:0"]),
+  };
+}
+
 async function scrape(url: string) {
   return parseExposition(await (await fetch(`${url}/metrics`)).text()).samples;
 }
 
 test("hot reload: a bad edit is rejected and counted, a good one takes effect", async () => {
-  const config = join(dir, "config.yaml");
-  writeFileSync(config, "resources:\n  - group: example.com\n    resource: widgets\n");
-  const exporter = start([
-    "--kubeconfig",
-    testbed.plane.kubeconfigPath,
-    "--config",
-    config,
-    "--listen",
-    "127.0.0.1:0",
-  ]);
+  const { config, ...exporter } = startWithConfig("config.yaml", widgetsOnly);
   try {
     const url = await exporter.url;
-    const widget = series("cr_metadata_generation", {
-      group: "example.com",
-      kind: "Widget",
-      namespace: ns,
-      name: "w1",
-    });
+    const widget = series("cr_metadata_generation", w1Labels());
     const gadget = series("cr_metadata_generation", {
       group: "example.com",
       kind: "Gadget",
@@ -120,19 +121,10 @@ async function stopped(child: ChildProcess): Promise<number | null> {
 }
 
 test("a reload that changes the metric selection re-renders without a restart or relist; a full scrape passes promtool", async () => {
-  const config = join(dir, "selection.yaml");
-  writeFileSync(config, "resources:\n  - group: example.com\n    resource: widgets\n");
-  const exporter = start([
-    "--kubeconfig",
-    testbed.plane.kubeconfigPath,
-    "--config",
-    config,
-    "--listen",
-    "127.0.0.1:0",
-  ]);
+  const { config, ...exporter } = startWithConfig("selection.yaml", widgetsOnly);
   try {
     const url = await exporter.url;
-    const w1 = { group: "example.com", kind: "Widget", namespace: ns, name: "w1" };
+    const w1 = w1Labels();
     const seen = series("cr_metadata_generation", w1);
     await eventually("w1 exported", async () =>
       parseExposition(await (await fetch(`${url}/metrics`)).text()).samples.has(seen),
@@ -183,12 +175,7 @@ test("--metric-allowlist exports exactly the families named", async () => {
   ]);
   try {
     const url = await exporter.url;
-    const w1 = series("cr_metadata_generation", {
-      group: "example.com",
-      kind: "Widget",
-      namespace: ns,
-      name: "w1",
-    });
+    const w1 = series("cr_metadata_generation", w1Labels());
     const s = await eventually("w1 exported", async () => {
       const text = await (await fetch(`${url}/metrics`)).text();
       return parseExposition(text).samples.has(w1) ? parseExposition(text) : undefined;
