@@ -75,6 +75,20 @@ function fleet() {
       status: { phase: "Failed" },
     }),
   );
+  // Label values that must be escaped, and non-ASCII text (written as UTF-8).
+  c.collector.ingest(
+    "ADDED",
+    widget({
+      name: "odd",
+      namespace: "ns4",
+      labels: { app: 'quote " back \\ newline \n ünïcode ✓' },
+      resourceVersion: "50",
+      status: {
+        phase: "Running",
+        conditions: [cond('Sync"ed', "True", "2026-01-01T00:03:00Z", { reason: "Grün" })],
+      },
+    }),
+  );
   // The controller rewrites a message only: a no-op status write.
   c.collector.ingest(
     "MODIFIED",

@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { byteString } from "../../src/core/exposition.ts";
+import { ChunkWriter } from "../../src/metrics/chunks.ts";
 import { createSelfMetrics } from "../../src/metrics/self-metrics.ts";
-import { writeExposition } from "../../src/metrics/writer.ts";
+import { withoutEmptyFamilies, writeExposition } from "../../src/metrics/writer.ts";
 
 async function render(
   openMetrics: boolean,
@@ -25,4 +27,42 @@ test("an OpenMetrics scrape does not change how later Prometheus-format scrapes 
   assert.match(om, /# EOF\n$/);
   assert.match(after, /^# TYPE cr_exporter_relists_total counter$/m);
   assert.match(after, /^cr_exporter_relists_total\{/m);
+});
+
+test("chunks: about chunkBytes each, a family's header only before its first series, bytes exactly the text", () => {
+  const out = new ChunkWriter(100);
+  out.setHeader("# HELP a\n");
+  for (let i = 0; i < 30; i++) out.write(byteString(`a{n="${i}",x="ü"} 1\n`));
+  out.setHeader("# HELP b\n");
+  out.setHeader(undefined); // b had no series: no header
+  const chunks = out.end();
+  const text = Buffer.concat(chunks).toString("utf8");
+  assert.equal(text.split("# HELP").length - 1, 1);
+  assert.ok(text.startsWith('# HELP a\na{n="0",x="ü"} 1\n'));
+  assert.equal(text.split("\n").filter((l) => l.startsWith("a{")).length, 30);
+  assert.ok(chunks.length >= 5, `${chunks.length} chunks`);
+  for (const chunk of chunks.slice(0, -1))
+    assert.ok(chunk.length >= 100 && chunk.length < 140, `${chunk.length}`);
+});
+
+test("registry families without samples are left out, HELP and TYPE included", () => {
+  const text = [
+    "# HELP empty_total Nothing counted.",
+    "# TYPE empty_total counter",
+    "# HELP seen Something.",
+    "# TYPE seen gauge",
+    "seen 1",
+    "# TYPE bare gauge",
+    "# HELP h A histogram.",
+    "# TYPE h histogram",
+    'h_bucket{le="+Inf"} 0',
+    "h_sum 0",
+    "h_count 0",
+    "# EOF",
+    "",
+  ].join("\n");
+  assert.equal(
+    withoutEmptyFamilies(text),
+    '# HELP seen Something.\n# TYPE seen gauge\nseen 1\n# HELP h A histogram.\n# TYPE h histogram\nh_bucket{le="+Inf"} 0\nh_sum 0\nh_count 0\n',
+  );
 });
