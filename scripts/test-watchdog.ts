@@ -10,7 +10,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { OPEN_HANDLES_DIR_ENV } from "../test/support/open-handles.ts";
+import { OPEN_HANDLES_DIR_ENV, REPORT_SIGNAL } from "../test/support/open-handles.ts";
 
 export const openHandlesPreload = path.resolve(import.meta.dirname, "../test/support/open-handles.ts");
 
@@ -77,7 +77,7 @@ async function collectHandleReports(dir: string, waitMs: number): Promise<Map<nu
     .filter(alive);
   for (const pid of registered) {
     try {
-      process.kill(pid, "SIGUSR2");
+      process.kill(pid, REPORT_SIGNAL);
     } catch {
       // Ended meanwhile.
     }

@@ -2,6 +2,7 @@
 // committed per-file summary: test/mutation/summary.json (merged, so a run
 // scoped to one folder keeps the other folders' rows) and summary.md.
 //   node test/mutation/summarize.ts <report.json>
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 
@@ -166,7 +167,10 @@ export function writeSummary(reportFile: string, root = process.cwd()): Summary 
   const report = JSON.parse(fs.readFileSync(reportFile, "utf8")) as MutationReport;
   const summary = mergeSummary(previous, report, root);
   fs.writeFileSync(jsonFile, `${JSON.stringify(summary, null, 2)}\n`);
-  fs.writeFileSync(path.join(dir, "summary.md"), renderSummary(summary));
+  const markdown = path.join(dir, "summary.md");
+  fs.writeFileSync(markdown, renderSummary(summary));
+  // Aligned the way the project's formatter wants, so `biome check` stays clean.
+  spawnSync(path.join(root, "node_modules/.bin/biome"), ["format", "--write", markdown], { stdio: "ignore" });
   return summary;
 }
 

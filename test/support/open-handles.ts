@@ -1,5 +1,5 @@
 // Preloaded (`node --import`) into every test process by scripts/run-tests.ts.
-// When the run's watchdog fires, it sends SIGUSR2 to the test processes that
+// When the run's watchdog fires, it sends SIGWINCH to the test processes that
 // registered here; each writes what still keeps its event loop alive (servers
 // with their addresses, sockets, child processes with their command lines,
 // timers) to a file the watchdog prints. A process that never registered, or
@@ -9,6 +9,8 @@ import path from "node:path";
 
 /** The environment variable naming the folder where test processes register. */
 export const OPEN_HANDLES_DIR_ENV = "TEST_OPEN_HANDLES_DIR";
+/** The signal that asks a registered test process for its report. */
+export const REPORT_SIGNAL = "SIGWINCH";
 
 interface HandleLike {
   constructor?: { name?: string };
@@ -57,8 +59,10 @@ const dir = process.env[OPEN_HANDLES_DIR_ENV];
 if (dir && fs.existsSync(dir)) {
   const self = path.join(dir, String(process.pid));
   fs.writeFileSync(`${self}.cmd`, process.argv.slice(1).join(" "));
-  // A signal listener does not keep the process alive.
-  process.on("SIGUSR2", () => {
+  // SIGWINCH, not SIGUSR2: node's test runner starts file processes with a
+  // diagnostic report on SIGUSR2, and a process without this listener ignores
+  // SIGWINCH instead of dying. A signal listener does not keep the process alive.
+  process.on(REPORT_SIGNAL, () => {
     fs.writeFileSync(`${self}.report`, describeOpenHandles().join("\n"));
   });
 }
