@@ -42,6 +42,10 @@ export interface ListWatchOptions {
   /** Ceiling of the backoff after network errors (no HTTP response). */
   networkRetryMaxMs?: number;
   random?: () => number;
+  /** Monotonic clock in ms (tests pin how long a list or a watch took). */
+  now?: () => number;
+  /** Waits between retries (tests record the delays instead of waiting). */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
 }
 
 class ExpiredError extends Error {}
@@ -78,6 +82,8 @@ export class ListWatch {
       backoff: { initialMs: 500, maxMs: 30_000 },
       networkRetryMaxMs: 2_000,
       random: Math.random,
+      now: () => performance.now(),
+      sleep,
       ...options,
       labelSelector: options.labelSelector,
     };
@@ -119,10 +125,11 @@ export class ListWatch {
           this.#backoff.reset();
         }
         operation = "watch";
-        const watchStarted = performance.now();
+        const watchStarted = this.#options.now();
         resourceVersion = await this.#watch(resourceVersion, signal);
         // A server that ends watches at once would otherwise be reconnected in a hot loop.
-        if (performance.now() - watchStarted < 1_000) await sleep(this.#backoff.next(), signal);
+        if (this.#options.now() - watchStarted < 1_000)
+          await this.#options.sleep(this.#backoff.next(), signal);
       } catch (error) {
         if (signal.aborted) break;
         const code = error instanceof KubeHttpError ? error.status : 0;
@@ -148,14 +155,14 @@ export class ListWatch {
           delay =
             Math.min(retryAfter * 1000, this.#options.backoff.maxMs) * (1 + this.#options.random() * 0.2);
         } else delay = this.#backoff.next();
-        await sleep(delay, signal);
+        await this.#options.sleep(delay, signal);
       }
     }
     this.#guard(() => this.#observer.synced(false));
   }
 
   async #list(reason: RelistReason, signal: AbortSignal): Promise<string> {
-    const started = performance.now();
+    const started = this.#options.now();
     this.#guard(() => this.#observer.relist(reason));
     this.#guard(() => this.#handler.listStarted(reason));
     let continueToken: string | undefined;
@@ -185,7 +192,7 @@ export class ListWatch {
       resourceVersion = response.body?.metadata?.resourceVersion ?? resourceVersion;
     } while (continueToken && !signal.aborted);
     this.#guard(() => this.#handler.listFinished());
-    this.#guard(() => this.#observer.listDuration((performance.now() - started) / 1000, objects));
+    this.#guard(() => this.#observer.listDuration((this.#options.now() - started) / 1000, objects));
     return resourceVersion;
   }
 
