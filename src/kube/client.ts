@@ -70,7 +70,10 @@ function readBody(res: http.IncomingMessage, limit = 64 * 1024 * 1024): Promise<
     res.on("data", (chunk: Buffer) => {
       size += chunk.length;
       if (size > limit) {
-        res.destroy(new Error(`response larger than ${limit} bytes`));
+        // Rejected first: destroying the response also emits "aborted", which would name the wrong cause.
+        const error = new Error(`response larger than ${limit} bytes`);
+        reject(error);
+        res.destroy(error);
         return;
       }
       chunks.push(chunk);
