@@ -95,6 +95,8 @@ export async function* writeExposition(options: WriteOptions): AsyncGenerator<st
     if (body) yield header(prefix, aggregateFamilies[index] as FamilyDefinition, openMetrics) + body;
     await maybeYieldTurn();
   }
-  const registryText = await renderRegistry(options.registry, openMetrics);
+  // An empty registry renders as a lone newline, and OpenMetrics parsers reject
+  // a blank line before "# EOF": drop leading newlines.
+  const registryText = (await renderRegistry(options.registry, openMetrics)).replace(/^\n+/, "");
   yield openMetrics && !registryText.includes("# EOF") ? `${registryText}# EOF\n` : registryText;
 }
