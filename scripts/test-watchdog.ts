@@ -59,6 +59,11 @@ export function processesOf(root: number): ProcessInfo[] {
   return all.filter((p) => members.has(p.pid)).sort((a, b) => a.pid - b.pid);
 }
 
+/** Node's test runner starts file processes with every option spelled out: keep the head and the file at the end. */
+function shorten(command: string, max = 200): string {
+  return command.length <= max ? command : `${command.slice(0, 60)} … ${command.slice(-(max - 63))}`;
+}
+
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -157,7 +162,7 @@ export async function runWithWatchdog(
       const leftovers = processesOf(group).filter((p) => p.pid !== group);
       if (leftovers.length > 0) {
         log(`⚠ processes left running after the tests ended (now stopped):`);
-        for (const p of leftovers) log(`  ${p.pid} ${p.command}`);
+        for (const p of leftovers) log(`  ${p.pid} ${shorten(p.command)}`);
         killAll(leftovers, group);
       }
       return outcome;
@@ -168,7 +173,7 @@ export async function runWithWatchdog(
       `\n✖ the test run did not finish within ${Math.round(limitMs / 1000)} s (TEST_RUN_LIMIT_SECONDS); still running:`,
     );
     for (const p of running) {
-      log(`  ${p.pid} ${p.command}`);
+      log(`  ${p.pid} ${shorten(p.command)}`);
       for (const line of reports.get(p.pid)?.split("\n") ?? []) log(`      open: ${line}`);
     }
     for (const [pid, report] of reports) {
