@@ -64,7 +64,8 @@ function shorten(command: string, max = 200): string {
   return command.length <= max ? command : `${command.slice(0, 60)} … ${command.slice(-(max - 63))}`;
 }
 
-function alive(pid: number): boolean {
+/** Whether a process with this id still exists. */
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

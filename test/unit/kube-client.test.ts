@@ -185,15 +185,30 @@ test("stream: a non-2xx answer is a KubeHttpError with the status, the Status bo
   );
 });
 
-test("stream: an error body over 1 MiB is not buffered", async (t) => {
-  const { client } = await serve(t, (_req, res) => {
+test("stream: an error body of up to 1 MiB is read, a larger one is not buffered", async (t) => {
+  const { client } = await serve(t, (req, res) => {
     res.writeHead(500);
-    res.end("x".repeat(1024 * 1024 + 1));
+    res.end("x".repeat(req.url === "/limit" ? 1024 * 1024 : 1024 * 1024 + 1));
   });
+  const options = { signal: new AbortController().signal, onLine: () => {} };
   await assert.rejects(
-    client.stream("/big", { signal: new AbortController().signal, onLine: () => {} }),
-    /response larger than 1048576 bytes/,
+    client.stream("/limit", options),
+    (e: unknown) => e instanceof KubeHttpError && (e.body as string).length === 1024 * 1024,
   );
+  await assert.rejects(client.stream("/over", options), /response larger than 1048576 bytes/);
+});
+
+test("request: a large list page (8 MiB) is read whole; a body cut off mid-way fails", async (t) => {
+  const page = JSON.stringify({ items: ["y".repeat(8 * 1024 * 1024)] });
+  const { client } = await serve(t, (req, res) => {
+    if (req.url === "/page") return json(res, 200, JSON.parse(page));
+    res.writeHead(200, { "content-length": "1000" });
+    res.write("{");
+    setTimeout(() => res.socket?.destroy(), 20);
+  });
+  const response = await client.request<{ items: string[] }>("GET", "/page");
+  assert.equal(response.body.items[0]?.length, 8 * 1024 * 1024);
+  await assert.rejects(client.request("GET", "/cut"), /response aborted/);
 });
 
 test("stream: aborting the signal, or the server cutting the connection, rejects", async (t) => {

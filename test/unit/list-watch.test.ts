@@ -6,7 +6,15 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { KubeHttpError } from "../../src/kube/client.ts";
-import { type ApiCall, object, startLoop, waitFor, watchLine } from "../support/fake-kube-api.ts";
+import { ListWatch } from "../../src/kube/list-watch.ts";
+import {
+  type ApiCall,
+  fakeKubeApi,
+  object,
+  startLoop,
+  waitFor,
+  watchLine,
+} from "../support/fake-kube-api.ts";
 
 const watches = (calls: ApiCall[]) => calls.filter((c) => c.kind === "watch");
 const without = (log: string[], prefix: string) => log.filter((l) => !l.startsWith(prefix));
@@ -402,4 +410,48 @@ test("a watch that ended lets go of the stop signal: stopping later does not rea
     opened.filter((s) => s.aborted),
     [],
   );
+});
+
+test("a handler and an observer that throw everywhere, handlerError included, never stop the loop", async (t) => {
+  const { client, calls } = fakeKubeApi({
+    watches: [
+      (o) => {
+        o.onOpen?.();
+        o.onLine(watchLine("ADDED", object("a", "2")));
+      },
+    ],
+  });
+  const broken = (): never => {
+    throw new Error("broken");
+  };
+  const events: string[] = [];
+  const loop = new ListWatch(
+    client,
+    {
+      listStarted: broken,
+      listed: broken,
+      listFinished: broken,
+      event: (type) => {
+        events.push(type);
+        broken();
+      },
+    },
+    {
+      synced: broken,
+      relist: broken,
+      listDuration: broken,
+      watchEvent: broken,
+      error: broken,
+      handlerError: broken,
+    },
+    { path: "/x", sleep: async () => {} },
+  );
+  t.after(() => loop.stop());
+  loop.start();
+  await waitFor(
+    () => watches(calls).length === 2,
+    "the second watch",
+    () => calls,
+  );
+  assert.deepEqual(events, ["ADDED"]);
 });

@@ -7,18 +7,9 @@ import os from "node:os";
 import path from "node:path";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { openHandlesPreload, runWithWatchdog } from "../../scripts/test-watchdog.ts";
+import { alive, openHandlesPreload, runWithWatchdog } from "../../scripts/test-watchdog.ts";
 
 const fixture = path.resolve(import.meta.dirname, "../fixtures/hanging/never-stops.test.ts");
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 test("a test file that never ends fails the run with its open handles named, and is stopped", async (t) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "watchdog-test-"));
