@@ -181,6 +181,7 @@ export class ListWatch {
         signal,
         timeoutMs: 120_000,
       });
+      // Stryker disable next-line StringLiteral: an ExpiredError only triggers a relist; its message is never shown
       if (response.status === 410 && continueToken) throw new ExpiredError("list continue token expired");
       if (response.status < 200 || response.status >= 300) {
         throw new KubeHttpError(response.status, response.body, `list ${this.#options.path}`);
@@ -202,6 +203,7 @@ export class ListWatch {
     const timeoutSeconds = Math.round(min + this.#options.random() * (max - min));
     const abort = new AbortController();
     const onStop = (): void => abort.abort();
+    // Stryker disable next-line ObjectLiteral,BooleanLiteral: the finally below removes it in every case
     stop.addEventListener("abort", onStop, { once: true });
     let resourceVersion = from;
     let failure: Error | undefined;
@@ -227,7 +229,8 @@ export class ListWatch {
         const status = event.object;
         failure =
           status?.code === 410
-            ? new ExpiredError(status.message ?? "resourceVersion expired")
+            ? // Stryker disable next-line StringLiteral,LogicalOperator: an ExpiredError only triggers a relist; its message is never shown
+              new ExpiredError(status.message ?? "resourceVersion expired")
             : new KubeHttpError(status?.code ?? 0, status, `watch ${this.#options.path}`);
         abort.abort();
         return;

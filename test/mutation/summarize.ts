@@ -1,6 +1,8 @@
 // Turns Stryker's JSON report (mutation-testing-report-schema) into the
 // committed per-file summary: test/mutation/summary.json (merged, so a run
 // scoped to one folder keeps the other folders' rows) and summary.md.
+// Survivors explained in test/mutation/equivalent.json are listed apart, with
+// the reason (still counted in the score, which stays Stryker's).
 //   node test/mutation/summarize.ts <report.json>
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -46,6 +48,18 @@ export interface FileScore {
 }
 
 export type Summary = Record<string, FileScore>;
+
+/** A surviving mutant that cannot change behaviour, where an in-source marker would hide more than it. */
+export interface EquivalentNote {
+  file: string;
+  mutator: string;
+  original: string;
+  replacement: string;
+  reason: string;
+}
+
+const sameMutant = (file: string, m: ListedMutant) => (n: EquivalentNote) =>
+  n.file === file && n.mutator === m.mutator && n.original === m.original && n.replacement === m.replacement;
 
 // Report positions are one-based lines and columns.
 function slice(source: string, { start, end }: ReportMutant["location"]): string {
@@ -114,7 +128,7 @@ function totals(scores: FileScore[]): string {
   return valid === 0 ? "–" : `${((detected / valid) * 100).toFixed(1)} %`;
 }
 
-export function renderSummary(summary: Summary): string {
+export function renderSummary(summary: Summary, notes: EquivalentNote[] = []): string {
   const files = Object.entries(summary);
   const folders = [...new Set(files.map(([f]) => path.posix.dirname(f)))].sort();
   const out = [
@@ -142,10 +156,19 @@ export function renderSummary(summary: Summary): string {
   for (const [file, s] of files) {
     if (s.survivors.length === 0 && s.equivalent.length === 0) continue;
     out.push("", `## ${file}`);
-    if (s.survivors.length > 0) {
-      out.push("", "Surviving (no test fails when this is changed):", "");
-      for (const m of s.survivors) {
+    const explained = s.survivors.filter((m) => notes.some(sameMutant(file, m)));
+    const open = s.survivors.filter((m) => !explained.includes(m));
+    if (open.length > 0) {
+      out.push("", "Surviving (no test fails when this is changed; to kill):", "");
+      for (const m of open) {
         out.push(`- line ${m.line}, ${m.mutator}: ${code(m.original)} → ${code(m.replacement)}`);
+      }
+    }
+    if (explained.length > 0) {
+      out.push("", "Surviving, explained as equivalent in equivalent.json:", "");
+      for (const m of explained) {
+        const reason = notes.find(sameMutant(file, m))?.reason ?? "";
+        out.push(`- line ${m.line}, ${m.mutator}: ${code(m.original)} → ${code(m.replacement)} (${reason})`);
       }
     }
     if (s.equivalent.length > 0) {
@@ -167,8 +190,12 @@ export function writeSummary(reportFile: string, root = process.cwd()): Summary 
   const report = JSON.parse(fs.readFileSync(reportFile, "utf8")) as MutationReport;
   const summary = mergeSummary(previous, report, root);
   fs.writeFileSync(jsonFile, `${JSON.stringify(summary, null, 2)}\n`);
+  const notesFile = path.join(dir, "equivalent.json");
+  const notes: EquivalentNote[] = fs.existsSync(notesFile)
+    ? JSON.parse(fs.readFileSync(notesFile, "utf8"))
+    : [];
   const markdown = path.join(dir, "summary.md");
-  fs.writeFileSync(markdown, renderSummary(summary));
+  fs.writeFileSync(markdown, renderSummary(summary, notes));
   // Aligned the way the project's formatter wants, so `biome check` stays clean.
   spawnSync(path.join(root, "node_modules/.bin/biome"), ["format", "--write", markdown], { stdio: "ignore" });
   return summary;

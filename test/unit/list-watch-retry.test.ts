@@ -39,7 +39,7 @@ test("network errors (no HTTP answer) and 503 retry at most every networkRetryMa
   const refused = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:6443"), { code: "ECONNREFUSED" });
   const run = startLoop(
     t,
-    { lists: [refused, refused, status(503), refused, refused, status(500)] },
+    { lists: [refused, refused, refused, status(503), refused, status(500)] },
     { random: () => 0.999_999, backoff: { initialMs: 500, maxMs: 30_000 }, networkRetryMaxMs: 2_000 },
   );
   await waitFor(
@@ -47,12 +47,12 @@ test("network errors (no HTTP answer) and 503 retry at most every networkRetryMa
     "the watch",
     () => run.log,
   );
-  // Ceilings 500, 1000, 2000 (capped from 2000), 2000 (from 4000), 2000 (from 8000); then a 500
-  // is not a network error: its ceiling is the sixth step, 16000.
+  // Ceilings 500, 1000, 2000, then 2000 for the 503 (capped from 4000) and 2000 (from 8000); then
+  // a 500 is not a network error: its ceiling is the sixth step, 16000.
   assert.deepEqual(run.delays, [500, 1_000, 2_000, 2_000, 2_000, 16_000]);
   assert.deepEqual(
     run.log.filter((l) => l.startsWith("error")),
-    ["error:list:0", "error:list:0", "error:list:503", "error:list:0", "error:list:0", "error:list:500"],
+    ["error:list:0", "error:list:0", "error:list:0", "error:list:503", "error:list:0", "error:list:500"],
   );
 });
 
@@ -61,7 +61,15 @@ test("429 waits as long as Retry-After asks, capped at maxMs, plus up to 20 % ji
     status(429, { kind: "Status", code: 429, details: { retryAfterSeconds: seconds } });
   const run = startLoop(
     t,
-    { lists: [retryAfter(3), retryAfter(100), status(429)] },
+    {
+      lists: [
+        retryAfter(3),
+        retryAfter(100),
+        status(429),
+        // Retry-After is honoured on 429 only: a 500 that carries one backs off as usual.
+        status(500, { kind: "Status", code: 500, details: { retryAfterSeconds: 20 } }),
+      ],
+    },
     { random: () => 0.5, backoff: { initialMs: 500, maxMs: 30_000 } },
   );
   await waitFor(
@@ -69,10 +77,11 @@ test("429 waits as long as Retry-After asks, capped at maxMs, plus up to 20 % ji
     "the watch",
     () => run.log,
   );
-  // 3 s × 1.1; 100 s capped at 30 s, × 1.1; no Retry-After: the first backoff step, 3/4 of 500.
+  // 3 s × 1.1; 100 s capped at 30 s, × 1.1; no Retry-After: the first backoff step, 3/4 of 500;
+  // the 500: the second step, 3/4 of 1000.
   assert.deepEqual(
     run.delays.map((d) => Math.round(d)),
-    [3_300, 33_000, 375],
+    [3_300, 33_000, 375, 750],
   );
 });
 
@@ -131,12 +140,12 @@ test("a watch the server ends in under a second waits a backoff step; one that l
   };
   const run = startLoop(
     t,
-    { watches: [lasting(0), lasting(1_000), lasting(999), lasting(5_000)] },
+    { watches: [lasting(0), lasting(999), lasting(1_000)] },
     { random: () => 0.5, now: () => nowMs },
   );
   await waitFor(
-    () => watchCount(run.calls) === 5,
-    "the fifth watch",
+    () => watchCount(run.calls) === 4,
+    "the fourth watch",
     () => run.log,
   );
   // Each opened watch reset the backoff, so every short one waits the first step.

@@ -246,6 +246,26 @@ test("a continue token that expired mid-list relists from the start, without rep
   assert.deepEqual(run.delays, []);
 });
 
+test("after a failed list the relist says 'error'; a failed watch resumes without relisting", async (t) => {
+  const run = startLoop(t, {
+    lists: [{ status: 403, body: { kind: "Status", code: 403, message: "forbidden" } }],
+    watches: [
+      () => {
+        throw new KubeHttpError(500, {}, "watch");
+      },
+    ],
+  });
+  await waitFor(
+    () => watches(run.calls).length === 2,
+    "the second watch",
+    () => run.log,
+  );
+  assert.deepEqual(
+    run.log.filter((l) => /^(error|listStarted)/.test(l)),
+    ["listStarted:initial", "error:list:403", "listStarted:error", "error:watch:500"],
+  );
+});
+
 test("an HTTP 410 on a list without a continue token is reported and relists as expired", async (t) => {
   const run = startLoop(t, { lists: [{ status: 410, body: { message: "gone" } }] });
   await waitFor(
