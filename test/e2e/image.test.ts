@@ -162,7 +162,10 @@ test("the entrypoint serves /metrics for the testbed's custom resources (podman 
   const pid = podman(["inspect", "--format", "{{.State.Pid}}", name]).trim();
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
   assert.match(status, /^Uid:\s+1000\s+1000\s+1000\s+1000$/m);
-  assert.match(readFileSync(`/proc/${pid}/cmdline`, "utf8"), /^node\0--max-old-space-size-percentage=75\0src\/main\.ts\0/);
+  assert.match(
+    readFileSync(`/proc/${pid}/cmdline`, "utf8"),
+    /^node\0--max-old-space-size-percentage=75\0src\/main\.ts\0/,
+  );
   assert.equal(await exporter.stop(), 0, `exit code on SIGTERM; log:\n${exporter.lines.join("\n")}`);
 });
 
