@@ -10,6 +10,7 @@ import { createKubeClient } from "./kube/client.ts";
 import type { Logger } from "./log.ts";
 import { createSelfMetrics, type SelfMetrics } from "./metrics/self-metrics.ts";
 import { createApp, type Listening, listen } from "./server/http.ts";
+import { metricsServerFactory } from "./server/secure-serving.ts";
 import { type StatusWriteSources, startStatusWriteSources } from "./status-write-sources.ts";
 import { version } from "./version.ts";
 
@@ -66,9 +67,10 @@ export async function startExporter(options: ExporterOptions): Promise<Exporter>
     logger,
     clock,
   });
+  const serverFactory = metricsServerFactory(config, client, logger);
   let server: Listening;
   try {
-    server = await listen(app, config.listen);
+    server = await listen(app, config.listen, serverFactory);
   } catch (error) {
     throw new Error(`cannot listen on ${config.listen}: ${(error as Error).message}`);
   }
@@ -101,10 +103,12 @@ export async function startExporter(options: ExporterOptions): Promise<Exporter>
       if (next.listen !== config.listen)
         logger.warn("listen address changes take effect after a restart", { listen: next.listen });
       if (
-        JSON.stringify([next.apiProxy, next.auditReceiver]) !==
-        JSON.stringify([config.apiProxy, config.auditReceiver])
+        JSON.stringify([next.apiProxy, next.auditReceiver, next.webConfigFile, next.metricsAuth]) !==
+        JSON.stringify([config.apiProxy, config.auditReceiver, config.webConfigFile, config.metricsAuth])
       ) {
-        logger.warn("apiProxy and auditReceiver changes take effect after a restart");
+        logger.warn(
+          "apiProxy, auditReceiver, webConfigFile and metricsAuth changes take effect after a restart",
+        );
       }
       if (next.metricPrefix !== config.metricPrefix) {
         logger.warn("metric prefix changes of self metrics take effect after a restart", {

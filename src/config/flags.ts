@@ -18,6 +18,7 @@ export interface Flags {
   auditTlsKey: string | undefined;
   auditTokenFile: string | undefined;
   auditClientCa: string | undefined;
+  webConfigFile: string | undefined;
   help: boolean;
   version: boolean;
 }
@@ -42,6 +43,7 @@ export const usage = `Usage: cr-status-exporter [flags]
                            its serving certificate and key
   --audit-token-file PATH  bearer token the apiserver's webhook must present
   --audit-client-ca PATH   or: CA of the client certificate it must present
+  --web-config-file PATH   serve /metrics over HTTPS as this exporter-toolkit web configuration says
   --version                print the version and exit
   --help                   print this help and exit
 `;
@@ -68,6 +70,7 @@ export function parseFlags(argv: string[]): Flags {
         "audit-tls-key": { type: "string" },
         "audit-token-file": { type: "string" },
         "audit-client-ca": { type: "string" },
+        "web-config-file": { type: "string" },
         help: { type: "boolean", default: false },
         version: { type: "boolean", default: false },
       },
@@ -88,6 +91,7 @@ export function parseFlags(argv: string[]): Flags {
       auditTlsKey: values["audit-tls-key"],
       auditTokenFile: values["audit-token-file"],
       auditClientCa: values["audit-client-ca"],
+      webConfigFile: values["web-config-file"],
       help: values.help ?? false,
       version: values.version ?? false,
     };
@@ -105,6 +109,7 @@ export function flagOverrides(flags: Flags): Record<string, unknown> {
   set(out, "listen", flags.listen);
   set(out, "metricPrefix", flags.metricPrefix);
   set(out, "logLevel", flags.logLevel);
+  set(out, "webConfigFile", flags.webConfigFile);
   if (flags.tracingEndpoint !== undefined) out.tracing = { endpoint: flags.tracingEndpoint };
   const proxy: Record<string, unknown> = {};
   set(proxy, "listen", flags.apiProxyListen);

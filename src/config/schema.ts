@@ -87,6 +87,10 @@ export interface Config {
   tracing: TracingConfig;
   apiProxy: ApiProxyConfig | undefined;
   auditReceiver: AuditReceiverConfig | undefined;
+  /** Exporter-toolkit style web configuration file: HTTPS for the metrics listener (plain HTTP when unset). */
+  webConfigFile: string | undefined;
+  /** Who may read /metrics: anyone who can connect, or whom Kubernetes RBAC allows (needs HTTPS). */
+  metricsAuth: "none" | "kubernetes";
 }
 
 export const defaultResourceOptions: ResourceOptions = {
@@ -135,4 +139,6 @@ export const defaultConfig: Config = {
   },
   apiProxy: undefined,
   auditReceiver: undefined,
+  webConfigFile: undefined,
+  metricsAuth: "none",
 };

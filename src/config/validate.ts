@@ -325,6 +325,8 @@ export function validateConfig(input: unknown): Config {
     "tracing",
     "apiProxy",
     "auditReceiver",
+    "webConfigFile",
+    "metricsAuth",
   ]);
   if (!raw) throw new ConfigError(c.problems);
   const crdDiscovery = c.boolean("crdDiscovery", raw.crdDiscovery) ?? defaultConfig.crdDiscovery;
@@ -380,6 +382,9 @@ export function validateConfig(input: unknown): Config {
     tracing,
     apiProxy: apiProxy(c, raw.apiProxy),
     auditReceiver: auditReceiver(c, raw.auditReceiver),
+    webConfigFile: c.string("webConfigFile", raw.webConfigFile),
+    metricsAuth:
+      c.oneOf("metricsAuth", raw.metricsAuth, ["none", "kubernetes"] as const) ?? defaultConfig.metricsAuth,
   };
   if (c.problems.length > 0) throw new ConfigError(c.problems);
   return config;

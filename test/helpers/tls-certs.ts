@@ -7,6 +7,8 @@ import { join } from "node:path";
 
 export interface TestCertificates {
   caPem: string;
+  /** The CA's key, to issue more certificates (reissueServerCertificate). */
+  caKeyPem: string;
   serverCertPem: string;
   serverKeyPem: string;
   clientCertPem: string;
@@ -64,10 +66,61 @@ export function makeTestCertificates(clientName = "kube-apiserver"): TestCertifi
     const read = (file: string): string => readFileSync(join(directory, file), "utf8");
     return {
       caPem: read("ca.crt"),
+      caKeyPem: read("ca.key"),
       serverCertPem: read("server.crt"),
       serverKeyPem: read("server.key"),
       clientCertPem: read("client.crt"),
       clientKeyPem: read("client.key"),
+    };
+  } finally {
+    rmSync(directory, { recursive: true, force: true });
+  }
+}
+
+/** A new serving certificate and key for 127.0.0.1/localhost from the same CA (a rotation). */
+export function reissueServerCertificate(certs: TestCertificates): { certPem: string; keyPem: string } {
+  const directory = mkdtempSync(join(tmpdir(), "cr-test-tls-"));
+  try {
+    writeFileSync(join(directory, "ca.crt"), certs.caPem);
+    writeFileSync(join(directory, "ca.key"), certs.caKeyPem);
+    writeFileSync(
+      join(directory, "server.ext"),
+      "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n",
+    );
+    openssl(directory, [
+      "req",
+      "-newkey",
+      "ec",
+      "-pkeyopt",
+      "ec_paramgen_curve:prime256v1",
+      "-nodes",
+      "-keyout",
+      "server.key",
+      "-out",
+      "server.csr",
+      "-subj",
+      "/CN=127.0.0.1",
+    ]);
+    openssl(directory, [
+      "x509",
+      "-req",
+      "-in",
+      "server.csr",
+      "-CA",
+      "ca.crt",
+      "-CAkey",
+      "ca.key",
+      "-CAcreateserial",
+      "-out",
+      "server.crt",
+      "-days",
+      "1",
+      "-extfile",
+      "server.ext",
+    ]);
+    return {
+      certPem: readFileSync(join(directory, "server.crt"), "utf8"),
+      keyPem: readFileSync(join(directory, "server.key"), "utf8"),
     };
   } finally {
     rmSync(directory, { recursive: true, force: true });
