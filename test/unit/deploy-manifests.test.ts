@@ -61,6 +61,9 @@ test("sidecar overlay: the Role grants exactly the configured resources, in the 
     /- name: POD_NAMESPACE\n\s+valueFrom:\n\s+fieldRef:\n\s+fieldPath: metadata\.namespace/,
   );
   assert.ok(kustomization.namespace);
+  // A native sidecar's readiness counts toward the operator pod's Ready condition: it has no readiness probe.
+  assert.doesNotMatch(patch.replace(/#.*$/gm, ""), /readinessProbe/);
+  assert.match(patch, /restartPolicy: Always/);
 });
 
 test("Dockerfile: bases pinned by digest, the project's Node, production dependencies, no npm in the final stage", () => {
