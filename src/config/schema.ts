@@ -1,5 +1,6 @@
 // The configuration as the rest of the program sees it, after validation and
 // defaults. The YAML shape is documented in config.example.yaml.
+import { defaultStatusPage, type StatusPageConfig } from "./status-page.ts";
 
 export interface LabelMapping {
   from: "label" | "annotation";
@@ -91,6 +92,7 @@ export interface Config {
   webConfigFile: string | undefined;
   /** Who may read /metrics: anyone who can connect, or whom Kubernetes RBAC allows (needs HTTPS). */
   metricsAuth: "none" | "kubernetes";
+  statusPage: StatusPageConfig;
 }
 
 export const defaultResourceOptions: ResourceOptions = {
@@ -141,4 +143,5 @@ export const defaultConfig: Config = {
   auditReceiver: undefined,
   webConfigFile: undefined,
   metricsAuth: "none",
+  statusPage: defaultStatusPage,
 };

@@ -10,6 +10,7 @@ import {
   type ResourceOptions,
   type ResourceSelector,
 } from "./schema.ts";
+import { statusPageConfig } from "./status-page.ts";
 
 export class ConfigError extends Error {
   readonly problems: string[];
@@ -27,7 +28,7 @@ function show(value: unknown): string {
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }
 
-class Checker {
+export class Checker {
   readonly problems: string[] = [];
 
   fail(path: string, expected: string, value: unknown): undefined {
@@ -327,6 +328,7 @@ export function validateConfig(input: unknown): Config {
     "auditReceiver",
     "webConfigFile",
     "metricsAuth",
+    "statusPage",
   ]);
   if (!raw) throw new ConfigError(c.problems);
   const crdDiscovery = c.boolean("crdDiscovery", raw.crdDiscovery) ?? defaultConfig.crdDiscovery;
@@ -385,6 +387,7 @@ export function validateConfig(input: unknown): Config {
     webConfigFile: c.string("webConfigFile", raw.webConfigFile),
     metricsAuth:
       c.oneOf("metricsAuth", raw.metricsAuth, ["none", "kubernetes"] as const) ?? defaultConfig.metricsAuth,
+    statusPage: statusPageConfig(c, raw.statusPage),
   };
   if (c.problems.length > 0) throw new ConfigError(c.problems);
   return config;
