@@ -302,8 +302,9 @@ export function chartValues(): Group {
       auth: oneOf(
         ["none", "kubernetes"],
         "none",
-        "`kubernetes`: /metrics needs a bearer token that passes a TokenReview and may `get` the non-resource URL " +
-          "/metrics (kube-prometheus-stack's Prometheus role grants that). Needs `web.tls.enabled`; binds " +
+        "`kubernetes`: /metrics (every path but the probes) needs a bearer token that passes a TokenReview and may " +
+          "`get` the path, a non-resource URL (kube-prometheus-stack's Prometheus role grants `get` on /metrics). " +
+          "Needs `web.tls.enabled`; binds " +
           "system:auth-delegator to the service account, and the ServiceMonitor sends Prometheus' token.",
       ),
     }),

@@ -1,17 +1,19 @@
 // metricsAuth: kubernetes — who may read /metrics is decided by the cluster,
 // the way kube-rbac-proxy and controller-runtime's secure metrics serving do:
 // the scraper's bearer token is checked with a TokenReview, then its user may
-// `get` the non-resource path with a SubjectAccessReview. Prometheus scrapes
-// with its service account token; kube-prometheus-stack's Prometheus role
-// already grants `get` on /metrics. /healthz and /readyz stay open for the
-// kubelet's probes. Decisions are cached briefly per token (allowed 2 min,
+// `get` the request's path (a non-resource URL) with a SubjectAccessReview.
+// Prometheus scrapes with its service account token; kube-prometheus-stack's
+// Prometheus role already grants `get` on /metrics. Every path but /healthz
+// and /readyz (the kubelet's probes carry no token) is protected, so pages
+// added to the listener later are covered without a second thought. Decisions are cached briefly per token (allowed 2 min,
 // refused 10 s), so each scrape costs no API calls.
 import { createHash } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { KubeClient } from "../kube/client.ts";
 import type { Logger } from "../log.ts";
 
-export const protectedPaths: readonly string[] = ["/metrics"];
+/** Paths the kubelet probes: no token needed. */
+export const openPaths: readonly string[] = ["/healthz", "/readyz"];
 
 export type AuthDecision =
   | { allowed: true; user: string }
@@ -47,7 +49,7 @@ export class KubernetesMetricsAuth {
     this.#now = options.now ?? Date.now;
   }
 
-  /** Decides a request for `path` (a protected path) by its Authorization header. */
+  /** Decides a request for `path` by its Authorization header. */
   async authorize(authorization: string | undefined, path: string): Promise<AuthDecision> {
     const token = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "")?.[1];
     if (!token) return { allowed: false, status: 401, reason: "a bearer token is required" };
@@ -109,7 +111,7 @@ export class KubernetesMetricsAuth {
   }
 }
 
-/** Wraps a request handler: protected paths need an allowed decision, the rest passes through. */
+/** Wraps a request handler: every path but the probes' needs an allowed decision. */
 export function withMetricsAuth(
   auth: KubernetesMetricsAuth,
   handler: (req: IncomingMessage, res: ServerResponse) => void,
@@ -118,7 +120,7 @@ export function withMetricsAuth(
   const log = logger.child({ component: "metrics-auth" });
   return (req, res) => {
     const path = (req.url ?? "/").split("?")[0] ?? "/";
-    if (!protectedPaths.includes(path)) {
+    if (openPaths.includes(path)) {
       handler(req, res);
       return;
     }

@@ -210,7 +210,7 @@ test("plain HTTP to the TLS port is refused: no answer in clear text", async () 
   assert.doesNotMatch(answer, /cr_condition/);
 });
 
-test("/metrics needs a token RBAC allows; /healthz and /readyz stay open for probes", async () => {
+test("/metrics (and every path but the probes') needs a token RBAC allows; /healthz and /readyz stay open", async () => {
   const url = exporter.exporter.url;
   assert.equal((await httpsGet(`${url}/metrics`)).status, 401);
   assert.equal((await httpsGet(`${url}/metrics`, { token: "not-a-token" })).status, 401);
@@ -222,6 +222,9 @@ test("/metrics needs a token RBAC allows; /healthz and /readyz stay open for pro
   assert.match(allowed.body, /^cr_condition\{/m);
   assert.equal((await httpsGet(`${url}/healthz`)).status, 200);
   assert.equal((await httpsGet(`${url}/readyz`)).status, 200);
+  // Any other path is protected too (its own non-resource URL), existing or not.
+  assert.equal((await httpsGet(`${url}/anything-else`)).status, 401);
+  assert.equal((await httpsGet(`${url}/anything-else`, { token: scraper.token })).status, 403);
   // A presented certificate from another CA is not trusted: the connection is dropped.
   const other = makeTestCertificates("intruder");
   await assert.rejects(
