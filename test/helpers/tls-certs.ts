@@ -15,18 +15,51 @@ export interface TestCertificates {
   clientKeyPem: string;
 }
 
+const newKey = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
+const serverExtensions = "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n";
+
 function openssl(directory: string, args: string[]): void {
   execFileSync("openssl", args, { cwd: directory, stdio: ["ignore", "ignore", "pipe"] });
 }
 
-export function makeTestCertificates(clientName = "kube-apiserver"): TestCertificates {
+/** Writes <name>.key and <name>.crt, signed by ca.crt/ca.key in `directory`. */
+function issue(directory: string, name: string, subject: string, extensions: string): void {
+  writeFileSync(join(directory, `${name}.ext`), extensions);
+  openssl(directory, ["req", ...newKey, "-keyout", `${name}.key`, "-out", `${name}.csr`, "-subj", subject]);
+  openssl(directory, [
+    "x509",
+    "-req",
+    "-in",
+    `${name}.csr`,
+    "-CA",
+    "ca.crt",
+    "-CAkey",
+    "ca.key",
+    "-CAcreateserial",
+    "-out",
+    `${name}.crt`,
+    "-days",
+    "1",
+    "-extfile",
+    `${name}.ext`,
+  ]);
+}
+
+function inScratch<T>(use: (directory: string, read: (file: string) => string) => T): T {
   const directory = mkdtempSync(join(tmpdir(), "cr-test-tls-"));
   try {
-    const key = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
+    return use(directory, (file) => readFileSync(join(directory, file), "utf8"));
+  } finally {
+    rmSync(directory, { recursive: true, force: true });
+  }
+}
+
+export function makeTestCertificates(clientName = "kube-apiserver"): TestCertificates {
+  return inScratch((directory, read) => {
     openssl(directory, [
       "req",
       "-x509",
-      ...key,
+      ...newKey,
       "-keyout",
       "ca.key",
       "-out",
@@ -36,34 +69,8 @@ export function makeTestCertificates(clientName = "kube-apiserver"): TestCertifi
       "-subj",
       "/CN=test-ca",
     ]);
-    const issue = (name: string, subject: string, extensions: string): void => {
-      writeFileSync(join(directory, `${name}.ext`), extensions);
-      openssl(directory, ["req", ...key, "-keyout", `${name}.key`, "-out", `${name}.csr`, "-subj", subject]);
-      openssl(directory, [
-        "x509",
-        "-req",
-        "-in",
-        `${name}.csr`,
-        "-CA",
-        "ca.crt",
-        "-CAkey",
-        "ca.key",
-        "-CAcreateserial",
-        "-out",
-        `${name}.crt`,
-        "-days",
-        "1",
-        "-extfile",
-        `${name}.ext`,
-      ]);
-    };
-    issue(
-      "server",
-      "/CN=127.0.0.1",
-      "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n",
-    );
-    issue("client", `/CN=${clientName}`, "extendedKeyUsage=clientAuth\n");
-    const read = (file: string): string => readFileSync(join(directory, file), "utf8");
+    issue(directory, "server", "/CN=127.0.0.1", serverExtensions);
+    issue(directory, "client", `/CN=${clientName}`, "extendedKeyUsage=clientAuth\n");
     return {
       caPem: read("ca.crt"),
       caKeyPem: read("ca.key"),
@@ -72,57 +79,15 @@ export function makeTestCertificates(clientName = "kube-apiserver"): TestCertifi
       clientCertPem: read("client.crt"),
       clientKeyPem: read("client.key"),
     };
-  } finally {
-    rmSync(directory, { recursive: true, force: true });
-  }
+  });
 }
 
 /** A new serving certificate and key for 127.0.0.1/localhost from the same CA (a rotation). */
 export function reissueServerCertificate(certs: TestCertificates): { certPem: string; keyPem: string } {
-  const directory = mkdtempSync(join(tmpdir(), "cr-test-tls-"));
-  try {
+  return inScratch((directory, read) => {
     writeFileSync(join(directory, "ca.crt"), certs.caPem);
     writeFileSync(join(directory, "ca.key"), certs.caKeyPem);
-    writeFileSync(
-      join(directory, "server.ext"),
-      "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n",
-    );
-    openssl(directory, [
-      "req",
-      "-newkey",
-      "ec",
-      "-pkeyopt",
-      "ec_paramgen_curve:prime256v1",
-      "-nodes",
-      "-keyout",
-      "server.key",
-      "-out",
-      "server.csr",
-      "-subj",
-      "/CN=127.0.0.1",
-    ]);
-    openssl(directory, [
-      "x509",
-      "-req",
-      "-in",
-      "server.csr",
-      "-CA",
-      "ca.crt",
-      "-CAkey",
-      "ca.key",
-      "-CAcreateserial",
-      "-out",
-      "server.crt",
-      "-days",
-      "1",
-      "-extfile",
-      "server.ext",
-    ]);
-    return {
-      certPem: readFileSync(join(directory, "server.crt"), "utf8"),
-      keyPem: readFileSync(join(directory, "server.key"), "utf8"),
-    };
-  } finally {
-    rmSync(directory, { recursive: true, force: true });
-  }
+    issue(directory, "server", "/CN=127.0.0.1", serverExtensions);
+    return { certPem: read("server.crt"), keyPem: read("server.key") };
+  });
 }

@@ -4,6 +4,7 @@ import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { repositoryRoot } from "../../scripts/deploy-sync.ts";
+import { keyValueLines } from "../deploy/tools.ts";
 
 export interface BuiltImage {
   /** The image in containers-storage, for `podman run`. */
@@ -39,17 +40,7 @@ export function buildImage(): BuiltImage {
     stdio: ["ignore", "pipe", "inherit"],
     timeout: 900_000,
   });
-  const values = new Map(
-    output
-      .trim()
-      .split("\n")
-      .map((line) => line.split("=", 2) as [string, string]),
-  );
-  const get = (key: string): string => {
-    const value = values.get(key);
-    if (!value) throw new Error(`build.sh printed no ${key}= line:\n${output}`);
-    return value;
-  };
+  const get = keyValueLines(output, "build.sh");
   cached = {
     image: get("image"),
     oci: get("oci"),
