@@ -175,4 +175,11 @@ EOF
 mv "$staging" "$out"
 touch "$out/.done"
 log "built $image in $(($(date +%s) - started))s; layers and sizes in $out/summary.json"
+
+# Each source change is a new build: keep the three newest, drop older layouts and tags.
+for old in $(ls -1dt "$cache"/*/.done 2>/dev/null | tail -n +4); do
+  stale=$(dirname "$old")
+  buildah rmi "localhost/cr-status-exporter:$version-$(basename "$stale")" >/dev/null 2>&1 || true
+  rm -rf "$stale"
+done
 report
