@@ -9,6 +9,7 @@ import type { Logger } from "./log.ts";
 import {
   createDiscoveryKindResolver,
   createStatusWriteMetrics,
+  operatorUserFrom,
   startApiProxy,
   startAuditReceiver,
   type Upstream,
@@ -16,6 +17,8 @@ import {
 
 export interface StatusWriteSources {
   proxyUrl: string | undefined;
+  /** The CA that signed the proxy's serving certificate (undefined for plain HTTP). */
+  proxyCaPem: string | undefined;
   auditUrl: string | undefined;
   close(): Promise<void>;
 }
@@ -38,7 +41,7 @@ export async function startStatusWriteSources(
   logger: Logger,
 ): Promise<StatusWriteSources> {
   if (!config.apiProxy && !config.auditReceiver) {
-    return { proxyUrl: undefined, auditUrl: undefined, close: async () => {} };
+    return { proxyUrl: undefined, proxyCaPem: undefined, auditUrl: undefined, close: async () => {} };
   }
   const metrics = createStatusWriteMetrics(registry, config.metricPrefix);
   // Kinds are resolved through discovery with the exporter's own identity.
@@ -61,6 +64,7 @@ export async function startStatusWriteSources(
   });
   const closers: (() => Promise<void>)[] = [];
   let proxyUrl: string | undefined;
+  let proxyCaPem: string | undefined;
   let auditUrl: string | undefined;
   try {
     if (config.apiProxy) {
@@ -72,6 +76,10 @@ export async function startStatusWriteSources(
           upstream: upstreamOf(kubeConfig),
           kubeconfigPath: p.kubeconfigPath,
           tokenFile: p.tokenFile,
+          user: p.userFromKubeconfig
+            ? operatorUserFrom(p.userFromKubeconfig, "apiProxy.userFromKubeconfig")
+            : undefined,
+          plainHttp: p.plainHttp,
           kinds,
         },
         metrics,
@@ -79,6 +87,7 @@ export async function startStatusWriteSources(
       );
       closers.push(() => proxy.close());
       proxyUrl = proxy.url;
+      proxyCaPem = proxy.caPem;
     }
     if (config.auditReceiver) {
       const a = config.auditReceiver;
@@ -105,6 +114,7 @@ export async function startStatusWriteSources(
   }
   return {
     proxyUrl,
+    proxyCaPem,
     auditUrl,
     close: async () => {
       await Promise.all(closers.map((close) => close()));

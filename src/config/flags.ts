@@ -13,6 +13,8 @@ export interface Flags {
   apiProxyListen: string | undefined;
   apiProxyAllowNonLoopback: boolean;
   apiProxyKubeconfig: string | undefined;
+  apiProxyPlainHttp: boolean;
+  apiProxyUserFromKubeconfig: string | undefined;
   auditListen: string | undefined;
   auditTlsCert: string | undefined;
   auditTlsKey: string | undefined;
@@ -37,6 +39,11 @@ export const usage = `Usage: cr-status-exporter [flags]
   --api-proxy-allow-non-loopback
   --api-proxy-kubeconfig PATH
                            write a kubeconfig pointing the operator at the proxy
+  --api-proxy-user-from-kubeconfig PATH
+                           in that kubeconfig, use the current user of this one (token, exec plugin, …;
+                           not a client certificate) instead of the pod's service-account token
+  --api-proxy-plain-http   serve plain HTTP instead of TLS (client-go, so kubectl and
+                           controller-runtime, then sends no credentials: do not use with them)
   --audit-listen HOST:PORT run the audit webhook receiver (HTTPS)
   --audit-tls-cert PATH, --audit-tls-key PATH
                            its serving certificate and key
@@ -63,6 +70,8 @@ export function parseFlags(argv: string[]): Flags {
         "api-proxy-listen": { type: "string" },
         "api-proxy-allow-non-loopback": { type: "boolean", default: false },
         "api-proxy-kubeconfig": { type: "string" },
+        "api-proxy-plain-http": { type: "boolean", default: false },
+        "api-proxy-user-from-kubeconfig": { type: "string" },
         "audit-listen": { type: "string" },
         "audit-tls-cert": { type: "string" },
         "audit-tls-key": { type: "string" },
@@ -83,6 +92,8 @@ export function parseFlags(argv: string[]): Flags {
       apiProxyListen: values["api-proxy-listen"],
       apiProxyAllowNonLoopback: values["api-proxy-allow-non-loopback"] ?? false,
       apiProxyKubeconfig: values["api-proxy-kubeconfig"],
+      apiProxyPlainHttp: values["api-proxy-plain-http"] ?? false,
+      apiProxyUserFromKubeconfig: values["api-proxy-user-from-kubeconfig"],
       auditListen: values["audit-listen"],
       auditTlsCert: values["audit-tls-cert"],
       auditTlsKey: values["audit-tls-key"],
@@ -110,6 +121,8 @@ export function flagOverrides(flags: Flags): Record<string, unknown> {
   set(proxy, "listen", flags.apiProxyListen);
   if (flags.apiProxyAllowNonLoopback) proxy.allowNonLoopback = true;
   set(proxy, "kubeconfigPath", flags.apiProxyKubeconfig);
+  if (flags.apiProxyPlainHttp) proxy.plainHttp = true;
+  set(proxy, "userFromKubeconfig", flags.apiProxyUserFromKubeconfig);
   if (Object.keys(proxy).length > 0) out.apiProxy = proxy;
   const audit: Record<string, unknown> = {};
   set(audit, "listen", flags.auditListen);

@@ -66,6 +66,10 @@ export interface ApiProxyConfig {
   kubeconfigPath: string | undefined;
   /** Token file that kubeconfig names (default: the pod's service-account token). */
   tokenFile: string | undefined;
+  /** A kubeconfig whose current user that kubeconfig uses instead of tokenFile. */
+  userFromKubeconfig: string | undefined;
+  /** Serve plain HTTP instead of TLS (client-go sends no credentials over it). */
+  plainHttp: boolean;
 }
 
 /** The audit webhook receiver (off when undefined). */

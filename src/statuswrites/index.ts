@@ -19,5 +19,6 @@ export {
   type StatusWriteObservation,
 } from "./metrics.ts";
 export { operatorKubeconfigYaml, writeOperatorKubeconfig } from "./operator-kubeconfig.ts";
+export { type OperatorUser, operatorUserFrom } from "./operator-user.ts";
 export { isStatusWrite, parseResourceRequest, type ResourceRequest } from "./request-path.ts";
 export { inClusterUpstream, kubeconfigUpstream, serviceAccountTokenPath, type Upstream } from "./upstream.ts";
