@@ -97,8 +97,11 @@ export function openWatch(base: string, path: string, token: string, caPem?: str
       headers: { Authorization: `Bearer ${token}` },
       agent: false,
     });
+    // Until the response starts: a proxy that never answers fails the test instead of hanging it.
+    req.setTimeout(30_000, () => req.destroy(new Error(`watch ${path}: no response in 30 s`)));
     req.on("error", reject);
     req.on("response", (res: IncomingMessage) => {
+      req.setTimeout(0);
       const events: WatchEvent[] = [];
       const waiters: { predicate: (e: WatchEvent) => boolean; resolve: (e: WatchEvent) => void }[] = [];
       let buffered = "";
