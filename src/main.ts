@@ -2,6 +2,7 @@
 // Entry point: flags and configuration, Kubernetes credentials, the exporter,
 // configuration hot reload, and a clean shutdown on SIGINT/SIGTERM.
 import { KubeConfig } from "@kubernetes/client-node";
+import { runSubcommand } from "./cli/index.ts";
 import { flagOverrides, parseFlags, usage } from "./config/flags.ts";
 import { loadConfigFile, watchConfigFile } from "./config/load.ts";
 import { ConfigError } from "./config/validate.ts";
@@ -24,6 +25,11 @@ function loadKubeConfig(path: string | undefined, context: string | undefined): 
 }
 
 async function main(): Promise<void> {
+  const subcommandExit = await runSubcommand(process.argv.slice(2));
+  if (subcommandExit !== undefined) {
+    process.exitCode = subcommandExit;
+    return;
+  }
   const flags = parseFlags(process.argv.slice(2));
   if (flags.help) {
     process.stdout.write(usage);

@@ -25,6 +25,8 @@ export interface Flags {
 }
 
 export const usage = `Usage: cr-status-exporter [flags]
+       cr-status-exporter status [flags]    what is not Ready, from the cluster or a running exporter
+       cr-status-exporter explain [flags]   which CRDs are watched and the series they would cost
 
   --config PATH            YAML configuration file (see config.example.yaml); reloaded when it changes
   --kubeconfig PATH        kubeconfig to use (default: $KUBECONFIG, ~/.kube/config, or in-cluster)

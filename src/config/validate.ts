@@ -11,6 +11,7 @@ import {
   type ResourceOptions,
   type ResourceSelector,
 } from "./schema.ts";
+import { statusPageConfig } from "./status-page.ts";
 import { apiProxy, auditReceiver } from "./validate-status-writes.ts";
 
 export class ConfigError extends Error {
@@ -196,6 +197,7 @@ export function validateConfig(input: unknown): Config {
     "tracing",
     "apiProxy",
     "auditReceiver",
+    "statusPage",
   ]);
   if (!raw) throw new ConfigError(c.problems);
   const crdDiscovery = c.boolean("crdDiscovery", raw.crdDiscovery) ?? defaultConfig.crdDiscovery;
@@ -251,6 +253,7 @@ export function validateConfig(input: unknown): Config {
     tracing,
     apiProxy: apiProxy(c, raw.apiProxy),
     auditReceiver: auditReceiver(c, raw.auditReceiver),
+    statusPage: statusPageConfig(c, raw.statusPage),
   };
   if (c.problems.length > 0) throw new ConfigError(c.problems);
   return config;
