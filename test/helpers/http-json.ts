@@ -3,6 +3,7 @@
 // streaming watch.
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest, type RequestOptions } from "node:https";
+import { readJsonOrText } from "../cluster/rest.ts";
 
 export interface HttpResponse<T = unknown> {
   status: number;
@@ -52,19 +53,10 @@ export class HttpJsonClient {
         timeout: 30_000,
       });
       req.on("response", (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("error", reject);
-        res.on("end", () => {
-          const text = Buffer.concat(chunks).toString("utf8");
-          let parsed: unknown = text;
-          try {
-            parsed = text ? JSON.parse(text) : undefined;
-          } catch {
-            // plain text stays text
-          }
-          resolve({ status: res.statusCode ?? 0, body: parsed as T, reusedSocket: req.reusedSocket });
-        });
+        readJsonOrText(res).then(
+          (body) => resolve({ status: res.statusCode ?? 0, body: body as T, reusedSocket: req.reusedSocket }),
+          reject,
+        );
       });
       req.on("timeout", () => req.destroy(new Error(`${method} ${path} timed out`)));
       req.on("error", reject);

@@ -17,23 +17,14 @@ minor=$(echo "$kube_version" | cut -d. -f2)
 dest="${XDG_CACHE_HOME:-$HOME/.cache}/cr-status-exporter/tools/kubectl-$kube_version"
 want=$(go_cache_want "$mod")
 
-if go_cache_fresh "$dest" "$want" kubectl; then
-  echo "$dest/kubectl"
-  exit 0
-fi
-if ! command -v go >/dev/null 2>&1; then
-  echo "build-kubectl: Go is not installed; install Go >= 1.26 or set KUBECTL_BINARY to a kubectl ($kube_version) binary" >&2
-  exit 1
-fi
-go_build_env
-go_cache_lock "$dest"
-if go_cache_fresh "$dest" "$want" kubectl; then
+no_go="build-kubectl: Go is not installed; install Go >= 1.26 or set KUBECTL_BINARY to a kubectl ($kube_version) binary"
+if go_cache_begin "$dest" "$want" "$no_go" kubectl; then
   echo "$dest/kubectl"
   exit 0
 fi
 cd "$mod"
 start=$(date +%s)
-echo "build-kubectl: building kubectl $kube_version into $dest (about 1 minute on 2 cores after the control plane's build, about 4 minutes cold)" >&2
+echo "build-kubectl: building kubectl $kube_version into $dest (about 1 minute on 2 cores after the control plane's build, 2 to 4 minutes cold)" >&2
 go mod download >&2
 cb=k8s.io/component-base/version
 go build -ldflags "-s -w -X $cb.gitVersion=$kube_version -X $cb.gitMajor=1 -X $cb.gitMinor=$minor \
