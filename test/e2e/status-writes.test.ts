@@ -6,7 +6,7 @@
 // an operator beside it does.
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, afterEach, before, test } from "node:test";
@@ -19,16 +19,19 @@ import {
   createDiscoveryFetcher,
   createDiscoveryKindResolver,
   createStatusWriteMetrics,
+  type KindResolver,
   operatorUserFrom,
   startApiProxy,
   startAuditReceiver,
 } from "../../src/statuswrites/index.ts";
 import {
   ControlPlane,
+  changeSpec,
   createCr,
   crPath,
   getCr,
   installCrd,
+  patchStatus,
   refFor,
   type TestUser,
   waitUntil,
@@ -36,6 +39,7 @@ import {
 import { HttpJsonClient, openWatch } from "../helpers/http-json.ts";
 import { makeTestCertificates } from "../helpers/tls-certs.ts";
 import { kubectl, resolveKubectl } from "../kubectl/index.ts";
+import { resolveWidgetOperator, startWidgetOperator } from "../operator/index.ts";
 
 const directory = mkdtempSync(join(tmpdir(), "cr-status-writes-"));
 const registry = new Registry();
@@ -49,6 +53,7 @@ const operatorTokenFile = join(directory, "operator-token");
 let plane: ControlPlane | undefined;
 let receiver: AuditReceiver | undefined;
 let proxy: ApiProxy | undefined;
+let kinds: KindResolver | undefined;
 
 function running(): { plane: ControlPlane; proxy: ApiProxy } {
   if (!plane || !proxy) throw new Error("not started");
@@ -71,12 +76,14 @@ const auditPolicy = {
 };
 
 before(async () => {
-  resolveKubectl(); // built (once) before anything starts
+  // Built (once) before anything starts.
+  resolveKubectl();
+  resolveWidgetOperator();
   const certs = makeTestCertificates();
   // Kinds come from discovery with an identity that has no grants at all:
   // discovery is open to every authenticated user.
   let discoveryToken: string | undefined;
-  const kinds = createDiscoveryKindResolver({
+  kinds = createDiscoveryKindResolver({
     fetchResourceList: (group, version) =>
       createDiscoveryFetcher({
         server: running().plane.server,
@@ -616,6 +623,112 @@ test("over plain HTTP (opt-in) kubectl sends no credentials: the reason TLS is t
   } finally {
     await plain.close();
   }
+});
+
+test("a controller-runtime operator reconciles widgets through the proxy: Ready flips, its 409 retries are counted in both sources", async (t) => {
+  const { plane } = running();
+  const namespace = await plane.createNamespace("op");
+  const operator = plane.mintUser();
+  await plane.grant(operator, namespace, [
+    { apiGroups: ["example.com"], resources: ["widgets"], verbs: ["get", "list", "watch"] },
+    { apiGroups: ["example.com"], resources: ["widgets/status"], verbs: ["get", "update", "patch"] },
+  ]);
+  const names = ["wa", "wb", "wc"];
+  for (const name of names)
+    await createCr(plane.admin.rest, refFor("widgets", namespace, name), name, { size: 1 });
+  // The operator's own proxy (same metrics), kubeconfig and token file, as in its pod.
+  const home = join(directory, "widget-operator");
+  mkdirSync(home);
+  const tokenFile = join(home, "token");
+  writeFileSync(tokenFile, `${operator.token}\n`);
+  const kubeconfig = join(home, "kubeconfig");
+  const operatorProxy = await startApiProxy(
+    {
+      listen: "127.0.0.1:0",
+      upstream: { server: plane.server, caPem: plane.caPem },
+      kubeconfigPath: kubeconfig,
+      tokenFile,
+      kinds,
+    },
+    metrics,
+    logger,
+  );
+  const watch = await openWatch(
+    plane.server,
+    `${crPath(refFor("widgets", namespace))}?watch=true`,
+    plane.admin.token,
+    plane.caPem,
+  );
+  const op = startWidgetOperator({ kubeconfig, namespace, workDelay: "2s" });
+  const started = performance.now();
+  try {
+    // Someone else writes wa's status while the operator works on it: the
+    // operator's next Update carries a stale resourceVersion and gets 409.
+    await op.waitForLine(new RegExp(`^working on ${namespace}/wa generation 1$`), 60_000);
+    await patchStatus(plane.admin.rest, refFor("widgets", namespace, "wa"), {
+      lastHeartbeatTime: new Date().toISOString().replace(/\.\d+Z$/, "Z"),
+    });
+    const failed = await op.waitForLine(
+      new RegExp(`^status update of ${namespace}/wa \\(Ready=True\\) failed`),
+      30_000,
+    );
+    assert.match(failed, /the object has been modified/);
+    for (const name of names) {
+      await op.waitForLine(new RegExp(`^ready ${namespace}/${name} generation 1$`), 60_000);
+    }
+    // A spec change: Ready goes False while the operator works, then True again.
+    await changeSpec(plane.admin.rest, refFor("widgets", namespace, "wb"), { size: 2 });
+    await op.waitForLine(new RegExp(`^ready ${namespace}/wb generation 2$`), 60_000);
+    const wb = await getCr(plane.admin.rest, refFor("widgets", namespace, "wb"));
+    assert.equal(wb.status?.observedGeneration, 2);
+    const readyOf = (object: { metadata?: { generation?: number }; status?: Record<string, unknown> }) => {
+      const conditions = (object.status?.conditions ?? []) as { type: string; status: string }[];
+      return `${object.metadata?.generation}:${conditions.find((c) => c.type === "Ready")?.status ?? "-"}`;
+    };
+    await watch.waitFor((e) => e.object.metadata?.name === "wb" && readyOf(e.object) === "2:True", 10_000);
+    const flips = watch.events
+      .filter((e) => e.object.metadata?.name === "wb")
+      .map((e) => readyOf(e.object))
+      .filter((state, i, all) => state !== all[i - 1]);
+    t.diagnostic(`wb Ready by generation, as watched: ${flips.join(" → ")}`);
+    assert.deepEqual(flips, ["1:-", "1:False", "1:True", "2:True", "2:False", "2:True"]);
+  } finally {
+    await op.stop();
+    watch.close();
+    await operatorProxy.close();
+  }
+  t.diagnostic(`operator ran ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  const conflictLines = op.lines.filter((l) => /^status update of .* failed: .*has been modified/.test(l));
+  assert.ok(conflictLines.length >= 1);
+  assert.ok(
+    op.lines.some((l) => l.includes("Reconciler error") && l.includes("the object has been modified")),
+    "controller-runtime took the conflict as an error to retry",
+  );
+
+  const requests = "cr_status_update_requests_total";
+  const proxyCount = (code: string) =>
+    sample(requests, { ...widget, namespace, verb: "update", code, source: "proxy" });
+  const byUser = (code: string) =>
+    sample("cr_status_update_requests_by_user_total", { user: operator.name, ...widget, code });
+  assert.equal(
+    await proxyCount("409"),
+    conflictLines.length,
+    "every 409 the operator saw, counted by the proxy",
+  );
+  await waitUntil(
+    "the audit source has every write of the operator, by its user",
+    30_000,
+    async () =>
+      (await byUser("200")) === (await proxyCount("200")) && (await byUser("409")) === conflictLines.length,
+  );
+  const failures = "cr_status_update_failures_total";
+  for (const source of ["proxy", "audit"]) {
+    assert.equal(
+      await sample(failures, { ...widget, namespace, reason: "Conflict", source }),
+      conflictLines.length,
+    );
+  }
+  console.error(`# the operator's writes:\n${(await seriesFor(namespace, [operator.name])).join("\n")}`);
 });
 
 test("a non-loopback listen address is refused without the explicit flag", async () => {

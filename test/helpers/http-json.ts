@@ -71,7 +71,10 @@ export class HttpJsonClient {
 
 export interface WatchEvent {
   type: string;
-  object: { metadata?: { name?: string; resourceVersion?: string }; status?: Record<string, unknown> };
+  object: {
+    metadata?: { name?: string; resourceVersion?: string; generation?: number };
+    status?: Record<string, unknown>;
+  };
 }
 
 export interface WatchStream {
