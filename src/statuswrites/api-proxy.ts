@@ -147,7 +147,7 @@ export async function startApiProxy(
       warnedClientCertificate = true;
       log[level](
         bearer
-          ? "client certificate ignored: it cannot be forwarded through the proxy; the request's token is"
+          ? "client certificate ignored: it cannot be forwarded through the proxy; the request's token is forwarded instead"
           : "request with a client certificate and no token refused: a client certificate cannot be forwarded through the proxy",
         { method, path: url.split("?")[0] },
       );
