@@ -10,11 +10,12 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { Agent, request as httpsRequest } from "node:https";
 import { pipeline } from "node:stream";
 import type { Logger } from "../log.ts";
+import { closeServer, listenOn, parseHostPort } from "../server/listen.ts";
 import { BoundedPrefix } from "./bounded-prefix.ts";
 import { classifyFailure, isFailureCode, parseStatusPrefix } from "./classify.ts";
 import { endToEndHeaders, headerValue } from "./headers.ts";
 import { type KindResolver, kindOrPlural, pluralKindResolver } from "./kinds.ts";
-import { assertLoopbackUnlessAllowed, bindServer, parseListenAddress } from "./listen-address.ts";
+import { assertLoopbackUnlessAllowed } from "./listen-address.ts";
 import type { StatusWriteMetrics } from "./metrics.ts";
 import { writeOperatorKubeconfig } from "./operator-kubeconfig.ts";
 import { isStatusWrite, parseResourceRequest, type ResourceRequest } from "./request-path.ts";
@@ -56,7 +57,7 @@ export async function startApiProxy(
   metrics: StatusWriteMetrics,
   logger: Logger,
 ): Promise<ApiProxy> {
-  const address = parseListenAddress(options.listen, "apiProxy.listen");
+  const address = parseHostPort(options.listen, "apiProxy.listen");
   assertLoopbackUnlessAllowed(address, options.allowNonLoopback === true, "apiProxy.listen");
   const upstreamUrl = new URL(options.upstream.server);
   if (upstreamUrl.protocol !== "https:") {
@@ -198,7 +199,7 @@ export async function startApiProxy(
     if (socket.writable) socket.end("HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n");
   });
 
-  const bound = await bindServer(server, address);
+  const bound = await listenOn(server, address);
   const url = `http://${bound.host}:${bound.port}`;
   if (options.kubeconfigPath) {
     try {
@@ -221,10 +222,7 @@ export async function startApiProxy(
     url,
     port: bound.port,
     async close() {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
+      await closeServer(server);
       agent.destroy();
     },
   };

@@ -7,10 +7,10 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { createServer, type Server } from "node:https";
 import type { TLSSocket } from "node:tls";
 import type { Logger } from "../log.ts";
+import { closeServer, listenOn, parseHostPort } from "../server/listen.ts";
 import { AuditPayloadError, type AuditStatusWrite, parseAuditEventList } from "./audit-events.ts";
 import { classifyFailure } from "./classify.ts";
 import { type KindResolver, kindOrPlural, pluralKindResolver } from "./kinds.ts";
-import { bindServer, parseListenAddress } from "./listen-address.ts";
 import type { StatusWriteMetrics } from "./metrics.ts";
 
 export interface AuditReceiverOptions {
@@ -46,7 +46,7 @@ export async function startAuditReceiver(
   metrics: StatusWriteMetrics,
   logger: Logger,
 ): Promise<AuditReceiver> {
-  const address = parseListenAddress(options.listen, "auditReceiver.listen");
+  const address = parseHostPort(options.listen, "auditReceiver.listen");
   if (!options.bearerToken && !options.clientCaPem) {
     throw new Error(
       "auditReceiver: set bearerToken and/or clientCaPem; an unauthenticated receiver is refused",
@@ -161,7 +161,7 @@ export async function startAuditReceiver(
   );
   server.on("tlsClientError", (error) => log.debug("TLS handshake failed", { error }));
 
-  const bound = await bindServer(server, address);
+  const bound = await listenOn(server, address);
   const url = `https://${bound.host}:${bound.port}${path}`;
   log.info("audit receiver listening", {
     url,
@@ -172,10 +172,7 @@ export async function startAuditReceiver(
     url,
     port: bound.port,
     async close() {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
+      await closeServer(server);
     },
   };
 }

@@ -14,7 +14,6 @@ import { createLogger } from "../../src/log.ts";
 import {
   type ApiProxy,
   type AuditReceiver,
-  createDiscoveryFetcher,
   createDiscoveryKindResolver,
   createStatusWriteMetrics,
   startApiProxy,
@@ -26,6 +25,7 @@ import {
   crPath,
   getCr,
   installCrd,
+  RestClient,
   refFor,
   type TestUser,
   waitUntil,
@@ -73,11 +73,9 @@ before(async () => {
   let discoveryToken: string | undefined;
   const kinds = createDiscoveryKindResolver({
     fetchResourceList: (group, version) =>
-      createDiscoveryFetcher({
-        server: running().plane.server,
-        caPem: running().plane.caPem,
-        token: discoveryToken,
-      })(group, version),
+      new RestClient(running().plane.server, running().plane.caPem, discoveryToken).get(
+        group === "" ? `/api/${version}` : `/apis/${group}/${version}`,
+      ),
     onError: (error) => logger.warn("discovery failed", { error }),
   });
   // The receiver listens first: its port goes into the apiserver's webhook kubeconfig.

@@ -1,22 +1,19 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import {
-  assertLoopbackUnlessAllowed,
-  isLoopbackHost,
-  parseListenAddress,
-} from "../../../src/statuswrites/listen-address.ts";
+import { parseHostPort } from "../../../src/server/listen.ts";
+import { assertLoopbackUnlessAllowed, isLoopbackHost } from "../../../src/statuswrites/listen-address.ts";
 
 test("parses host:port forms", () => {
-  assert.deepEqual(parseListenAddress("127.0.0.1:8001", "f"), { host: "127.0.0.1", port: 8001 });
-  assert.deepEqual(parseListenAddress("[::1]:0", "f"), { host: "::1", port: 0 });
-  assert.deepEqual(parseListenAddress("localhost:9", "f"), { host: "localhost", port: 9 });
-  assert.deepEqual(parseListenAddress(":8443", "f"), { host: "", port: 8443 });
+  assert.deepEqual(parseHostPort("127.0.0.1:8001", "f"), { host: "127.0.0.1", port: 8001 });
+  assert.deepEqual(parseHostPort("[::1]:0", "f"), { host: "::1", port: 0 });
+  assert.deepEqual(parseHostPort("localhost:9", "f"), { host: "localhost", port: 9 });
+  assert.deepEqual(parseHostPort(":8443", "f"), { host: "", port: 8443 });
 });
 
 test("rejects malformed addresses naming the field and value", () => {
   for (const bad of ["127.0.0.1", "127.0.0.1:", "127.0.0.1:70000", "::1:80", "host:port", ""]) {
     assert.throws(
-      () => parseListenAddress(bad, "apiProxy.listen"),
+      () => parseHostPort(bad, "apiProxy.listen"),
       (error: unknown) =>
         error instanceof Error &&
         error.message.startsWith("apiProxy.listen:") &&
