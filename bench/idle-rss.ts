@@ -7,6 +7,7 @@
 //   node bench/idle-rss.ts                 # this checkout, 3 runs
 //   node bench/idle-rss.ts --repo DIR      # another checkout (its own src/main.ts)
 //   node bench/idle-rss.ts --runs 5 --node-arg=--max-semi-space-size=1
+//   node bench/idle-rss.ts --repo DIR --entry src/main.js   # a build of the sources without types
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -64,6 +65,7 @@ export async function measureIdleRss(
   repo: string,
   runs: number,
   nodeArgs: string[] = [],
+  entry = "src/main.ts",
 ): Promise<IdleRss> {
   const namespace = "idle";
   await plane.admin.rest.create("/api/v1/namespaces", { metadata: { name: namespace } }).catch(() => {});
@@ -74,7 +76,7 @@ export async function measureIdleRss(
     const configPath = join(dir, "sidecar.yaml");
     writeFileSync(configPath, stringify(sidecarConfig(namespace)));
     const listen = `127.0.0.1:${await freePort()}`;
-    const args = [...nodeArgs, join(repo, "src/main.ts"), "--kubeconfig", plane.kubeconfigPath];
+    const args = [...nodeArgs, join(repo, entry), "--kubeconfig", plane.kubeconfigPath];
     const child = spawn(process.execPath, [...args, "--config", configPath, "--listen", listen], {
       cwd: repo,
       stdio: ["ignore", "ignore", "inherit"],
@@ -103,12 +105,14 @@ if (import.meta.main) {
       repo: { type: "string", default: resolve(import.meta.dirname, "..") },
       runs: { type: "string", default: "3" },
       "node-arg": { type: "string", multiple: true, default: [] },
+      entry: { type: "string", default: "src/main.ts" },
     },
   });
   const plane = await ControlPlane.start();
   try {
     await installCrd(plane.admin.rest, "widgets");
-    const result = await measureIdleRss(plane, values.repo, Number(values.runs), values["node-arg"]);
+    const runs = Number(values.runs);
+    const result = await measureIdleRss(plane, values.repo, runs, values["node-arg"], values.entry);
     const shown = result.runsMiB.map((m) => m.toFixed(1)).join(", ");
     process.stdout.write(`idle RSS (MiB): median ${result.medianMiB.toFixed(1)} (runs: ${shown})\n`);
     writeFileSync(join(plane.directory, "idle-rss.json"), JSON.stringify(result));

@@ -5,7 +5,7 @@
 // back through Jaeger's query API.
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
-import { test } from "node:test";
+import { before, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { defaultProjectionSettings, projectObject } from "../../src/core/project.ts";
 import type { ObjectState, ResourceIdentity } from "../../src/core/state.ts";
@@ -80,6 +80,10 @@ function render(trace: JaegerTrace): string {
   return `trace ${trace.traceID}\n${lines.join("\n")}`;
 }
 
+before(async () => {
+  await installCrd((await testbed.ready()).admin.rest, "widgets");
+});
+
 for (const protocol of ["http/protobuf", "http/json"] as const) {
   test(`a rollout on a real apiserver becomes the expected traces in Jaeger (OTLP ${protocol})`, async () => {
     await rollout(protocol);
@@ -89,7 +93,6 @@ for (const protocol of ["http/protobuf", "http/json"] as const) {
 async function rollout(protocol: "http/protobuf" | "http/json"): Promise<void> {
   const { admin } = testbed.plane;
   const { jaeger } = backend;
-  await installCrd(admin.rest, "widgets");
   const ns = await testbed.plane.createNamespace("traced");
   const ref = refFor("widgets", ns, "w1");
   const cluster = `e2e-${randomBytes(3).toString("hex")}`;
