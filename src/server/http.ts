@@ -15,7 +15,7 @@ import {
   type SeriesSource,
   writeExposition,
 } from "../metrics/writer.ts";
-import { closeServer, parseHostPort } from "./listen.ts";
+import { closeServer, parseHostPort } from "../net/listen.ts";
 
 export interface ServerDeps {
   sources: () => readonly SeriesSource[];

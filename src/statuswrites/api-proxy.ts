@@ -10,7 +10,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { Agent, request as httpsRequest } from "node:https";
 import { pipeline } from "node:stream";
 import type { Logger } from "../log.ts";
-import { closeServer, listenOn, parseHostPort } from "../server/listen.ts";
+import { closeServer, listenOn, parseHostPort } from "../net/listen.ts";
 import { BoundedPrefix } from "./bounded-prefix.ts";
 import { classifyFailure, isFailureCode, parseStatusPrefix } from "./classify.ts";
 import { endToEndHeaders, headerValue } from "./headers.ts";

@@ -2,7 +2,7 @@
 // tokens of whoever connects, so by default only processes in the same network
 // namespace (the pod) may reach it.
 import { isIP } from "node:net";
-import type { HostPort } from "../server/listen.ts";
+import type { HostPort } from "../net/listen.ts";
 
 /** True for 127.0.0.0/8, ::1, ::ffff:127.x and "localhost". */
 export function isLoopbackHost(host: string): boolean {

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { after, test } from "node:test";
 import { DEFAULT_ALERT_OPTIONS, generateRuleGroups, renderRuleFile } from "../../alerts/src/index.ts";
 import { panelQueries } from "../../dashboards/src/index.ts";
-import { closeServer, listenOn } from "../../src/server/listen.ts";
+import { closeServer, listenOn } from "../../src/net/listen.ts";
 import { type PromAlert, usePrometheus } from "../prometheus/index.ts";
 
 const JOB = "cr-status-exporter";

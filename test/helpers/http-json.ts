@@ -1,6 +1,9 @@
 // A plain-HTTP JSON client for talking to the API proxy the way an operator
 // in the same pod does (bearer token, keep-alive), plus a streaming watch.
 import { Agent, type IncomingMessage, request } from "node:http";
+import { jsonOrText, readBody } from "../../src/net/http-body.ts";
+
+const maxBodyBytes = 64 * 1024 * 1024;
 
 export interface HttpResponse<T = unknown> {
   status: number;
@@ -38,19 +41,10 @@ export class HttpJsonClient {
         new URL(path, this.base),
         { method, headers, agent: this.agent, timeout: 30_000 },
         (res) => {
-          const chunks: Buffer[] = [];
-          res.on("data", (c: Buffer) => chunks.push(c));
-          res.on("error", reject);
-          res.on("end", () => {
-            const text = Buffer.concat(chunks).toString("utf8");
-            let parsed: unknown = text;
-            try {
-              parsed = text ? JSON.parse(text) : undefined;
-            } catch {
-              // plain text stays text
-            }
-            resolve({ status: res.statusCode ?? 0, body: parsed as T, reusedSocket: req.reusedSocket });
-          });
+          readBody(res, maxBodyBytes).then((raw) => {
+            const body = jsonOrText(raw) as T;
+            resolve({ status: res.statusCode ?? 0, body, reusedSocket: req.reusedSocket });
+          }, reject);
         },
       );
       req.on("timeout", () => req.destroy(new Error(`${method} ${path} timed out`)));

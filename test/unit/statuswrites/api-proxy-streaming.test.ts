@@ -9,7 +9,7 @@ import { after, before, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Registry } from "@prometheus-io/client";
 import { silentLogger } from "../../../src/log.ts";
-import { closeServer, listenOn } from "../../../src/server/listen.ts";
+import { closeServer, listenOn } from "../../../src/net/listen.ts";
 import { type ApiProxy, startApiProxy } from "../../../src/statuswrites/api-proxy.ts";
 import { createStatusWriteMetrics } from "../../../src/statuswrites/metrics.ts";
 import { makeTestCertificates } from "../../helpers/tls-certs.ts";

@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage } from "node:http";
 import { after, test } from "node:test";
 import { Registry } from "@prometheus-io/client";
 import { silentLogger } from "../../../src/log.ts";
-import { closeServer, listenOn } from "../../../src/server/listen.ts";
+import { closeServer, listenOn } from "../../../src/net/listen.ts";
 import { registerTracingMetrics } from "../../../src/tracing/metrics.ts";
 import {
   type Environment,
