@@ -1,8 +1,8 @@
 // Idle memory: the resident set of the exporter when it watches nothing yet,
 // which every sidecar pays. Starts the test control plane with the fixture
-// CRD, runs `node src/main.ts` with the sidecar configuration (CRD discovery
-// off, one explicit resource in one empty namespace, tracing off), waits for
-// /readyz, and reads /proc/<pid>/statm until it settles.
+// CRD, runs `node src/main.ts` with the shipped sidecar configuration (CRD
+// discovery off, one explicit resource in one empty namespace) and tracing
+// off, waits for /readyz, and reads /proc/<pid>/statm until it settles.
 //
 //   node bench/idle-rss.ts                 # this checkout, 3 runs
 //   node bench/idle-rss.ts --repo DIR      # another checkout (its own src/main.ts)
@@ -10,11 +10,12 @@
 //   node bench/idle-rss.ts --repo DIR --entry src/main.js   # a build of the sources without types
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
-import { stringify } from "yaml";
+import { parse, stringify } from "yaml";
+import { expandEnvironment } from "../src/config/load.ts";
 import { ControlPlane, installCrd, waitUntil } from "../test/cluster/index.ts";
 import { freePort } from "../test/cluster/ports.ts";
 import { sampleProc } from "./lib/proc.ts";
@@ -27,23 +28,14 @@ export interface IdleRss {
   medianMiB: number;
 }
 
-/** The sidecar configuration of deploy/kustomize/sidecar with the namespace filled in. */
+/** The sidecar configuration as shipped (deploy/kustomize/sidecar/config.yaml) for `namespace`, tracing off. */
 export function sidecarConfig(namespace: string): Record<string, unknown> {
-  return {
-    logLevel: "warn",
-    crdDiscovery: false,
-    tracing: { enabled: false },
-    resources: [
-      {
-        group: "example.com",
-        version: "v1",
-        resource: "widgets",
-        kind: "Widget",
-        namespaced: true,
-        namespaces: [namespace],
-      },
-    ],
-  };
+  const shipped = readFileSync(new URL("../deploy/kustomize/sidecar/config.yaml", import.meta.url), "utf8");
+  const config = parse(expandEnvironment(shipped, "sidecar config", { POD_NAMESPACE: namespace })) as Record<
+    string,
+    unknown
+  >;
+  return { ...config, logLevel: "warn", tracing: { enabled: false } };
 }
 
 /** Reads RSS every 250 ms until two readings 1 s apart differ by less than 1 %, or 15 s pass. */

@@ -46,7 +46,7 @@ function updateConditions(step: Step, episode: Episode, current: ObjectState, en
     if (open) {
       const moved =
         condition.status !== open.status ||
-        (condition.lastTransitionTime !== undefined && condition.lastTransitionTime !== open.since);
+        (condition.lastTransitionTime !== undefined && condition.lastTransitionTime !== open.sinceSeconds);
       if (!moved) {
         episode.conditions[condition.type] = refreshCondition(settings, open, condition, nowMs);
         continue;
@@ -74,9 +74,9 @@ function isTracked(settings: PlannerSettings, episode: Episode, type: string): b
 }
 
 function openCondition(step: Step, episode: Episode, condition: ConditionState): OpenInterval {
-  const since = condition.lastTransitionTime;
+  const sinceSeconds = condition.lastTransitionTime;
   const start = conditionStart(condition, step.nowMs);
-  const role = `cond=${condition.type}|since=${since ?? `observed:${step.nowMs}`}|status=${condition.status}`;
+  const role = `cond=${condition.type}|since=${sinceSeconds ?? `observed:${step.nowMs}`}|status=${condition.status}`;
   const first = firstReason(step.settings, condition);
   const attributes: SpanAttributes = {
     [attr.CONDITION_TYPE]: condition.type,
@@ -84,7 +84,7 @@ function openCondition(step: Step, episode: Episode, condition: ConditionState):
     [attr.START_SOURCE]: start.source,
     ...first.attributes,
   };
-  if (since !== undefined) attributes[attr.CONDITION_LAST_TRANSITION_TIME] = rfc3339(since);
+  if (sinceSeconds !== undefined) attributes[attr.CONDITION_LAST_TRANSITION_TIME] = rfc3339(sinceSeconds);
   if (condition.observedGeneration !== undefined) {
     attributes[attr.CONDITION_OBSERVED_GENERATION] = condition.observedGeneration;
   }
@@ -94,7 +94,7 @@ function openCondition(step: Step, episode: Episode, condition: ConditionState):
     key: condition.type,
     startMs: Math.max(start.ms, episode.startMs),
     status: condition.status,
-    since,
+    sinceSeconds,
     attributes,
     reasons: first.reasons,
   };

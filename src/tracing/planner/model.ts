@@ -60,7 +60,7 @@ export interface OpenInterval {
   /** For conditions: the status held during the interval. */
   status?: ConditionStatus;
   /** lastTransitionTime in epoch seconds as given, for telling intervals apart. */
-  since?: number | undefined;
+  sinceSeconds?: number | undefined;
   attributes: SpanAttributes;
   /** For conditions. */
   reasons?: ReasonHistory;

@@ -243,28 +243,21 @@ test("timeout: the root ends at its deadline with ERROR; a later Ready emits not
   assert.deepEqual(await tracing.take(), []);
 });
 
-test("flap: Ready True→False→True with no spec change is its own trace, linked to the generation", async () => {
+/** Observed with only a Ready condition that entered `status` at T + `since` (generation 1, observed). */
+function ready(status: "True" | "False", since: number, reason: string, message = "") {
+  return object({
+    observedGeneration: 1,
+    conditions: [condition("Ready", status, since, reason, message, 1)],
+  });
+}
+
+test("flap: Ready True→False→True with no spec change is its own trace, linked to the generation, with its reason history", async () => {
   const tracing = memoryTracing();
   const history = new History(tracing.tracer);
-  const settled = object({
-    observedGeneration: 1,
-    conditions: [condition("Ready", "True", 2, "Succeeded", "", 1)],
-  });
-  history.step({ now: 5, object: settled, replay: true });
-  history.step({
-    now: 101,
-    object: object({
-      observedGeneration: 1,
-      conditions: [condition("Ready", "False", 100, "Unhealthy", "probe failed", 1)],
-    }),
-  });
-  history.step({
-    now: 131,
-    object: object({
-      observedGeneration: 1,
-      conditions: [condition("Ready", "True", 130, "Succeeded", "", 1)],
-    }),
-  });
+  history.step({ now: 5, object: ready("True", 2, "Succeeded"), replay: true });
+  history.step({ now: 101, object: ready("False", 100, "Unhealthy", "probe failed") });
+  history.step({ now: 110, object: ready("False", 100, "Evicted") });
+  history.step({ now: 131, object: ready("True", 130, "Succeeded") });
   assert.deepEqual(await tracing.take(), [
     degradedSpan(100, {
       status: "False",
@@ -274,6 +267,7 @@ test("flap: Ready True→False→True with no spec change is its own trace, link
       message: "probe failed",
       nextStatus: "True",
       endSource: "condition",
+      events: [reasonChanged(at(110), "Unhealthy", "Evicted")],
     }),
   ]);
   assert.equal(
@@ -593,49 +587,4 @@ test("reason changes are bounded per interval; the rest are counted on the span"
   assert.deepEqual(ready?.events, [reasonChanged(at(2), "A", "B"), reasonChanged(at(3), "B", "C")]);
   assert.equal(ready?.attributes[attr.CONDITION_REASON], "A");
   assert.equal(ready?.attributes[attr.CONDITION_REASON_CHANGES_DROPPED], 2);
-});
-
-test("a degraded root keeps the ready condition's reason history too", async () => {
-  const tracing = memoryTracing();
-  const history = new History(tracing.tracer);
-  history.step({
-    now: 5,
-    replay: true,
-    object: object({
-      observedGeneration: 1,
-      conditions: [condition("Ready", "True", 2, "Succeeded", "", 1)],
-    }),
-  });
-  history.step({
-    now: 101,
-    object: object({
-      observedGeneration: 1,
-      conditions: [condition("Ready", "False", 100, "Unhealthy", "", 1)],
-    }),
-  });
-  history.step({
-    now: 110,
-    object: object({
-      observedGeneration: 1,
-      conditions: [condition("Ready", "False", 100, "Evicted", "", 1)],
-    }),
-  });
-  history.step({
-    now: 131,
-    object: object({
-      observedGeneration: 1,
-      conditions: [condition("Ready", "True", 130, "Succeeded", "", 1)],
-    }),
-  });
-  assert.deepEqual(await tracing.take(), [
-    degradedSpan(100, {
-      status: "False",
-      startMs: at(100),
-      endMs: at(130),
-      reason: "Unhealthy",
-      nextStatus: "True",
-      endSource: "condition",
-      events: [reasonChanged(at(110), "Unhealthy", "Evicted")],
-    }),
-  ]);
 });

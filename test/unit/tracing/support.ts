@@ -268,18 +268,7 @@ export function conditionSpan(
   if (c.reason) attributes[attr.CONDITION_REASON] = c.reason;
   if (c.message) attributes[attr.CONDITION_MESSAGE] = c.message;
   if (c.nextStatus) attributes[attr.CONDITION_NEXT_STATUS] = c.nextStatus;
-  return {
-    name: `condition ${c.type}`,
-    traceId: trace.traceId,
-    spanId: trace.condition(c.type, c.since, c.status),
-    parentSpanId: trace.root,
-    startMs: c.startMs,
-    endMs: c.endMs,
-    status: "unset",
-    attributes: { ...attributes, ...c.attributes },
-    links: [],
-    events: c.events ?? [],
-  };
+  return child(trace, `condition ${c.type}`, trace.condition(c.type, c.since, c.status), c, attributes);
 }
 
 /** A `phase <phase>` child, first seen at `startMs`. */
@@ -294,17 +283,28 @@ export function phaseSpan(
     [attr.END_SOURCE]: p.endSource,
   };
   if (p.nextPhase) attributes[attr.NEXT_PHASE] = p.nextPhase;
+  return child(trace, `phase ${p.phase}`, trace.phase(p.phase, p.startMs), p, attributes);
+}
+
+/** A child of the trace's root: what every child span has in common. */
+function child(
+  trace: TraceIds,
+  name: string,
+  spanId: string,
+  ended: Ended,
+  attributes: Record<string, unknown>,
+): SpanView {
   return {
-    name: `phase ${p.phase}`,
+    name,
     traceId: trace.traceId,
-    spanId: trace.phase(p.phase, p.startMs),
+    spanId,
     parentSpanId: trace.root,
-    startMs: p.startMs,
-    endMs: p.endMs,
+    startMs: ended.startMs,
+    endMs: ended.endMs,
     status: "unset",
-    attributes: { ...attributes, ...p.attributes },
+    attributes: { ...attributes, ...ended.attributes },
     links: [],
-    events: p.events ?? [],
+    events: ended.events ?? [],
   };
 }
 
