@@ -1,31 +1,49 @@
-// The benchmark: our exporter and kube-state-metrics against one test control
-// plane and one fleet of widgets, one program after the other at every size,
-// plus micro-benchmarks of our hot paths. Writes bench/results/<date>-<sizes>.json,
-// bench/results/latest.md and bench/results/chart.svg, and prints the table.
+// The benchmark: kube-state-metrics and our exporter (limited to the same
+// information, and with its default families) against one test control plane
+// and one fleet of widgets, one program after the other at every size; our
+// idle memory with a sidecar config; micro-benchmarks of our hot paths.
+// Writes <out>/<date>-<sizes>.json (raw), latest.json (summary + targets +
+// raw), latest.md and chart.svg, prints the report, and for full runs into
+// bench/results rewrites the targets section of bench/README.md.
 //
-//   npm run bench                        sizes 1k,10k,50k; 300 s of churn per program
-//   npm run bench -- --quick             1k objects, short phases (what CI runs)
+//   npm run bench                        sizes 10k,50k; 300 s of churn per program
+//   npm run bench -- --quick             1k objects, short phases (what CI runs), into results/quick
 //   npm run bench -- --sizes 1000,10000 --churn-seconds 60
 //
-// Flags: --sizes N,N  --churn-seconds S  --latency-seconds S  --scrapes N
-//        --only ours|ksm  --no-micro  --out DIR  --cpu-prof DIR (profile our exporter)
-//        --render-only (rewrite latest.md and chart.svg from the JSON files in --out)
+// Flags: --sizes N,N  --churn-seconds S  --latency-seconds S  --scrapes N (plain, and as many gzip)
+//        --only ksm,equal,default  --no-idle  --idle-settle-seconds S  --no-micro  --out DIR
+//        --cpu-prof DIR (profile our exporter)
+//        --render-only (rewrite the reports from the newest full-run JSON file in --out)
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, release } from "node:os";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { ControlPlane, installCrd } from "../test/cluster/index.ts";
 import { createNamespaces, type Fleet, growFleet } from "./lib/fleet.ts";
-import { churn, measureEventLatency, measureScrapes, Patcher, waitForSync } from "./lib/measure.ts";
+import { measureIdle } from "./lib/idle.ts";
+import { churn, measureEventLatency, Patcher, waitForSync } from "./lib/measure.ts";
 import { benchEvents, benchWrite } from "./lib/micro.ts";
-import { type Subject, sampleProc, startKsm, startOurs } from "./lib/proc.ts";
-import { chart, markdown, type RunResult, type SizeResult, type SubjectResult } from "./lib/report.ts";
+import { ConfigRejectedError, type Subject, sampleProc, startKsm, startOurs } from "./lib/proc.ts";
+import { chart, markdown } from "./lib/report.ts";
+import {
+  type Outcome,
+  type RunResult,
+  type SizeResult,
+  type SubjectResult,
+  upgradeRun,
+} from "./lib/results.ts";
+import { measureScrapes } from "./lib/scrape-stats.ts";
+import { oursSidecarConfig, type SubjectId, type SubjectSpec, subjectIds, subjects } from "./lib/subjects.ts";
+import { summarize } from "./lib/summary.ts";
+import { judge, spliceReadme, targetsMarkdown } from "./lib/targets.ts";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = join(here, "..");
+
+const defaultOut = join(here, "results");
 
 const { values: flags } = parseArgs({
   options: {
@@ -33,27 +51,37 @@ const { values: flags } = parseArgs({
     sizes: { type: "string" },
     "churn-seconds": { type: "string" },
     "latency-seconds": { type: "string" },
-    scrapes: { type: "string", default: "30" },
+    // 100 of each: the p99 is then the 99th of 100 sorted samples, not simply the slowest one.
+    scrapes: { type: "string", default: "100" },
     only: { type: "string" },
+    "no-idle": { type: "boolean", default: false },
+    "idle-settle-seconds": { type: "string", default: "5" },
     "no-micro": { type: "boolean", default: false },
-    out: { type: "string", default: join(here, "results") },
+    out: { type: "string" },
     "cpu-prof": { type: "string" },
     "render-only": { type: "boolean", default: false },
   },
 });
 
 const quick = flags.quick === true;
-const sizes = (flags.sizes ?? (quick ? "1000" : "1000,10000,50000")).split(",").map(Number);
+const sizes = (flags.sizes ?? (quick ? "1000" : "10000,50000")).split(",").map(Number);
 if (sizes.some((n) => !Number.isInteger(n) || n < 20))
   throw new Error(`--sizes: "${flags.sizes}" is not a list of sizes ≥ 20`);
 const latencySeconds = Number(flags["latency-seconds"] ?? (quick ? 5 : 20));
 const churnSeconds = Number(flags["churn-seconds"] ?? (quick ? 15 : 300));
 const scrapes = Number(flags.scrapes);
-const subjects = flags.only ? [flags.only] : ["ksm", "ours"];
-for (const s of subjects)
-  if (s !== "ours" && s !== "ksm") throw new Error(`--only: "${s}" is not ours or ksm`);
+if (!Number.isInteger(scrapes) || scrapes < 1)
+  throw new Error(`--scrapes: "${flags.scrapes}" is not a count ≥ 1`);
+const idleSettleSeconds = Number(flags["idle-settle-seconds"]);
+const chosen = flags.only ? flags.only.split(",") : subjectIds;
+for (const id of chosen)
+  if (!subjectIds.includes(id as SubjectId))
+    throw new Error(`--only: "${id}" is not one of ${subjectIds.join(", ")}`);
+const runSubjects = subjects.filter((s) => chosen.includes(s.id));
 const rates = [100, 500];
-const outDir = flags.out as string;
+// Quick runs stay out of the committed results (results/quick is ignored by git).
+const outDir = resolve(flags.out ?? (quick ? join(defaultOut, "quick") : defaultOut));
+const readmePath = join(here, "README.md");
 
 const log = (line: string): void => {
   process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
@@ -75,43 +103,64 @@ function ksmVersion(): string {
   return /k8s\.io\/kube-state-metrics\/v2 (v\S+)/.exec(mod)?.[1] ?? "unknown";
 }
 
+/** Starts one subject; a rejected config of a subject that allows it becomes a skip. */
+async function startSubject(
+  spec: SubjectSpec,
+  plane: ControlPlane,
+  ksmBinary: string | undefined,
+  dir: string,
+): Promise<Subject | { skipped: string }> {
+  if (spec.program === "ksm") return startKsm(ksmBinary as string, plane.kubeconfigPath, dir, spec.config);
+  const profDir = flags["cpu-prof"];
+  try {
+    return await startOurs(
+      spec.id,
+      repo,
+      plane.kubeconfigPath,
+      dir,
+      spec.config,
+      profDir ? ["--cpu-prof", `--cpu-prof-dir=${resolve(profDir)}`] : [],
+    );
+  } catch (error) {
+    if (!(error instanceof ConfigRejectedError) || !spec.skipWhenRejected) throw error;
+    const said = error.message.replace(/\s+/g, " ").trim();
+    return { skipped: `${spec.skipWhenRejected}: the exporter rejected its config (exit 2): ${said}` };
+  }
+}
+
 async function measureSubject(
   plane: ControlPlane,
   fleet: Fleet,
-  name: "ours" | "ksm",
+  spec: SubjectSpec,
   ksmBinary: string | undefined,
   workDir: string,
   state: { flip: number; generation: number },
   patcher: Patcher,
-): Promise<SubjectResult> {
+): Promise<Outcome<SubjectResult>> {
   const objects = fleet.objects.length;
-  const dir = join(workDir, `${name}-${objects}`);
-  const profDir = flags["cpu-prof"];
-  const subject: Subject =
-    name === "ours"
-      ? await startOurs(
-          repo,
-          plane.kubeconfigPath,
-          dir,
-          profDir ? ["--cpu-prof", `--cpu-prof-dir=${profDir}`] : [],
-        )
-      : await startKsm(ksmBinary as string, plane.kubeconfigPath, dir);
+  const who = `${spec.label} @ ${objects}`;
+  const started = await startSubject(spec, plane, ksmBinary, join(workDir, `${spec.id}-${objects}`));
+  if ("skipped" in started) {
+    log(`${who}: SKIPPED: ${started.skipped}`);
+    return started;
+  }
+  const subject = started;
   try {
-    log(`${name} @ ${objects}: waiting for all objects in /metrics`);
+    log(`${who}: waiting for all objects in /metrics`);
     const sync = await waitForSync(subject, objects, Math.max(120_000, objects * 20));
     await sleep(1000); // let the initial burst's garbage be collected before sampling
     const afterSync = sampleProc(subject.pid);
     log(
-      `${name} @ ${objects}: synced in ${sync.seconds.toFixed(2)} s, RSS ${(afterSync.rssBytes / 1048576).toFixed(0)} MiB; ${scrapes} scrapes`,
+      `${who}: synced in ${sync.seconds.toFixed(2)} s, RSS ${(afterSync.rssBytes / 1048576).toFixed(0)} MiB; ${scrapes} plain + ${scrapes} gzip scrapes`,
     );
     const scrape = await measureScrapes(subject, objects, scrapes);
     const latency = [];
     for (const rate of rates) {
-      log(`${name} @ ${objects}: event→metric latency at ${rate} patches/s for ${latencySeconds} s`);
+      log(`${who}: event→metric latency at ${rate} patches/s for ${latencySeconds} s`);
       latency.push(await measureEventLatency(subject, patcher, fleet, rate, latencySeconds, state));
     }
     const rest = Math.max(0, churnSeconds - rates.length * latencySeconds);
-    log(`${name} @ ${objects}: churn at 100 patches/s for ${rest} s more (${churnSeconds} s in all)`);
+    log(`${who}: churn at 100 patches/s for ${rest} s more (${churnSeconds} s in all)`);
     const churned = await churn(patcher, fleet, 100, rest, state);
     await sleep(1000);
     const end = sampleProc(subject.pid);
@@ -135,6 +184,19 @@ async function measureSubject(
   }
 }
 
+/** Our exporter as a sidecar (one empty namespace, no CRD discovery, no tracing): memory before any object. */
+async function measureIdleSubject(plane: ControlPlane, workDir: string): Promise<RunResult["idle"]> {
+  const namespace = await plane.createNamespace("bench-idle");
+  const config = oursSidecarConfig(namespace);
+  log(`idle: our exporter with a sidecar config on the empty namespace ${namespace}`);
+  const subject = await startOurs("idle", repo, plane.kubeconfigPath, join(workDir, "idle"), config);
+  const idle = await measureIdle(subject, idleSettleSeconds);
+  log(
+    `idle: RSS ${(idle.rssAtReadyBytes / 1048576).toFixed(1)} MiB at /readyz 200, ${(idle.rssSettledBytes / 1048576).toFixed(1)} MiB after ${idleSettleSeconds} s`,
+  );
+  return { ...idle, config };
+}
+
 async function objectBytes(plane: ControlPlane): Promise<{ bytes: number; sample: unknown[] }> {
   // A cluster-wide page: objects from every namespace, as a watch delivers them.
   const list = await plane.admin.rest.get<{ items: unknown[] }>("/apis/example.com/v1/widgets", {
@@ -147,26 +209,52 @@ async function objectBytes(plane: ControlPlane): Promise<{ bytes: number; sample
 
 function fullRuns(): RunResult[] {
   return readdirSync(outDir)
-    .filter((f) => f.endsWith(".json") && !f.includes("-quick"))
+    .filter((f) => /^\d{4}-.*\.json$/.test(f) && !f.includes("-quick"))
     .sort()
-    .map((f) => JSON.parse(readFileSync(join(outDir, f), "utf8")) as RunResult);
+    .map((f) => upgradeRun(JSON.parse(readFileSync(join(outDir, f), "utf8"))));
+}
+
+/**
+ * latest.md, latest.json (summary, judged targets, raw run) and chart.svg in
+ * the output directory; the README's targets section when that directory is
+ * bench/results. Returns the report, which is also printed.
+ */
+function writeReports(run: RunResult, chartRuns: RunResult[]): string {
+  const summary = summarize(run);
+  const rows = judge(summary);
+  const report = markdown(run);
+  writeFileSync(join(outDir, "latest.md"), report);
+  writeFileSync(join(outDir, "latest.json"), `${JSON.stringify({ summary, targets: rows, run }, null, 2)}\n`);
+  writeFileSync(join(outDir, "chart.svg"), chart(chartRuns));
+  if (outDir === defaultOut) {
+    const sizesRun = run.sizes.map((s) => s.objects.toLocaleString("en-US")).join(", ");
+    const body = [
+      `From \`results/latest.json\`: the run of ${run.startedAt} (${sizesRun} objects, ${run.machine.cpus} × ${run.machine.cpuModel}).`,
+      "",
+      targetsMarkdown(rows),
+    ].join("\n");
+    writeFileSync(readmePath, spliceReadme(readFileSync(readmePath, "utf8"), body));
+  }
+  process.stdout.write(report);
+  log(
+    `wrote ${["latest.md", "latest.json", "chart.svg"].map((f) => join(outDir, f)).join(", ")}${outDir === defaultOut ? ` and the targets in ${readmePath}` : ""}`,
+  );
+  return report;
 }
 
 function renderOnly(): void {
   const runs = fullRuns();
   const newest = runs.at(-1);
   if (!newest) throw new Error(`no full-run JSON files in ${outDir}`);
-  writeFileSync(join(outDir, "latest.md"), markdown(newest));
-  writeFileSync(join(outDir, "chart.svg"), chart(runs));
-  process.stdout.write(markdown(newest));
+  writeReports(newest, runs);
 }
 
 async function main(): Promise<void> {
   if (flags["render-only"]) return renderOnly();
   const startedAt = new Date().toISOString();
-  const ksmBinary = subjects.includes("ksm") ? resolveKsm() : undefined;
+  const ksmBinary = runSubjects.some((s) => s.program === "ksm") ? resolveKsm() : undefined;
   log(
-    `sizes ${sizes.join(",")}, latency phases ${latencySeconds} s, churn ${churnSeconds} s, ${scrapes} scrapes; starting the control plane`,
+    `sizes ${sizes.join(",")}, subjects ${runSubjects.map((s) => s.id).join(",")}, latency phases ${latencySeconds} s, churn ${churnSeconds} s, ${scrapes} plain + ${scrapes} gzip scrapes; starting the control plane`,
   );
   const plane = await ControlPlane.start({
     apiserverArgs: [
@@ -176,7 +264,7 @@ async function main(): Promise<void> {
     ],
   });
   const result: RunResult = {
-    schema: 1,
+    schema: 2,
     startedAt,
     finishedAt: "",
     machine: {
@@ -190,33 +278,42 @@ async function main(): Promise<void> {
       latencySeconds,
       churnSeconds,
       scrapes,
+      gzipScrapes: scrapes,
       rates,
-      subjects,
-      order: "sequential (ksm, then ours)",
+      idleSettleSeconds: flags["no-idle"] ? null : idleSettleSeconds,
+      order: `sequential (${runSubjects.map((s) => s.id).join(", ")})`,
     },
     ksmVersion: ksmVersion(),
     objectBytes: 0,
+    subjects: runSubjects.map((s) => ({ ...s })),
     sizes: [],
   };
+  const patcher = new Patcher(plane.server, plane.caPem, plane.admin.token);
   try {
     await installCrd(plane.admin.rest, "widgets");
+    const workDir = join(plane.directory, "bench");
+    if (!flags["no-idle"]) result.idle = await measureIdleSubject(plane, workDir);
     const fleet: Fleet = { namespaces: await createNamespaces(plane), objects: [], createSeconds: {} };
     const state = { flip: 0, generation: 1 };
-    const patcher = new Patcher(plane.server, plane.caPem, plane.admin.token);
-    const workDir = join(plane.directory, "bench");
+    // A config one size rejected is rejected at every size: skip it without starting it again.
+    const rejected = new Map<SubjectId, Outcome<SubjectResult>>();
     let sample: unknown[] = [];
     for (const size of [...sizes].sort((a, b) => a - b)) {
       await growFleet(plane.admin.rest, fleet, size, log);
-      const measured = await objectBytes(plane);
-      result.objectBytes = measured.bytes;
-      sample = measured.sample;
+      const listed = await objectBytes(plane);
+      result.objectBytes = listed.bytes;
+      sample = listed.sample;
       const entry: SizeResult = {
         objects: size,
         createSeconds: fleet.createSeconds[size] ?? 0,
         subjects: {},
       };
-      for (const name of subjects as ("ours" | "ksm")[]) {
-        entry.subjects[name] = await measureSubject(plane, fleet, name, ksmBinary, workDir, state, patcher);
+      for (const spec of runSubjects) {
+        const outcome =
+          rejected.get(spec.id) ??
+          (await measureSubject(plane, fleet, spec, ksmBinary, workDir, state, patcher));
+        if ("skipped" in outcome) rejected.set(spec.id, outcome);
+        entry.subjects[spec.id] = outcome;
       }
       result.sizes.push(entry);
     }
@@ -228,6 +325,7 @@ async function main(): Promise<void> {
       result.micro = { events, write };
     }
   } finally {
+    patcher.close();
     await plane.stop();
   }
   result.finishedAt = new Date().toISOString();
@@ -237,13 +335,10 @@ async function main(): Promise<void> {
     `${startedAt.slice(0, 16).replace(/:/g, "")}-${sizes.join("_")}${quick ? "-quick" : ""}.json`,
   );
   writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
-  const table = markdown(result);
-  writeFileSync(join(outDir, "latest.md"), table);
+  log(`wrote ${file}`);
+  // The chart shows the newest measurement of every size across the full runs in the output directory.
   const runs = fullRuns();
-  // The chart shows the newest measurement of every size across the committed full runs.
-  writeFileSync(join(outDir, "chart.svg"), chart(runs.length > 0 ? runs : [result]));
-  process.stdout.write(table);
-  log(`wrote ${file}, ${join(outDir, "latest.md")} and ${join(outDir, "chart.svg")}`);
+  writeReports(result, runs.length > 0 ? runs : [result]);
 }
 
 main().then(

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Entry point of `cr-status-exporter`; cli.ts is the command line.
+// Entry point of `cr-status-exporter`; cli/ is the command line.
 //
 // Node runs these TypeScript sources by stripping their types in a
 // WebAssembly module, and V8 by default recompiles that module's hot functions
@@ -21,5 +21,5 @@ if (missing.length > 0 && typeof process.execve === "function") {
     ...process.argv.slice(1),
   ]);
 }
-const { runCli } = await import("./cli.ts");
+const { runCli } = await import("./cli/exporter.ts");
 runCli();

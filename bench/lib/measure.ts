@@ -1,12 +1,12 @@
 // What is measured for each program under test, phase by phase: initial sync,
-// memory and CPU, scrape latency and size, event→metric latency under a given
-// rate of status patches, and churn. Every loop is bounded in time.
+// event→metric latency under a given rate of status patches, and churn (the
+// scrapes are in scrape-stats.ts). Every loop is bounded in time.
 import { request as httpsRequest } from "node:https";
 import { setTimeout as sleep } from "node:timers/promises";
 import { RestClient } from "../../test/cluster/index.ts";
 import { type Fleet, widgetPath, widgetStatus } from "./fleet.ts";
 import { type Subject, sampleProc } from "./proc.ts";
-import { countLines, labelValue, percentile, sampleValue, scrape, seriesCount } from "./scrape.ts";
+import { labelValue, percentile, sampleValue, scrape } from "./scrape.ts";
 
 /**
  * Status patches over several keep-alive clients (each holds at most 16
@@ -38,7 +38,16 @@ export interface SyncResult {
   polls: number;
 }
 
-/** Polls /metrics (one full scrape, then `pauseMs`) until the generation family has a line per object. */
+/**
+ * A line of the condition family that states the object's current Ready
+ * status: one per object whether the family is one-hot over
+ * True/False/Unknown (the others are 0) or carries the current status only.
+ */
+function currentReadyLine(subject: Subject, line: string): boolean {
+  return line.startsWith(subject.conditionLine) && line.includes('type="Ready"') && sampleValue(line) === 1;
+}
+
+/** Polls /metrics (one full scrape, then `pauseMs`) until every object's Ready status is in it. */
 export async function waitForSync(
   subject: Subject,
   expected: number,
@@ -51,7 +60,13 @@ export async function waitForSync(
   while (performance.now() < deadline) {
     polls++;
     try {
-      last = await countLines(subject.metricsUrl, subject.generationLine);
+      last = 0;
+      await scrape(subject.metricsUrl, {
+        onLine: (line) => {
+          if (currentReadyLine(subject, line)) last++;
+          return undefined;
+        },
+      });
       if (last >= expected) return { seconds: (performance.now() - subject.spawnedAt) / 1000, polls };
     } catch {
       // not serving yet
@@ -59,108 +74,8 @@ export async function waitForSync(
     await sleep(pauseMs);
   }
   throw new Error(
-    `${subject.name}: /metrics showed ${last} of ${expected} objects after ${timeoutMs} ms\n${subject.logTail()}`,
+    `${subject.id}: /metrics showed ${last} of ${expected} objects after ${timeoutMs} ms\n${subject.logTail()}`,
   );
-}
-
-export interface ScrapeStats {
-  scrapes: number;
-  p50Ms: number;
-  p99Ms: number;
-  maxMs: number;
-  bytes: number;
-  gzipBytes: number;
-  gzipP50Ms: number;
-  series: number;
-  seriesPerObject: number;
-  /** Ours only: the largest nodejs_eventloop_lag_max_seconds seen across the scrapes (ms). */
-  eventLoopMaxDelayMs: number | null;
-  eventLoopMaxDelayPerScrapeMs: number[];
-  /**
-   * Ours only: garbage collections during the scrapes, by kind, from the
-   * client library's nodejs_gc_duration_seconds histogram (difference between
-   * the first and the last scrape): count, total seconds, and how many took
-   * longer than 100 ms.
-   */
-  gc: Record<string, { count: number; seconds: number; over100ms: number }> | null;
-}
-
-type GcTotals = Map<string, { count: number; seconds: number; upTo100ms: number }>;
-
-/** Accumulates nodejs_gc_duration_seconds lines into totals per kind. */
-function gcLine(totals: GcTotals, line: string): void {
-  if (!line.startsWith("nodejs_gc_duration_seconds")) return;
-  const kind = labelValue(line, "kind") ?? "?";
-  const t = totals.get(kind) ?? { count: 0, seconds: 0, upTo100ms: 0 };
-  totals.set(kind, t);
-  if (line.startsWith("nodejs_gc_duration_seconds_count")) t.count = sampleValue(line);
-  else if (line.startsWith("nodejs_gc_duration_seconds_sum")) t.seconds = sampleValue(line);
-  else if (labelValue(line, "le") === "0.1") t.upTo100ms = sampleValue(line);
-}
-
-const lagMaxLine = "nodejs_eventloop_lag_max_seconds";
-
-export async function measureScrapes(subject: Subject, objects: number, count: number): Promise<ScrapeStats> {
-  const { total: series } = await seriesCount(subject.metricsUrl);
-  // One scrape to reset the event-loop delay histogram (it restarts at every collection).
-  const gcBefore: GcTotals = new Map();
-  const gcAfter: GcTotals = new Map();
-  await scrape(subject.metricsUrl, {
-    onLine: (line) => {
-      gcLine(gcBefore, line);
-      return undefined;
-    },
-  });
-  const latencies: number[] = [];
-  const lags: number[] = [];
-  let bytes = 0;
-  for (let i = 0; i < count; i++) {
-    let lag: number | undefined;
-    gcAfter.clear();
-    const result = await scrape(subject.metricsUrl, {
-      onLine: (line) => {
-        if (line.startsWith(lagMaxLine)) lag = sampleValue(line) * 1000;
-        gcLine(gcAfter, line);
-        return undefined;
-      },
-    });
-    latencies.push(result.ms);
-    bytes = result.bytes;
-    if (lag !== undefined) lags.push(lag);
-  }
-  const gzip: number[] = [];
-  let gzipBytes = 0;
-  for (let i = 0; i < 5; i++) {
-    const result = await scrape(subject.metricsUrl, { gzip: true });
-    gzip.push(result.ms);
-    gzipBytes = result.wireBytes;
-  }
-  return {
-    scrapes: count,
-    p50Ms: percentile(latencies, 50),
-    p99Ms: percentile(latencies, 99),
-    maxMs: Math.max(...latencies),
-    bytes,
-    gzipBytes,
-    gzipP50Ms: percentile(gzip, 50),
-    series,
-    seriesPerObject: series / objects,
-    eventLoopMaxDelayMs: lags.length > 0 ? Math.max(...lags) : null,
-    eventLoopMaxDelayPerScrapeMs: lags,
-    gc:
-      gcAfter.size > 0
-        ? Object.fromEntries(
-            [...gcAfter].map(([kind, a]) => {
-              const b = gcBefore.get(kind) ?? { count: 0, seconds: 0, upTo100ms: 0 };
-              const count = a.count - b.count;
-              return [
-                kind,
-                { count, seconds: a.seconds - b.seconds, over100ms: count - (a.upTo100ms - b.upTo100ms) },
-              ];
-            }),
-          )
-        : null,
-  };
 }
 
 export interface LatencyStats {
@@ -380,9 +295,10 @@ export async function measureEventLatency(
 }
 
 /**
- * Reads /metrics up to the end of the first family (the condition family in
- * both programs), reporting each Ready line as (namespace, name, ready, time);
- * stops early once `seen` claimed `stopAfter` distinct objects (the probes).
+ * Reads /metrics up to the end of the condition family, reporting each object's
+ * current Ready status as (namespace, name, ready, time); stops early once
+ * `seen` claimed `stopAfter` distinct objects (the probes). Lines with value 0
+ * (the other states of a one-hot family) say nothing about the current one.
  */
 async function scanFirstFamily(
   subject: Subject,
@@ -395,10 +311,11 @@ async function scanFirstFamily(
     onLine: (line, at) => {
       if (line.startsWith(subject.conditionLine)) {
         inFamily = true;
-        if (!line.includes('type="Ready"') || !line.includes('status="True"')) return undefined;
+        if (!currentReadyLine(subject, line)) return undefined;
         const namespace = labelValue(line, "namespace") ?? "";
         const name = labelValue(line, "name") ?? "";
-        if (seen(namespace, name, sampleValue(line) === 1, at)) reported.add(`${namespace}/${name}`);
+        if (seen(namespace, name, labelValue(line, "status") === "True", at))
+          reported.add(`${namespace}/${name}`);
         return reported.size >= stopAfter;
       }
       if (line.startsWith("#")) return undefined;

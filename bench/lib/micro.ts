@@ -1,14 +1,13 @@
 // Micro-benchmarks of the exporter's own hot paths, in this process:
 //  - watch-event processing: a recorded stream of watch lines through
-//    JSON.parse + ResourceCollector.ingest (projection and pre-rendering, the
-//    path the watch takes), against bare JSON.parse of the same lines;
-//  - exposition writing: writeExposition over 100k / 500k / 1M series.
+//    JSON.parse + ingest (projection and pre-rendering, the path the watch
+//    takes; the entry points are in ours-internals.ts), against bare
+//    JSON.parse of the same lines;
+//  - exposition writing: the per-object /metrics text of 100k / 500k / 1M series.
 // Rates are per CPU second of this process (events/s/core), measured with
 // process.cpuUsage(), so a busy neighbour on the machine does not count.
 import { monitorEventLoopDelay } from "node:perf_hooks";
-import { Registry } from "@prometheus-io/client";
-import { writeExposition } from "../../src/metrics/writer.ts";
-import { offlineCollector } from "../../test/support/collector.ts";
+import { type OfflineExporter, offlineExporter } from "./ours-internals.ts";
 
 const phases = ["Pending", "Provisioning", "Running", "Failed", "Terminating"];
 
@@ -63,12 +62,12 @@ export function benchEvents(objects: readonly unknown[], events = 20_000, rounds
     best.parse = Math.max(best.parse, lines.length / cpuSeconds(since));
     if (sink === 0) throw new Error("unreachable");
 
-    const c = offlineCollector({ phases });
-    for (const object of objects) c.collector.ingest("ADDED", object);
+    const exporter = offlineExporter(phases);
+    for (const object of objects) exporter.ingest("ADDED", object);
     since = process.cpuUsage();
     for (const line of lines) {
       const event = JSON.parse(line) as { type: "MODIFIED"; object: unknown };
-      c.collector.ingest(event.type, event.object);
+      exporter.ingest(event.type, event.object);
     }
     best.ingest = Math.max(best.ingest, lines.length / cpuSeconds(since));
   }
@@ -109,13 +108,13 @@ export async function benchWrite(
 ): Promise<WriteBench[]> {
   const results: WriteBench[] = [];
   // Series per object, from one object.
-  const one = offlineCollector({ phases });
-  one.collector.ingest("ADDED", syntheticObject(template as RawObject, 0));
-  const perObject = await countSeries(one.collector);
+  const one = offlineExporter(phases);
+  one.ingest("ADDED", syntheticObject(template as RawObject, 0));
+  const perObject = await countSeries(one);
   for (const target of targets) {
     const objects = Math.ceil(target / perObject);
-    const c = offlineCollector({ phases });
-    for (let i = 0; i < objects; i++) c.collector.ingest("ADDED", syntheticObject(template as RawObject, i));
+    const exporter = offlineExporter(phases);
+    for (let i = 0; i < objects; i++) exporter.ingest("ADDED", syntheticObject(template as RawObject, i));
     const histogram = monitorEventLoopDelay({ resolution: 1 });
     let best: WriteBench | undefined;
     for (let round = 0; round < 3; round++) {
@@ -127,13 +126,7 @@ export async function benchWrite(
       const started = performance.now();
       let bytes = 0;
       let series = 0;
-      for await (const chunk of writeExposition({
-        sources: [c.collector],
-        registry: new Registry(),
-        prefix: "cr_",
-        openMetrics: false,
-        now: c.clock.now,
-      })) {
+      for await (const chunk of exporter.write()) {
         bytes += Buffer.byteLength(chunk);
         for (let at = chunk.indexOf("\n"); at >= 0; at = chunk.indexOf("\n", at + 1)) series++;
       }
@@ -156,15 +149,9 @@ export async function benchWrite(
   return results;
 }
 
-async function countSeries(collector: ReturnType<typeof offlineCollector>["collector"]): Promise<number> {
+async function countSeries(exporter: OfflineExporter): Promise<number> {
   let series = 0;
-  for await (const chunk of writeExposition({
-    sources: [collector],
-    registry: new Registry(),
-    prefix: "cr_",
-    openMetrics: false,
-    now: 0,
-  })) {
+  for await (const chunk of exporter.write()) {
     for (const line of chunk.split("\n")) if (line && !line.startsWith("#")) series++;
   }
   return series;

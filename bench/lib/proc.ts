@@ -1,12 +1,12 @@
-// The two programs under test as child processes, and what /proc says about
+// The programs under test as child processes, and what /proc says about
 // them: resident memory and CPU seconds are read for the exact pid, so each
 // number belongs to one program only.
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { stringify } from "yaml";
 import { freePort } from "../../test/cluster/ports.ts";
+import { conditionFamily, type SubjectId } from "./subjects.ts";
 
 const clockTicks = 100; // USER_HZ on Linux
 const pageBytes = 4096;
@@ -28,17 +28,25 @@ export function sampleProc(pid: number): ProcSample {
 }
 
 export interface Subject {
-  name: "ours" | "ksm";
+  /** A subject of the comparison, or the idle sidecar. */
+  id: SubjectId | "idle";
   pid: number;
   metricsUrl: string;
   /** Milliseconds since the harness spawned it (performance.now() origin). */
   spawnedAt: number;
-  /** Line prefix of the per-object generation family: one line per object. */
-  generationLine: string;
-  /** Line prefix of the per-object condition family (the first family in both outputs). */
+  /** Line prefix of the per-object condition family, e.g. `cr_condition{`. */
   conditionLine: string;
   stop(): Promise<void>;
   logTail(): string;
+}
+
+/** The exporter refused its config (exit 2 before serving); `message` is what it printed. */
+export class ConfigRejectedError extends Error {
+  readonly exitCode: number;
+  constructor(message: string, exitCode: number) {
+    super(message);
+    this.exitCode = exitCode;
+  }
 }
 
 function tailOf(path: string, lines = 20): string {
@@ -74,19 +82,18 @@ function track(child: ChildProcess): void {
   child.once("exit", () => live.delete(child));
 }
 
-/** Our exporter: `node src/main.ts`, watching widgets.example.com only. */
+/** Our exporter: `node src/main.ts` with `config` (YAML text) as its config file. */
 export async function startOurs(
+  id: SubjectId | "idle",
   repo: string,
   kubeconfig: string,
   dir: string,
+  config: string,
   extraNodeArgs: string[] = [],
 ): Promise<Subject> {
   mkdirSync(dir, { recursive: true });
   const configPath = join(dir, "ours.yaml");
-  writeFileSync(
-    configPath,
-    stringify({ logLevel: "info", resources: [{ group: "example.com", resource: "widgets" }] }),
-  );
+  writeFileSync(configPath, config);
   const logPath = join(dir, "ours.log");
   const spawnedAt = performance.now();
   const child = spawn(
@@ -107,11 +114,21 @@ export async function startOurs(
   const url = await new Promise<string>((resolve, reject) => {
     let buffered = "";
     const log: string[] = [];
-    const timer = setTimeout(
-      () => reject(new Error(`exporter did not report its URL:\n${log.join("")}`)),
-      60_000,
-    );
-    child.once("exit", (code) => reject(new Error(`exporter exited (${code}):\n${log.join("")}`)));
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`exporter did not report its URL:\n${log.join("")}`));
+    }, 60_000);
+    // "close", not "exit": by then everything it printed has been read.
+    child.once("close", (code) => {
+      clearTimeout(timer);
+      const printed = log.join("").trim();
+      // Exit 2 is the exporter's "invalid configuration" (src/main.ts).
+      reject(
+        code === 2
+          ? new ConfigRejectedError(printed, code)
+          : new Error(`exporter exited (${code}):\n${printed}`),
+      );
+    });
     child.stderr?.on("data", (chunk: Buffer) => {
       const text = chunk.toString("utf8");
       if (log.length < 200) log.push(text);
@@ -135,75 +152,26 @@ export async function startOurs(
     });
   });
   return {
-    name: "ours",
+    id,
     pid: child.pid as number,
     metricsUrl: url,
     spawnedAt,
-    generationLine: "cr_metadata_generation{",
-    conditionLine: "cr_condition{",
+    conditionLine: `${conditionFamily.ours}{`,
     stop: stopper(child),
     logTail: () => tailOf(logPath),
   };
 }
 
-/** The kube-state-metrics custom-resource-state config equivalent to our default families. */
-export function ksmConfig(): string {
-  const objectLabels = { namespace: ["metadata", "namespace"], name: ["metadata", "name"] };
-  return stringify({
-    kind: "CustomResourceStateMetrics",
-    spec: {
-      resources: [
-        {
-          groupVersionKind: { group: "example.com", version: "v1", kind: "Widget" },
-          labelsFromPath: objectLabels,
-          metrics: [
-            {
-              name: "status_condition",
-              help: "The condition of a widget.",
-              each: {
-                type: "StateSet",
-                stateSet: {
-                  labelName: "status",
-                  labelsFromPath: { type: ["type"] },
-                  list: ["True", "False", "Unknown"],
-                  path: ["status", "conditions"],
-                  valueFrom: ["status"],
-                },
-              },
-            },
-            {
-              name: "metadata_generation",
-              help: "metadata.generation of a widget.",
-              each: { type: "Gauge", gauge: { path: ["metadata", "generation"] } },
-            },
-            {
-              name: "status_observed_generation",
-              help: "status.observedGeneration of a widget.",
-              each: { type: "Gauge", gauge: { path: ["status", "observedGeneration"] } },
-            },
-            {
-              name: "status_phase",
-              help: "status.phase of a widget.",
-              each: {
-                type: "StateSet",
-                stateSet: {
-                  labelName: "phase",
-                  path: ["status", "phase"],
-                  list: ["Pending", "Provisioning", "Running", "Failed", "Terminating"],
-                },
-              },
-            },
-          ],
-        },
-      ],
-    },
-  });
-}
-
-export async function startKsm(binary: string, kubeconfig: string, dir: string): Promise<Subject> {
+/** kube-state-metrics in custom-resource-state-only mode with `config` (YAML text). */
+export async function startKsm(
+  binary: string,
+  kubeconfig: string,
+  dir: string,
+  config: string,
+): Promise<Subject> {
   mkdirSync(dir, { recursive: true });
   const configPath = join(dir, "ksm-crs.yaml");
-  writeFileSync(configPath, ksmConfig());
+  writeFileSync(configPath, config);
   const [port, telemetryPort] = [await freePort(), await freePort()];
   const logPath = join(dir, "ksm.log");
   const spawnedAt = performance.now();
@@ -245,12 +213,11 @@ export async function startKsm(binary: string, kubeconfig: string, dir: string):
     await sleep(50);
   }
   return {
-    name: "ksm",
+    id: "ksm",
     pid: child.pid as number,
     metricsUrl,
     spawnedAt,
-    generationLine: "kube_customresource_metadata_generation{",
-    conditionLine: "kube_customresource_status_condition{",
+    conditionLine: `${conditionFamily.ksm}{`,
     stop: stopper(child),
     logTail: () => tailOf(logPath),
   };

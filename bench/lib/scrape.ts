@@ -1,6 +1,6 @@
 // Reading /metrics the way a scraper does, with line-level hooks: whole
-// scrapes (latency, bytes), counting the lines of one family, and partial
-// scans that stop as soon as the caller has seen what it needs.
+// scrapes (latency, bytes, every line seen) and partial scans that stop as
+// soon as the caller has seen what it needs.
 import { request } from "node:http";
 import { createGunzip } from "node:zlib";
 
@@ -72,35 +72,6 @@ export function scrape(
     req.on("error", (error) => reject(error));
     req.end();
   });
-}
-
-/** Lines starting with `prefix` in one scrape. */
-export async function countLines(url: string, prefix: string): Promise<number> {
-  let count = 0;
-  await scrape(url, {
-    onLine: (line) => {
-      if (line.startsWith(prefix)) count++;
-      return undefined;
-    },
-  });
-  return count;
-}
-
-/** Samples whose name starts with `prefix`, counted per full name (series per family). */
-export async function seriesCount(url: string): Promise<{ total: number; byFamily: Record<string, number> }> {
-  const byFamily: Record<string, number> = {};
-  let total = 0;
-  await scrape(url, {
-    onLine: (line) => {
-      if (!line || line.startsWith("#")) return undefined;
-      const end = line.search(/[{ ]/);
-      const name = end < 0 ? line : line.slice(0, end);
-      byFamily[name] = (byFamily[name] ?? 0) + 1;
-      total++;
-      return undefined;
-    },
-  });
-  return { total, byFamily };
 }
 
 export function percentile(values: readonly number[], p: number): number {

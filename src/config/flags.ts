@@ -26,6 +26,8 @@ export interface Flags {
 }
 
 export const usage = `Usage: cr-status-exporter [flags]
+       cr-status-exporter status [flags]    what is not Ready, from the cluster or a running exporter
+       cr-status-exporter explain [flags]   which CRDs are watched and the series they would cost
 
 Watches custom resources and serves their status as Prometheus metrics (and
 OpenTelemetry spans when tracing is on). Flags override the configuration file.

@@ -1,5 +1,6 @@
 // The configuration as the rest of the program sees it, after validation and
 // defaults. The YAML shape is documented in config.example.yaml.
+import { defaultStatusPage, type StatusPageConfig } from "./status-page.ts";
 
 export interface LabelMapping {
   from: "label" | "annotation";
@@ -89,6 +90,7 @@ export interface Config {
   tracing: TracingConfig;
   apiProxy: ApiProxyConfig | undefined;
   auditReceiver: AuditReceiverConfig | undefined;
+  statusPage: StatusPageConfig;
 }
 
 export const defaultResourceOptions: ResourceOptions = {
@@ -138,4 +140,5 @@ export const defaultConfig: Config = {
   },
   apiProxy: undefined,
   auditReceiver: undefined,
+  statusPage: defaultStatusPage,
 };

@@ -10,6 +10,7 @@ import {
   type ResourceOptions,
   type ResourceSelector,
 } from "./schema.ts";
+import { statusPageConfig } from "./status-page.ts";
 
 export class ConfigError extends Error {
   readonly problems: string[];
@@ -27,7 +28,7 @@ function show(value: unknown): string {
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }
 
-class Checker {
+export class Checker {
   readonly problems: string[] = [];
 
   fail(path: string, expected: string, value: unknown): undefined {
@@ -325,6 +326,7 @@ export function validateConfig(input: unknown): Config {
     "tracing",
     "apiProxy",
     "auditReceiver",
+    "statusPage",
   ]);
   if (!raw) throw new ConfigError(c.problems);
   const crdDiscovery = c.boolean("crdDiscovery", raw.crdDiscovery) ?? defaultConfig.crdDiscovery;
@@ -387,6 +389,7 @@ export function validateConfig(input: unknown): Config {
     tracing,
     apiProxy: apiProxy(c, raw.apiProxy),
     auditReceiver: auditReceiver(c, raw.auditReceiver),
+    statusPage: statusPageConfig(c, raw.statusPage),
   };
   if (c.problems.length > 0) throw new ConfigError(c.problems);
   return config;

@@ -1,15 +1,17 @@
-// The command line: flags, configuration, signals and exit codes (0 ok, 1
-// runtime error, 2 configuration error). Everything that runs is built by
-// app/build.ts. Every line on stderr is a JSON log line, errors before the
-// configuration is read included. main.ts is the entry that loads this.
-import { buildApp } from "./app/build.ts";
-import { flagOverrides, parseFlags, usage } from "./config/flags.ts";
-import { type LoadedConfig, loadConfigFile, watchConfigFile } from "./config/load.ts";
-import { ConfigError } from "./config/validate.ts";
-import { loadKubeConfig } from "./kube/kubeconfig.ts";
-import { createLogger, type Logger } from "./log.ts";
-import { resolveTracingTarget, rootSampling } from "./tracing/otel-env.ts";
-import { version } from "./version.ts";
+// The command line that runs the exporter (the subcommands are in index.ts):
+// flags, configuration, signals and exit codes (0 ok, 1 runtime error, 2
+// configuration error). Everything that runs is built by app/build.ts. Every
+// line on stderr is a JSON log line, errors before the configuration is read
+// included.
+import { buildApp } from "../app/build.ts";
+import { flagOverrides, parseFlags, usage } from "../config/flags.ts";
+import { type LoadedConfig, loadConfigFile, watchConfigFile } from "../config/load.ts";
+import { ConfigError } from "../config/validate.ts";
+import { loadKubeConfig } from "../kube/kubeconfig.ts";
+import { createLogger, type Logger } from "../log.ts";
+import { resolveTracingTarget, rootSampling } from "../tracing/otel-env.ts";
+import { version } from "../version.ts";
+import { runSubcommand } from "./index.ts";
 
 const exitCode = { ok: 0, runtime: 1, config: 2 } as const;
 
@@ -21,6 +23,8 @@ function checkTracingEnvironment(loaded: LoadedConfig): string {
 }
 
 async function main(logger: Logger): Promise<number | "running"> {
+  const subcommandExit = await runSubcommand(process.argv.slice(2));
+  if (subcommandExit !== undefined) return subcommandExit;
   const flags = parseFlags(process.argv.slice(2));
   if (flags.help) {
     process.stdout.write(usage);

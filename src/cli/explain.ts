@@ -1,0 +1,267 @@
+// `cr-status-exporter explain`: for the current configuration and cluster,
+// which CRDs are watched and how (version, scope, where conditions,
+// observedGeneration and phase are read and why), and the series each kind
+// would cost (objects × series per object) — a cardinality preview before
+// deploying.
+import { parseArgs } from "node:util";
+import { stringify } from "yaml";
+import { type CollectorPlan, missingExplicit } from "../collectors/selection.ts";
+import { loadConfigFile } from "../config/load.ts";
+import type { CrdSummary, VersionSummary } from "../core/crd.ts";
+import { ProjectionError, projectObject } from "../core/project.ts";
+import type { ObjectState } from "../core/state.ts";
+import type { KubeClient } from "../kube/client.ts";
+import { connect, listPages, listPaths, resourcePlans } from "./cluster.ts";
+import type { CliIo } from "./io.ts";
+import { seriesPerObject } from "./series-estimate.ts";
+import { UsageError } from "./status.ts";
+import { formatTable } from "./status-output.ts";
+
+export const explainUsage = `Usage: cr-status-exporter explain [flags]
+
+Shows which CRDs the configuration selects in the current cluster, where each one's conditions,
+observedGeneration and phase are read, and the estimated series per kind (objects × series per object).
+
+  -o, --output FORMAT      table (default), json or yaml
+      --sample N           objects per resource rendered to measure series per object (default 50)
+      --config PATH        configuration file (default: every CRD)
+      --kubeconfig PATH, --context NAME
+  -h, --help
+`;
+
+export interface FieldSource {
+  path: string | null;
+  /** config, schema, or default (with why). */
+  from: string;
+}
+
+export interface ExplainedResource {
+  resource: string;
+  kind: string;
+  version: string;
+  scope: "Namespaced" | "Cluster";
+  statusSubresource: boolean;
+  mode: "objects" | "aggregate";
+  readyCondition: string;
+  conditions: FieldSource;
+  observedGeneration: FieldSource;
+  phase: FieldSource & { phases: string[] };
+  objects: number;
+  seriesPerObject: number;
+  estimatedSeries: number;
+}
+
+export interface Explanation {
+  resources: ExplainedResource[];
+  totalSeries: number;
+  notSelected: { crd: string; why: string }[];
+  missing: string[];
+}
+
+function source(
+  configured: string | undefined,
+  inSchema: boolean | undefined,
+  version: VersionSummary | undefined,
+): string {
+  if (configured !== undefined) return "config";
+  if (inSchema) return "schema";
+  if (!version || version.openStatus) return "default (status is schemaless)";
+  return "default (not in the schema)";
+}
+
+/** Objects in the resource (cheap: remainingItemCount when the API gives it) and a sample of them. */
+async function countAndSample(
+  client: KubeClient,
+  plan: CollectorPlan,
+  sampleSize: number,
+): Promise<{ count: number; sample: ObjectState[] }> {
+  let count = 0;
+  const sample: ObjectState[] = [];
+  for (const path of listPaths(plan, undefined)) {
+    await listPages(
+      client,
+      path,
+      { labelSelector: plan.options.labelSelector },
+      (page) => {
+        const items = page.items ?? [];
+        count += items.length;
+        for (const raw of items) {
+          if (sample.length >= sampleSize) break;
+          try {
+            sample.push(projectObject(raw, plan.projection));
+          } catch (error) {
+            if (!(error instanceof ProjectionError)) throw error;
+          }
+        }
+        const remaining = page.metadata?.remainingItemCount;
+        if (remaining !== undefined) {
+          count += remaining;
+          return false;
+        }
+      },
+      Math.max(1, sampleSize),
+    );
+  }
+  return { count, sample };
+}
+
+function explainPlan(
+  plan: CollectorPlan,
+  crds: readonly CrdSummary[],
+  counted: { count: number; sample: ObjectState[] },
+  prefix: string,
+  now: number,
+): ExplainedResource {
+  const crd = crds.find((c) => c.group === plan.identity.group && c.plural === plan.identity.resource);
+  const version = crd?.versions.find((v) => v.name === plan.identity.version);
+  const o = plan.options;
+  const perObject = seriesPerObject(plan, counted.sample, prefix, now);
+  return {
+    resource: plan.key.replace(/^(.*)\/(.*)$/, "$2.$1"),
+    kind: plan.identity.kind,
+    version: plan.identity.version,
+    scope: plan.identity.namespaced ? "Namespaced" : "Cluster",
+    statusSubresource: plan.statusSubresource,
+    mode: o.mode,
+    readyCondition: o.readyCondition,
+    conditions: {
+      path: plan.projection.conditionsPath.join("."),
+      from: source(o.conditionsPath, version?.conditions, version),
+    },
+    observedGeneration: {
+      path: plan.projection.observedGenerationPath.join("."),
+      from: source(o.observedGenerationPath, version?.observedGeneration, version),
+    },
+    phase: {
+      path: plan.projection.phasePath?.join(".") ?? null,
+      from: plan.projection.phasePath
+        ? source(o.phasePath, version?.phase, version)
+        : "none (no phase in the schema)",
+      phases: plan.phases,
+    },
+    objects: counted.count,
+    seriesPerObject: Math.round(perObject * 10) / 10,
+    estimatedSeries: Math.round(counted.count * perObject),
+  };
+}
+
+function whyNotSelected(crd: CrdSummary): string {
+  if (!crd.established) return "not established";
+  if (!crd.versions.some((v) => v.served)) return "no served version";
+  return "no resource selector matches it";
+}
+
+export async function explain(options: {
+  config: string | undefined;
+  kubeconfig: string | undefined;
+  context: string | undefined;
+  sampleSize: number;
+  now: number;
+}): Promise<Explanation> {
+  const config = loadConfigFile(options.config).config;
+  const client = await connect(options);
+  const { plans, crds } = await resourcePlans(client, config);
+  const resources: ExplainedResource[] = [];
+  for (const plan of plans) {
+    const counted = await countAndSample(client, plan, options.sampleSize);
+    resources.push(explainPlan(plan, crds, counted, config.metricPrefix, options.now));
+  }
+  const selected = new Set(plans.map((p) => `${p.identity.resource}.${p.identity.group}`));
+  return {
+    resources,
+    totalSeries: resources.reduce((sum, r) => sum + r.estimatedSeries, 0),
+    notSelected: crds
+      .filter((c) => !selected.has(c.name))
+      .map((c) => ({ crd: c.name, why: whyNotSelected(c) })),
+    missing: config.crdDiscovery ? missingExplicit(config.resources, crds) : [],
+  };
+}
+
+export function formatExplanation(e: Explanation): string {
+  const field = (f: FieldSource): string => (f.path ? `${f.path} (${f.from})` : f.from);
+  const watched = formatTable([
+    [
+      "RESOURCE",
+      "KIND",
+      "VERSION",
+      "SCOPE",
+      "STATUS-SUBRESOURCE",
+      "READY",
+      "CONDITIONS",
+      "OBSERVED-GENERATION",
+      "PHASE",
+    ],
+    ...e.resources.map((r) => [
+      r.resource,
+      r.kind,
+      r.version,
+      r.scope,
+      r.statusSubresource ? "yes" : "no",
+      r.readyCondition,
+      field(r.conditions),
+      field(r.observedGeneration),
+      `${field(r.phase)}${r.phase.phases.length > 0 ? ` [${r.phase.phases.join(" ")}]` : ""}`,
+    ]),
+  ]);
+  const series = formatTable([
+    ["RESOURCE", "MODE", "OBJECTS", "SERIES/OBJECT", "ESTIMATED-SERIES"],
+    ...e.resources.map((r) => [
+      r.resource,
+      r.mode,
+      String(r.objects),
+      String(r.seriesPerObject),
+      String(r.estimatedSeries),
+    ]),
+    ["TOTAL", "", String(e.resources.reduce((s, r) => s + r.objects, 0)), "", String(e.totalSeries)],
+  ]);
+  const lines = [
+    e.resources.length > 0 ? `Watched resources:\n${watched}` : "No resource is selected.\n",
+    `Estimated per-object series (objects × series per object; counters and histograms of the exporter itself not included):\n${series}`,
+  ];
+  if (e.notSelected.length > 0)
+    lines.push(`Not selected:\n${e.notSelected.map((n) => `  ${n.crd}: ${n.why}`).join("\n")}\n`);
+  if (e.missing.length > 0)
+    lines.push(`Configured but not installed:\n${e.missing.map((m) => `  ${m}`).join("\n")}\n`);
+  return lines.join("\n");
+}
+
+function parseExplainFlags(argv: string[]) {
+  try {
+    return parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        output: { type: "string", short: "o", default: "table" },
+        sample: { type: "string", default: "50" },
+        config: { type: "string" },
+        kubeconfig: { type: "string" },
+        context: { type: "string" },
+        help: { type: "boolean", short: "h", default: false },
+      },
+    }).values;
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+export async function runExplain(argv: string[], io: CliIo): Promise<number> {
+  const values = parseExplainFlags(argv);
+  if (values.help) {
+    io.stdout(explainUsage);
+    return 0;
+  }
+  const output = values.output ?? "table";
+  if (!["table", "json", "yaml"].includes(output))
+    throw new UsageError(`--output: expected one of table, json, yaml, got "${output}"`);
+  const sampleSize = Number(values.sample);
+  if (!Number.isInteger(sampleSize) || sampleSize < 1 || sampleSize > 500)
+    throw new UsageError(`--sample: expected an integer from 1 to 500, got "${values.sample}"`);
+  const explanation = await explain({ ...values, sampleSize, now: io.now() } as Parameters<
+    typeof explain
+  >[0]);
+  if (output === "json") io.stdout(`${JSON.stringify(explanation, null, 2)}\n`);
+  else if (output === "yaml") io.stdout(stringify(explanation));
+  else io.stdout(formatExplanation(explanation));
+  return 0;
+}

@@ -1,0 +1,212 @@
+// `cr-status-exporter status`: what is not Ready, from a running exporter's
+// API (--server) or straight from the cluster with the current kubeconfig
+// (one list per resource, projected by the exporter's own code). Exit codes:
+// 0 fine, 1 --fail-if-not-ready and something listed is not Ready, 2 an error
+// (bad flags or configuration, unreachable server, a resource that could not
+// be listed — whatever could be listed is still printed).
+import { parseArgs } from "node:util";
+import { loadConfigFile } from "../config/load.ts";
+import { toObjectView } from "../status/from-state.ts";
+import { type ObjectItemJson, objectItem } from "../status/json.ts";
+import { runQuery } from "../status/query.ts";
+import { emptyFilter, type ObjectQuery, type SortOrder, sortOrders } from "../status/query-params.ts";
+import type { ObjectView } from "../status/view.ts";
+import { connect, listProjected, planMatchesKind, resourcePlans } from "./cluster.ts";
+import type { CliIo } from "./io.ts";
+import { formatItems, type OutputFormat, outputFormats } from "./status-output.ts";
+
+export const statusUsage = `Usage: cr-status-exporter status [flags]
+
+Lists custom resources with their Ready condition, reason, since when, generation lag and age.
+
+  --server URL             read from a running exporter's API (e.g. http://127.0.0.1:9184)
+                           instead of listing the cluster with the current kubeconfig
+  -o, --output FORMAT      table (default), wide, json or yaml
+      --not-ready          only objects that are not Ready (kstatus result other than Current)
+  -n, --namespace NS       only this namespace
+  -l, --selector SEL       label selector (key=value,key!=value,key,!key); with --server it matches the
+                           labels the exporter copies (config \`labels\`)
+      --kind KIND          only this kind (Kind, plural or plural.group); repeatable
+      --sort ORDER         ${sortOrders.join(", ")} (default notReady: longest not Ready first)
+      --fail-if-not-ready  exit 1 when any object listed is not Ready
+      --config PATH        configuration file: which resources and how (default: every CRD)
+      --kubeconfig PATH, --context NAME
+  -h, --help
+`;
+
+export interface StatusFlags {
+  server: string | undefined;
+  output: OutputFormat;
+  notReady: boolean;
+  namespace: string | undefined;
+  selector: string | undefined;
+  kinds: string[];
+  sort: SortOrder;
+  failIfNotReady: boolean;
+  config: string | undefined;
+  kubeconfig: string | undefined;
+  context: string | undefined;
+  help: boolean;
+}
+
+export class UsageError extends Error {}
+
+export function parseStatusFlags(argv: string[]): StatusFlags {
+  let values: ReturnType<typeof parse>["values"];
+  function parse() {
+    return parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        server: { type: "string" },
+        output: { type: "string", short: "o", default: "table" },
+        "not-ready": { type: "boolean", default: false },
+        namespace: { type: "string", short: "n" },
+        selector: { type: "string", short: "l" },
+        kind: { type: "string", multiple: true, default: [] },
+        sort: { type: "string", default: "notReady" },
+        "fail-if-not-ready": { type: "boolean", default: false },
+        config: { type: "string" },
+        kubeconfig: { type: "string" },
+        context: { type: "string" },
+        help: { type: "boolean", short: "h", default: false },
+      },
+    });
+  }
+  try {
+    values = parse().values;
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const output = values.output as OutputFormat;
+  if (!outputFormats.includes(output))
+    throw new UsageError(`--output: expected one of ${outputFormats.join(", ")}, got "${values.output}"`);
+  const sort = values.sort as SortOrder;
+  if (!sortOrders.includes(sort))
+    throw new UsageError(`--sort: expected one of ${sortOrders.join(", ")}, got "${values.sort}"`);
+  if (values.server !== undefined && !/^https?:\/\/[^\s]+$/.test(values.server))
+    throw new UsageError(
+      `--server: expected an http(s) URL such as http://127.0.0.1:9184, got "${values.server}"`,
+    );
+  return {
+    server: values.server?.replace(/\/+$/, ""),
+    output,
+    notReady: values["not-ready"] ?? false,
+    namespace: values.namespace,
+    selector: values.selector,
+    kinds: (values.kind ?? []).flatMap((k) => k.split(",")).filter((k) => k !== ""),
+    sort,
+    failIfNotReady: values["fail-if-not-ready"] ?? false,
+    config: values.config,
+    kubeconfig: values.kubeconfig,
+    context: values.context,
+    help: values.help ?? false,
+  };
+}
+
+/** Every item from the exporter's API, following continue tokens. */
+export async function itemsFromServer(flags: StatusFlags): Promise<ObjectItemJson[]> {
+  const params = new URLSearchParams({ limit: "500", sort: flags.sort });
+  for (const kind of flags.kinds) params.append("kind", kind);
+  if (flags.namespace !== undefined) params.set("namespace", flags.namespace);
+  if (flags.notReady) params.set("notReady", "true");
+  if (flags.selector !== undefined) params.set("labelSelector", flags.selector);
+  const items: ObjectItemJson[] = [];
+  for (;;) {
+    const url = `${flags.server}/api/v1/objects?${params}`;
+    let response: Response;
+    try {
+      response = await fetch(url, {
+        headers: { Accept: "application/json" },
+        signal: AbortSignal.timeout(30_000),
+      });
+    } catch (error) {
+      const cause = (error as Error).cause as Error | undefined;
+      throw new Error(`cannot reach ${url}: ${cause?.message ?? (error as Error).message}`);
+    }
+    const body = (await response.json().catch(() => undefined)) as
+      | { items?: ObjectItemJson[]; continue?: string | null; error?: { message?: string } }
+      | undefined;
+    if (!response.ok || !body?.items) {
+      throw new Error(
+        `${url}: HTTP ${response.status}${body?.error?.message ? `: ${body.error.message}` : ""}`,
+      );
+    }
+    items.push(...body.items);
+    if (!body.continue) return items;
+    params.set("continue", body.continue);
+  }
+}
+
+/** Every item straight from the cluster; list failures go to `failures` and do not stop the others. */
+export async function itemsFromCluster(
+  flags: StatusFlags,
+  now: number,
+  failures: string[],
+): Promise<ObjectItemJson[]> {
+  const config = loadConfigFile(flags.config).config;
+  const client = await connect(flags);
+  const { plans } = await resourcePlans(client, config);
+  const wanted = plans.filter(
+    (p) => flags.kinds.length === 0 || flags.kinds.some((k) => planMatchesKind(p, k)),
+  );
+  const views: ObjectView[] = [];
+  for (const plan of wanted) {
+    try {
+      const listed = await listProjected(client, plan, {
+        namespace: flags.namespace,
+        labelSelector: flags.selector,
+      });
+      if (listed.skipped > 0)
+        failures.push(`${plan.key}: ${listed.skipped} objects without metadata.uid or name skipped`);
+      const status = {
+        readyCondition: plan.options.readyCondition,
+        failedAfterSeconds: plan.options.failedAfterSeconds,
+      };
+      for (const state of listed.states) {
+        views.push(
+          toObjectView({
+            identity: plan.identity,
+            state,
+            status,
+            now,
+            flappingWindowSeconds: config.statusPage.flappingWindowSeconds,
+          }),
+        );
+      }
+    } catch (error) {
+      failures.push(`${plan.key}: ${(error as Error).message}`);
+    }
+  }
+  const filter = { ...emptyFilter(), notReady: flags.notReady ? true : undefined };
+  const query: ObjectQuery = {
+    filter,
+    sort: flags.sort,
+    limit: Number.MAX_SAFE_INTEGER,
+    continueToken: undefined,
+  };
+  const settings = {
+    flappingMinTransitions: config.statusPage.flappingTransitions,
+    links: { dashboardUrl: config.statusPage.dashboardUrl, traceUrl: config.statusPage.traceUrl },
+  };
+  return runQuery(views, query, settings).items.map((v) => objectItem(v, now, settings));
+}
+
+export async function runStatus(argv: string[], io: CliIo): Promise<number> {
+  const flags = parseStatusFlags(argv);
+  if (flags.help) {
+    io.stdout(statusUsage);
+    return 0;
+  }
+  const failures: string[] = [];
+  const items = flags.server
+    ? await itemsFromServer(flags)
+    : await itemsFromCluster(flags, io.now(), failures);
+  for (const failure of failures) io.stderr(`warning: ${failure}\n`);
+  if (items.length === 0 && (flags.output === "table" || flags.output === "wide"))
+    io.stderr("No objects found.\n");
+  else io.stdout(formatItems(items, flags.output));
+  if (failures.length > 0) return 2;
+  return flags.failIfNotReady && items.some((i) => i.notReady) ? 1 : 0;
+}

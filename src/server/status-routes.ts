@@ -1,0 +1,165 @@
+// The status page (/) and the JSON API (/api/v1/objects, /api/v1/objects/{uid},
+// /api/v1/summary) as one koa middleware over a ViewSource. Anything else is
+// passed on. Bad query parameters answer 400 naming the parameter and value;
+// the page is served with a Content-Security-Policy that admits only its own
+// inline style and script.
+import type { Context, Middleware } from "koa";
+import type { StatusPageConfig } from "../config/status-page.ts";
+import { isoTime, type OutputSettings, objectDetail, objectItem } from "../status/json.ts";
+import { contentSecurityPolicy } from "../status/page/assets.ts";
+import { renderStatusPage } from "../status/page/render.ts";
+import { runQuery } from "../status/query.ts";
+import {
+  defaultQueryLimits,
+  parseFilter,
+  parseObjectQuery,
+  QueryError,
+  type QueryLimits,
+} from "../status/query-params.ts";
+import { summarize } from "../status/summary.ts";
+import type { ViewSource } from "../status/view.ts";
+
+export interface StatusRoutesOptions {
+  source: ViewSource;
+  /** Read on every request, so a configuration reload applies at once. */
+  settings: () => StatusPageConfig;
+  limits?: QueryLimits;
+}
+
+const objectsPrefix = "/api/v1/objects/";
+
+function outputSettings(config: StatusPageConfig): OutputSettings {
+  return {
+    flappingMinTransitions: config.flappingTransitions,
+    links: { dashboardUrl: config.dashboardUrl, traceUrl: config.traceUrl },
+  };
+}
+
+function commonHeaders(ctx: Context): void {
+  ctx.set("Cache-Control", "no-store");
+  ctx.set("X-Content-Type-Options", "nosniff");
+  ctx.set("Referrer-Policy", "no-referrer");
+}
+
+function json(ctx: Context, status: number, body: unknown): void {
+  commonHeaders(ctx);
+  ctx.set("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'");
+  ctx.status = status;
+  ctx.type = "application/json";
+  ctx.body = `${JSON.stringify(body, null, 2)}\n`;
+}
+
+function errorJson(ctx: Context, status: number, message: string, extra: Record<string, string> = {}): void {
+  json(ctx, status, { error: { status, message, ...extra } });
+}
+
+function queryError(ctx: Context, error: QueryError): void {
+  errorJson(ctx, 400, error.message, {
+    parameter: error.parameter,
+    value: error.value,
+    expected: error.expected,
+  });
+}
+
+function isRoute(path: string): boolean {
+  return path === "/" || path === "/favicon.ico" || path.startsWith("/api/");
+}
+
+export function statusRoutes(options: StatusRoutesOptions): Middleware {
+  const limits = options.limits ?? defaultQueryLimits;
+  const { source } = options;
+
+  function objects(ctx: Context, settings: OutputSettings): void {
+    const query = parseObjectQuery(new URLSearchParams(ctx.querystring), limits);
+    const now = source.now();
+    const page = runQuery(source.objects(), query, settings);
+    json(ctx, 200, {
+      now: isoTime(now),
+      total: page.total,
+      continue: page.continueToken ?? null,
+      items: page.items.map((v) => objectItem(v, now, settings)),
+    });
+  }
+
+  function object(ctx: Context, settings: OutputSettings): void {
+    let uid: string;
+    try {
+      uid = decodeURIComponent(ctx.path.slice(objectsPrefix.length));
+    } catch {
+      errorJson(ctx, 400, "the object uid in the path is not valid percent-encoding");
+      return;
+    }
+    if (ctx.querystring) {
+      const [name = "", value = ""] = ctx.querystring.split("=");
+      throw new QueryError(decodeURIComponent(name), decodeURIComponent(value), "no query parameters here");
+    }
+    const view = source.get(uid);
+    if (!view) {
+      errorJson(ctx, 404, `no object with uid ${JSON.stringify(uid)} is watched (deleted, or never seen)`);
+      return;
+    }
+    json(ctx, 200, { now: isoTime(source.now()), object: objectDetail(view, source.now(), settings) });
+  }
+
+  function summary(ctx: Context, settings: OutputSettings): void {
+    const filter = parseFilter(new URLSearchParams(ctx.querystring));
+    json(ctx, 200, {
+      now: isoTime(source.now()),
+      ...summarize(source.kinds(), source.objects(), filter, settings),
+    });
+  }
+
+  function page(ctx: Context, config: StatusPageConfig): void {
+    const params = new URLSearchParams(ctx.querystring);
+    const settings = { ...outputSettings(config), refreshSeconds: config.refreshSeconds };
+    const now = source.now();
+    let error: QueryError | undefined;
+    let query: ReturnType<typeof parseObjectQuery> | undefined;
+    try {
+      // The page lists not-Ready objects unless the parameter is there (empty: all).
+      query = parseObjectQuery(params, limits, params.has("notReady") ? {} : { notReady: true });
+    } catch (e) {
+      if (!(e instanceof QueryError)) throw e;
+      error = e;
+    }
+    const html = renderStatusPage({
+      now,
+      params,
+      query,
+      error,
+      page: query ? runQuery(source.objects(), query, settings) : undefined,
+      summary: summarize(source.kinds(), source.objects(), undefined, settings),
+      kinds: source.kinds(),
+      settings,
+    });
+    commonHeaders(ctx);
+    ctx.set("Content-Security-Policy", contentSecurityPolicy);
+    ctx.status = error ? 400 : 200;
+    ctx.type = "text/html; charset=utf-8";
+    ctx.body = html;
+  }
+
+  return async (ctx, next) => {
+    if (!isRoute(ctx.path)) return next();
+    if (ctx.method !== "GET" && ctx.method !== "HEAD") {
+      ctx.set("Allow", "GET, HEAD");
+      errorJson(ctx, 405, `${ctx.method} is not allowed here; use GET`);
+      return;
+    }
+    const config = options.settings();
+    const settings = outputSettings(config);
+    try {
+      if (ctx.path === "/") page(ctx, config);
+      // Browsers ask for it; an empty answer keeps their consoles (and the page tests) free of 404s.
+      else if (ctx.path === "/favicon.ico") ctx.status = 204;
+      else if (ctx.path === "/api/v1/objects") objects(ctx, settings);
+      else if (ctx.path === "/api/v1/summary") summary(ctx, settings);
+      else if (ctx.path.startsWith(objectsPrefix) && ctx.path.length > objectsPrefix.length)
+        object(ctx, settings);
+      else errorJson(ctx, 404, `no such API path ${ctx.path}; see /api/v1/objects and /api/v1/summary`);
+    } catch (error) {
+      if (error instanceof QueryError) queryError(ctx, error);
+      else throw error;
+    }
+  };
+}

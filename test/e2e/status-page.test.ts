@@ -1,0 +1,269 @@
+// The status page in a real headless Chromium, served by the real koa routes
+// over a fixed fleet of object views: what a person sees, what the keyboard
+// reaches, and that a hostile condition message stays text.
+import assert from "node:assert/strict";
+import { createServer } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { type Browser, type BrowserPage, launchChromium } from "../browser/chromium.ts";
+import { statusFleet, xssMessage } from "../support/status-fleet.ts";
+import { serveStatus } from "../support/status-server.ts";
+import { condition, fixedSource, view, viewNow } from "../support/views.ts";
+
+const screenshots = join(tmpdir(), "cr-status-page-screenshots");
+const fleet = statusFleet();
+let browser: Browser;
+let base: string;
+
+// One browser and one server for the file, stopped after its last test.
+const stops: (() => unknown)[] = [];
+const fileScope = { after: (fn: () => unknown) => void stops.push(fn) };
+after(async () => {
+  for (const stop of stops.reverse()) await stop();
+});
+
+before(async () => {
+  browser = await launchChromium(fileScope);
+  base = await serveStatus(fileScope, fixedSource(fleet), {
+    dashboardUrl:
+      "https://grafana.example.com/d/cr-status-object?var-namespace={namespace}&var-kind={kind}&var-name={name}",
+    traceUrl: "https://jaeger.example.com/trace/{traceId}",
+    refreshSeconds: 0,
+  });
+});
+
+interface Row {
+  name: string;
+  namespace: string;
+  status: string;
+  reason: string;
+  message: string;
+  since: string;
+  links: string[];
+}
+
+function rows(page: BrowserPage): Promise<Row[]> {
+  return page.evaluate(`[...document.querySelectorAll("tbody.rows tr")].map((tr) => {
+    const cells = tr.children;
+    return {
+      name: cells[2].textContent.trim(),
+      namespace: cells[1].textContent.trim(),
+      status: cells[3].querySelector("span").textContent,
+      reason: cells[4].textContent.trim(),
+      message: cells[5].firstChild?.nodeType === Node.TEXT_NODE ? cells[5].firstChild.textContent : "",
+      since: cells[6].querySelector("time")?.textContent ?? "",
+      links: [...cells[8].querySelectorAll("a")].map((a) => a.getAttribute("href")),
+    };
+  })`);
+}
+
+/** Polls `probe` until it returns a value, or fails with what was last seen. */
+async function eventually<T>(
+  what: string,
+  probe: () => Promise<T | undefined>,
+  timeoutMs = 15_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    last = await probe();
+    if (last !== undefined) return last as T;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`${what} not seen within ${timeoutMs} ms; last: ${JSON.stringify(last)}`);
+}
+
+describe("the status page in Chromium", () => {
+  test("lists the stuck widget first, with its reason, message, since and links", async (t) => {
+    const page = await browser.newPage();
+    await page.goto(`${base}/`);
+    const listed = await rows(page);
+    assert.equal(
+      listed[0]?.name,
+      "stuck-widget",
+      `longest not Ready first; got ${listed.map((r) => r.name)}`,
+    );
+    assert.deepEqual(
+      { ...listed[0], links: undefined },
+      {
+        name: "stuck-widget",
+        namespace: "shop",
+        status: "Failed",
+        reason: "ImagePullBackOff",
+        message: 'Back-off pulling image "registry.example.com/shop/widget:v2"',
+        since: "3h",
+        links: undefined,
+      },
+    );
+    assert.deepEqual(listed[0]?.links, [
+      "https://grafana.example.com/d/cr-status-object?var-namespace=shop&var-kind=Widget&var-name=stuck-widget",
+      "https://jaeger.example.com/trace/4bf92f3577b34da6a3ce929d0e0e4736",
+      "/api/v1/objects/uid-shop-stuck-widget",
+    ]);
+    assert.ok(!listed.some((r) => r.name === "alpha-widget"), "Ready objects are not in the not-Ready table");
+    assert.deepEqual(
+      await page.evaluate(
+        `["header", "main", "footer", "form[role=search]", "table caption", "th[scope=col]"].map((s) => document.querySelectorAll(s).length > 0)`,
+      ),
+      [true, true, true, true, true, true],
+      "landmarks, a search form and table headers",
+    );
+    const shot = join(screenshots, "status-page.png");
+    await page.screenshot(shot);
+    t.diagnostic(`screenshot: ${shot}`);
+    assert.deepEqual(page.console, [], "no console errors");
+  });
+
+  test("a filter in the URL narrows the table and fills the form", async () => {
+    const page = await browser.newPage();
+    await page.goto(`${base}/`);
+    const all = (await rows(page)).map((r) => r.name);
+    await page.goto(`${base}/?namespace=search`);
+    const narrowed = (await rows(page)).map((r) => r.name);
+    assert.deepEqual(narrowed, ["slow-widget", "flappy-widget"]);
+    assert.ok(all.length > narrowed.length && all.includes("stuck-widget"));
+    assert.equal(await page.evaluate(`document.getElementById("f-namespace").value`), "search");
+  });
+
+  test("a bad filter answers 400 and says which parameter and value", async () => {
+    const page = await browser.newPage();
+    await page.goto(`${base}/?lagging=maybe`);
+    const alert = await page.evaluate<string>(`document.querySelector("[role=alert]").textContent`);
+    assert.match(alert, /lagging="maybe": expected true or false/);
+  });
+
+  test("the keyboard reaches the skip link, the filters and Apply; Enter submits them", async () => {
+    const page = await browser.newPage();
+    await page.goto(`${base}/`);
+    const focused: string[] = [];
+    for (let i = 0; i < 60 && !focused.includes("button:Apply"); i++) {
+      await page.press("Tab");
+      focused.push(
+        await page.evaluate(
+          `(() => { const e = document.activeElement; return e.id || e.tagName.toLowerCase() + ":" + e.textContent.trim().split("\\n")[0]; })()`,
+        ),
+      );
+    }
+    assert.equal(focused[0], "a:Skip to the objects");
+    const filters = [
+      "f-show",
+      "f-kind",
+      "f-namespace",
+      "f-name",
+      "f-result",
+      "f-condition",
+      "f-reason",
+      "f-lagging",
+    ];
+    const positions = filters.map((id) => focused.indexOf(id));
+    assert.ok(
+      positions.every((p, i) => p > 0 && (i === 0 || p > (positions[i - 1] as number))),
+      `${focused}`,
+    );
+    assert.ok(focused.includes("button:Apply"), `${focused}`);
+
+    // A focused field shows a visible focus ring; typing and Enter apply the filter.
+    await page.evaluate(`document.getElementById("f-namespace").focus()`);
+    assert.equal(await page.evaluate(`getComputedStyle(document.activeElement).outlineStyle`), "solid");
+    await page.type("search");
+    await page.press("Enter");
+    await eventually("the filtered page", async () =>
+      (await page.evaluate<string>("location.search")).includes("namespace=search") ? true : undefined,
+    );
+    await eventually("the filtered rows", async () => {
+      const names = (await rows(page)).map((r) => r.name);
+      return names.join() === "slow-widget,flappy-widget" ? names : undefined;
+    });
+  });
+
+  test("reads without JavaScript; dark and light follow prefers-color-scheme", async () => {
+    const page = await browser.newPage();
+    await page.disableScripts(true);
+    await page.goto(`${base}/?notReady=`);
+    assert.equal((await rows(page)).length, fleet.length);
+    assert.equal(await page.evaluate(`document.getElementById("auto-refresh").hidden`), true);
+    await page.colorScheme("dark");
+    assert.equal(await page.evaluate(`getComputedStyle(document.body).backgroundColor`), "rgb(13, 17, 23)");
+    await page.colorScheme("light");
+    assert.equal(
+      await page.evaluate(`getComputedStyle(document.body).backgroundColor`),
+      "rgb(255, 255, 255)",
+    );
+  });
+});
+
+describe("a condition message with markup is text and never runs", () => {
+  /** Resolves once a sentinel call made after load has arrived: every earlier call has arrived too. */
+  async function callsAfterLoad(page: BrowserPage): Promise<string[]> {
+    await page.evaluate(`__xss("sentinel")`);
+    await eventually("the sentinel binding call", async () =>
+      page.bindingCalls.includes("__xss(sentinel)") ? true : undefined,
+    );
+    return page.bindingCalls.filter((c) => c !== "__xss(sentinel)");
+  }
+
+  test("control: the same message as raw markup does run, and the detector sees it", async (t) => {
+    const server = createServer((_req, res) => {
+      res.setHeader("Content-Type", "text/html");
+      res.end(`<!doctype html><title>raw</title><p>${xssMessage}</p>`);
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    t.after(
+      () =>
+        new Promise<void>((resolve) => {
+          server.closeAllConnections();
+          server.close(() => resolve());
+        }),
+    );
+    const address = server.address() as { port: number };
+    const page = await browser.newPage();
+    await page.addBinding("__xss");
+    await page.goto(`http://127.0.0.1:${address.port}/`);
+    assert.deepEqual((await callsAfterLoad(page)).sort(), ["__xss(img)", "__xss(script)"]);
+  });
+
+  for (const csp of ["bypassed (escaping alone)", "enforced"] as const) {
+    test(`on the status page, Content-Security-Policy ${csp}`, async () => {
+      const page = await browser.newPage();
+      await page.addBinding("__xss");
+      if (csp.startsWith("bypassed")) await page.bypassCsp(true);
+      await page.goto(`${base}/?name=injected`);
+      assert.deepEqual(await callsAfterLoad(page), [], "no injected script or handler ran");
+      assert.deepEqual(
+        await page.evaluate(`window.__cspViolations`),
+        [],
+        "nothing inline was even attempted",
+      );
+      const [row] = await rows(page);
+      assert.equal(row?.message, xssMessage, "the message is shown as the text it is");
+      assert.equal(
+        await page.evaluate(`document.querySelectorAll("tbody.rows img, tbody.rows script").length`),
+        0,
+      );
+    });
+  }
+});
+
+test("auto-refresh replaces the sections in place when the fleet changes", async (t) => {
+  const views = statusFleet();
+  const url = await serveStatus(t, fixedSource(views), { refreshSeconds: 1 });
+  const page = await browser.newPage();
+  await page.goto(`${url}/`);
+  await page.evaluate(`window.__notReloaded = true`);
+  assert.equal(await page.evaluate(`document.getElementById("auto-refresh").hidden`), false);
+  views.push(
+    view({
+      name: "new-trouble",
+      result: "Failed",
+      ready: condition("Ready", "False", { reason: "QuotaExceeded", since: viewNow - 10 }),
+    }),
+  );
+  const names = await eventually("the new object after a refresh", async () => {
+    const listed = (await rows(page)).map((r) => r.name);
+    return listed.includes("new-trouble") ? listed : undefined;
+  });
+  assert.equal(names.length, 7);
+  assert.equal(await page.evaluate(`window.__notReloaded`), true, "refreshed without reloading the page");
+  assert.match(await page.evaluate<string>("document.title"), /^7 not Ready/);
+});

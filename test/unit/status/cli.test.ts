@@ -1,0 +1,134 @@
+// `cr-status-exporter status` against the real API routes on a loopback port
+// (server mode), with golden table output and the --fail-if-not-ready exit codes.
+import assert from "node:assert/strict";
+import { readFileSync, writeFileSync } from "node:fs";
+import { describe, test } from "node:test";
+import { parse } from "yaml";
+import { runSubcommand } from "../../../src/cli/index.ts";
+import type { CliIo } from "../../../src/cli/io.ts";
+import { formatTable } from "../../../src/cli/status-output.ts";
+import { shortDuration } from "../../../src/status/format.ts";
+import { statusFleet } from "../../support/status-fleet.ts";
+import { serveStatus } from "../../support/status-server.ts";
+import { fixedSource, viewNow } from "../../support/views.ts";
+
+function captureIo(): CliIo & { out: string; err: string } {
+  const io = {
+    out: "",
+    err: "",
+    stdout: (text: string) => {
+      io.out += text;
+    },
+    stderr: (text: string) => {
+      io.err += text;
+    },
+    now: () => viewNow,
+  };
+  return io;
+}
+
+const golden = (name: string) => new URL(`../../golden/${name}`, import.meta.url);
+
+/** Compares with a golden file; UPDATE_GOLDEN=1 rewrites it. */
+function assertGolden(actual: string, name: string): void {
+  if (process.env.UPDATE_GOLDEN) writeFileSync(golden(name), actual);
+  assert.equal(actual, readFileSync(golden(name), "utf8"), `differs from test/golden/${name}`);
+}
+
+async function status(t: Parameters<typeof serveStatus>[0], args: string[]) {
+  const url = await serveStatus(t, fixedSource(statusFleet()));
+  const io = captureIo();
+  const code = await runSubcommand(["status", "--server", url, ...args], io);
+  return { code, ...io };
+}
+
+describe("status from a running exporter's API", () => {
+  test("the table, longest not Ready first (golden)", async (t) => {
+    const r = await status(t, ["--not-ready"]);
+    assert.equal(r.code, 0, r.err);
+    assertGolden(r.out, "status-not-ready.txt");
+  });
+
+  test("-o wide adds status, generations, phase, flapping and the message (golden)", async (t) => {
+    const r = await status(t, ["-o", "wide", "-n", "search"]);
+    assert.equal(r.code, 0, r.err);
+    assertGolden(r.out, "status-wide-search.txt");
+  });
+
+  test("-o json and -o yaml carry the API's items", async (t) => {
+    const json = await status(t, ["-o", "json", "--kind", "Gadget"]);
+    const items = (JSON.parse(json.out) as { items: { name: string; result: string }[] }).items;
+    assert.deepEqual(
+      items.map((i) => [i.name, i.result]),
+      [["edge-gadget", "Unknown"]],
+    );
+    const yaml = await status(t, ["-o", "yaml", "--kind", "gadget"]);
+    assert.deepEqual(parse(yaml.out), JSON.parse(json.out));
+  });
+
+  test("pages are followed: every object comes back once", async (t) => {
+    const many = Array.from({ length: 1203 }, (_, i) => ({
+      ...statusFleet()[0],
+      name: `w${i}`,
+      uid: `u${i}`,
+    })) as ReturnType<typeof statusFleet>;
+    const url = await serveStatus(t, fixedSource(many));
+    const io = captureIo();
+    assert.equal(await runSubcommand(["status", "--server", url, "-o", "json"], io), 0, io.err);
+    const names = (JSON.parse(io.out) as { items: { name: string }[] }).items.map((i) => i.name);
+    assert.equal(names.length, 1203);
+    assert.equal(new Set(names).size, 1203);
+  });
+
+  const exitCodes: [string, string[], number][] = [
+    ["something not Ready matches", ["--fail-if-not-ready"], 1],
+    ["nothing matches", ["--fail-if-not-ready", "--kind", "Widget", "-n", "nowhere"], 0],
+    ["a label selector that matches only Ready objects", ["--fail-if-not-ready", "-l", "app=shop"], 0],
+    ["without the flag", ["--not-ready"], 0],
+    ["a bad flag", ["--output", "xml"], 2],
+    ["a bad selector, refused by the API", ["-l", "a in (b)"], 2],
+  ];
+  for (const [title, args, expected] of exitCodes) {
+    test(`exit code ${expected}: ${title}`, async (t) => {
+      const r = await status(t, args);
+      assert.equal(r.code, expected, `stdout:\n${r.out}\nstderr:\n${r.err}`);
+    });
+  }
+
+  test("an unreachable server is an error that names it", async () => {
+    const io = captureIo();
+    assert.equal(await runSubcommand(["status", "--server", "http://127.0.0.1:9"], io), 2);
+    assert.match(io.err, /cannot reach http:\/\/127\.0\.0\.1:9\/api\/v1\/objects/);
+  });
+});
+
+test("argv without a subcommand is left to the exporter", async () => {
+  assert.equal(await runSubcommand(["--config", "x.yaml"], captureIo()), undefined);
+  assert.equal(await runSubcommand([], captureIo()), undefined);
+});
+
+test("tables pad every column but the last", () => {
+  assert.equal(
+    formatTable([
+      ["A", "BB", "C"],
+      ["long", "x", "tail"],
+    ]),
+    "A      BB   C\nlong   x    tail\n",
+  );
+});
+
+test("durations read like kubectl's", () => {
+  const cases: [number, string][] = [
+    [-5, "0s"],
+    [59, "59s"],
+    [119, "119s"],
+    [150, "2m30s"],
+    [600, "10m"],
+    [3 * 3600 + 59, "3h"],
+    [5 * 3600 + 30 * 60, "5h30m"],
+    [30 * 3600, "30h"],
+    [3 * 86400 + 7200, "3d2h"],
+    [40 * 86400, "40d"],
+  ];
+  for (const [seconds, text] of cases) assert.equal(shortDuration(seconds), text, `${seconds}s`);
+});
