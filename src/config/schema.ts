@@ -49,8 +49,10 @@ export interface ResourceSelector {
 }
 
 export interface TracingConfig {
-  /** OTLP/HTTP traces endpoint; when unset, OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT decides. */
+  /** OTLP/HTTP base URL, `/v1/traces` appended (like OTEL_EXPORTER_OTLP_ENDPOINT). */
   endpoint: string | undefined;
+  /** OTLP/HTTP traces URL, used as given (like OTEL_EXPORTER_OTLP_TRACES_ENDPOINT); wins over `endpoint`. */
+  tracesEndpoint: string | undefined;
   enabled: boolean | undefined;
   clusterName: string;
   generationTimeoutSeconds: number;
@@ -133,6 +135,7 @@ export const defaultConfig: Config = {
   ],
   tracing: {
     endpoint: undefined,
+    tracesEndpoint: undefined,
     enabled: undefined,
     clusterName: "default",
     generationTimeoutSeconds: 3600,

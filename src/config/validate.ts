@@ -217,6 +217,7 @@ export function validateConfig(input: unknown): Config {
       : c.object("tracing", raw.tracing, [
           "enabled",
           "endpoint",
+          "tracesEndpoint",
           "clusterName",
           "generationTimeout",
           "leaseNamespace",
@@ -225,6 +226,12 @@ export function validateConfig(input: unknown): Config {
   const tracing = {
     enabled: c.boolean("tracing.enabled", tracingRaw?.enabled),
     endpoint: c.string("tracing.endpoint", tracingRaw?.endpoint, /^https?:\/\//, "an http(s) URL"),
+    tracesEndpoint: c.string(
+      "tracing.tracesEndpoint",
+      tracingRaw?.tracesEndpoint,
+      /^https?:\/\//,
+      "an http(s) URL",
+    ),
     clusterName:
       c.string("tracing.clusterName", tracingRaw?.clusterName) ?? defaultConfig.tracing.clusterName,
     generationTimeoutSeconds:

@@ -15,6 +15,7 @@ import {
   type SeriesSource,
   writeExposition,
 } from "../metrics/writer.ts";
+import { closeServer, parseHostPort } from "../net/listen.ts";
 
 export interface ServerDeps {
   sources: () => readonly SeriesSource[];
@@ -103,14 +104,10 @@ export interface Listening {
   close(): Promise<void>;
 }
 
-export function parseListen(listen: string): { host: string; port: number } {
-  const match = /^(?:\[([0-9a-fA-F:]+)\]|([^:]*)):(\d{1,5})$/.exec(listen);
-  if (!match) throw new Error(`listen address "${listen}" is not host:port`);
-  return { host: match[1] ?? (match[2] || "0.0.0.0"), port: Number(match[3]) };
-}
-
 export function listen(app: Koa, address: string): Promise<Listening> {
-  const { host, port } = parseListen(address);
+  const parsed = parseHostPort(address, "listen");
+  const host = parsed.host || "0.0.0.0";
+  const port = parsed.port;
   return new Promise((resolve, reject) => {
     const server = app.listen(port, host);
     server.requestTimeout = 120_000;
@@ -124,11 +121,7 @@ export function listen(app: Koa, address: string): Promise<Listening> {
       resolve({
         server,
         url: `http://${shownHost}:${actualPort}`,
-        close: () =>
-          new Promise((done) => {
-            server.closeAllConnections();
-            server.close(() => done());
-          }),
+        close: () => closeServer(server),
       });
     });
   });

@@ -14,11 +14,12 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { Agent, request as httpsRequest } from "node:https";
 import { pipeline } from "node:stream";
 import type { Logger } from "../log.ts";
+import { closeServer, listenOn, parseHostPort } from "../net/listen.ts";
 import { BoundedPrefix } from "./bounded-prefix.ts";
 import { classifyFailure, isFailureCode, parseStatusPrefix } from "./classify.ts";
 import { endToEndHeaders, headerValue } from "./headers.ts";
 import { type KindResolver, kindOrPlural, pluralKindResolver } from "./kinds.ts";
-import { assertLoopbackUnlessAllowed, bindServer, parseListenAddress } from "./listen-address.ts";
+import { assertLoopbackUnlessAllowed } from "./listen-address.ts";
 import type { StatusWriteMetrics } from "./metrics.ts";
 import { writeOperatorKubeconfig } from "./operator-kubeconfig.ts";
 import type { OperatorUser } from "./operator-user.ts";
@@ -73,7 +74,7 @@ export async function startApiProxy(
   metrics: StatusWriteMetrics,
   logger: Logger,
 ): Promise<ApiProxy> {
-  const address = parseListenAddress(options.listen, "apiProxy.listen");
+  const address = parseHostPort(options.listen, "apiProxy.listen");
   assertLoopbackUnlessAllowed(address, options.allowNonLoopback === true, "apiProxy.listen");
   const upstreamUrl = new URL(options.upstream.server);
   if (upstreamUrl.protocol !== "https:") {
@@ -221,7 +222,7 @@ export async function startApiProxy(
 
   const server = createProxyServer(tls, handle, log);
 
-  const bound = await bindServer(server, address);
+  const bound = await listenOn(server, address);
   const url = kubeconfigServerUrl(tls ? "https" : "http", bound.host, bound.port);
   if (options.kubeconfigPath) {
     try {
@@ -262,10 +263,7 @@ export async function startApiProxy(
     port: bound.port,
     caPem: tls?.caPem,
     async close() {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
+      await closeServer(server);
       agent.destroy();
     },
   };

@@ -1,8 +1,10 @@
 // A small HTTPS client for the test control plane. Tests need exact status
 // codes and every patch type (merge, JSON, apply), so it speaks REST directly
 // instead of going through a generated client.
-import type { IncomingMessage } from "node:http";
 import { Agent, request } from "node:https";
+import { jsonOrText, readBody } from "../../src/net/http-body.ts";
+
+const maxBodyBytes = 256 * 1024 * 1024;
 
 export type PatchType = "merge" | "json" | "strategic" | "apply";
 
@@ -74,7 +76,10 @@ export class RestClient {
     }
     return new Promise((resolve, reject) => {
       const req = request(url, { method, headers, agent: this.#agent, timeout: 30_000 }, (res) => {
-        readJsonOrText(res).then((body) => resolve({ status: res.statusCode ?? 0, body: body as T }), reject);
+        readBody(res, maxBodyBytes).then(
+          (body) => resolve({ status: res.statusCode ?? 0, body: jsonOrText(body) as T }),
+          reject,
+        );
       });
       req.on("timeout", () => req.destroy(new Error(`${method} ${url.pathname} timed out`)));
       req.on("error", reject);
@@ -130,20 +135,3 @@ export class RestClient {
 }
 
 export { patchContentTypes };
-
-/** A whole response body: parsed JSON, else text (/readyz, /metrics), undefined when empty. */
-export function readJsonOrText(res: IncomingMessage): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    res.on("data", (chunk: Buffer) => chunks.push(chunk));
-    res.on("error", reject);
-    res.on("end", () => {
-      const text = Buffer.concat(chunks).toString("utf8");
-      try {
-        resolve(text ? JSON.parse(text) : undefined);
-      } catch {
-        resolve(text);
-      }
-    });
-  });
-}

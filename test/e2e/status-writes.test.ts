@@ -16,7 +16,6 @@ import { createLogger } from "../../src/log.ts";
 import {
   type ApiProxy,
   type AuditReceiver,
-  createDiscoveryFetcher,
   createDiscoveryKindResolver,
   createStatusWriteMetrics,
   type KindResolver,
@@ -32,6 +31,7 @@ import {
   getCr,
   installCrd,
   patchStatus,
+  RestClient,
   refFor,
   type TestUser,
   waitUntil,
@@ -85,11 +85,9 @@ before(async () => {
   let discoveryToken: string | undefined;
   kinds = createDiscoveryKindResolver({
     fetchResourceList: (group, version) =>
-      createDiscoveryFetcher({
-        server: running().plane.server,
-        caPem: running().plane.caPem,
-        token: discoveryToken,
-      })(group, version),
+      new RestClient(running().plane.server, running().plane.caPem, discoveryToken).get(
+        group === "" ? `/api/${version}` : `/apis/${group}/${version}`,
+      ),
     onError: (error) => logger.warn("discovery failed", { error }),
   });
   // The receiver listens first: its port goes into the apiserver's webhook kubeconfig.

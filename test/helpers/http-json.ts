@@ -3,7 +3,9 @@
 // streaming watch.
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest, type RequestOptions } from "node:https";
-import { readJsonOrText } from "../cluster/rest.ts";
+import { jsonOrText, readBody } from "../../src/net/http-body.ts";
+
+const maxBodyBytes = 64 * 1024 * 1024;
 
 export interface HttpResponse<T = unknown> {
   status: number;
@@ -53,10 +55,10 @@ export class HttpJsonClient {
         timeout: 30_000,
       });
       req.on("response", (res) => {
-        readJsonOrText(res).then(
-          (body) => resolve({ status: res.statusCode ?? 0, body: body as T, reusedSocket: req.reusedSocket }),
-          reject,
-        );
+        readBody(res, maxBodyBytes).then((raw) => {
+          const body = jsonOrText(raw) as T;
+          resolve({ status: res.statusCode ?? 0, body, reusedSocket: req.reusedSocket });
+        }, reject);
       });
       req.on("timeout", () => req.destroy(new Error(`${method} ${path} timed out`)));
       req.on("error", reject);

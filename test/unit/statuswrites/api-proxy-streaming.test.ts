@@ -4,11 +4,11 @@
 // prefix is read for the Status reason. The real apiserver is in the e2e.
 import assert from "node:assert/strict";
 import { createServer, request, type Server } from "node:https";
-import type { AddressInfo } from "node:net";
 import { after, before, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Registry } from "@prometheus-io/client";
 import { silentLogger } from "../../../src/log.ts";
+import { closeServer, listenOn } from "../../../src/net/listen.ts";
 import { type ApiProxy, startApiProxy } from "../../../src/statuswrites/api-proxy.ts";
 import { createStatusWriteMetrics } from "../../../src/statuswrites/metrics.ts";
 import { HttpJsonClient } from "../../helpers/http-json.ts";
@@ -55,8 +55,7 @@ before(async () => {
     res.writeHead(409, { "Content-Type": "application/json" });
     res.end(status);
   });
-  await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
-  const port = (upstream.address() as AddressInfo).port;
+  const { port } = await listenOn(upstream, { host: "127.0.0.1", port: 0 });
   proxy = await startApiProxy(
     { listen: "127.0.0.1:0", upstream: { server: `https://127.0.0.1:${port}`, caPem: certs.caPem } },
     createStatusWriteMetrics(registry),
@@ -66,8 +65,7 @@ before(async () => {
 
 after(async () => {
   await proxy.close();
-  upstream.closeAllConnections();
-  await new Promise<void>((resolve) => upstream.close(() => resolve()));
+  await closeServer(upstream);
 });
 
 test("a paused client pauses the upstream; the whole body arrives once it reads again", async () => {
