@@ -15,6 +15,7 @@ import {
   type SeriesSource,
   writeExposition,
 } from "../metrics/writer.ts";
+import { closeServer, parseHostPort } from "../net/listen.ts";
 
 export interface ServerDeps {
   sources: () => readonly SeriesSource[];
@@ -111,14 +112,10 @@ export interface ServerFactory {
   closed?(): void;
 }
 
-export function parseListen(listen: string): { host: string; port: number } {
-  const match = /^(?:\[([0-9a-fA-F:]+)\]|([^:]*)):(\d{1,5})$/.exec(listen);
-  if (!match) throw new Error(`listen address "${listen}" is not host:port`);
-  return { host: match[1] ?? (match[2] || "0.0.0.0"), port: Number(match[3]) };
-}
-
 export function listen(app: Koa, address: string, factory?: ServerFactory): Promise<Listening> {
-  const { host, port } = parseListen(address);
+  const parsed = parseHostPort(address, "listen");
+  const host = parsed.host || "0.0.0.0";
+  const port = parsed.port;
   return new Promise((resolve, reject) => {
     const server = factory ? factory.create(app.callback()) : createServer(app.callback());
     server.listen(port, host);
@@ -133,14 +130,10 @@ export function listen(app: Koa, address: string, factory?: ServerFactory): Prom
       resolve({
         server,
         url: `${factory?.scheme ?? "http"}://${shownHost}:${actualPort}`,
-        close: () =>
-          new Promise((done) => {
-            server.closeAllConnections();
-            server.close(() => {
-              factory?.closed?.();
-              done();
-            });
-          }),
+        close: async () => {
+          await closeServer(server);
+          factory?.closed?.();
+        },
       });
     });
   });

@@ -318,8 +318,12 @@ test("sidecar mode: the container's full args, API proxy included, start the exp
   const exporter = await start(command, user, sidecarNamespace);
   await waitUntil("/readyz 200", 30_000, async () => (await text(`${exporter.base}/readyz`)).status === 200);
   const written = parse(readFileSync(kubeconfigArg, "utf8")) as {
-    clusters: { cluster: { server: string } }[];
+    clusters: { cluster: { server: string; "certificate-authority-data"?: string } }[];
   };
-  assert.match(written.clusters[0]?.cluster.server ?? "", /^http:\/\/127\.0\.0\.1:\d+/);
+  assert.match(written.clusters[0]?.cluster.server ?? "", /^https:\/\/127\.0\.0\.1:\d+/);
+  assert.ok(
+    written.clusters[0]?.cluster["certificate-authority-data"],
+    "the proxy's CA is in the kubeconfig",
+  );
   assert.equal(await exporter.stop(), 0);
 });

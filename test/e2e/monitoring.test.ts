@@ -30,6 +30,7 @@ import {
 import { find, helmTemplate } from "../deploy/render.ts";
 import { serviceMonitorScrape } from "../deploy/service-monitor.ts";
 import { resolveDeployTools } from "../deploy/tools.ts";
+import { HttpJsonClient } from "../helpers/http-json.ts";
 import { type PromAlert, PrometheusServer } from "../prometheus/index.ts";
 import { type ExporterHandle, eventually, runExporter } from "../support/exporter.ts";
 
@@ -102,15 +103,14 @@ async function throughProxy(
   body: unknown,
   contentType: string,
 ): Promise<number> {
-  const proxy = exporter.exporter.statusWrites.proxyUrl;
-  assert.ok(proxy, "the API proxy is running");
-  const response = await fetch(`${proxy}${path}`, {
-    method,
-    headers: { Authorization: `Bearer ${testbed.plane.admin.token}`, "Content-Type": contentType },
-    body: JSON.stringify(body),
-  });
-  await response.arrayBuffer();
-  return response.status;
+  const { proxyUrl, proxyCaPem } = exporter.exporter.statusWrites;
+  assert.ok(proxyUrl, "the API proxy is running");
+  const client = new HttpJsonClient(proxyUrl, testbed.plane.admin.token, proxyCaPem);
+  try {
+    return (await client.send(method, path, body, contentType)).status;
+  } finally {
+    client.close();
+  }
 }
 
 test("a widget driven to Ready=False fires CustomResourceNotReady through the real exporter", async () => {

@@ -5,19 +5,11 @@
 // judged by this process's clock from when the record last changed, never by
 // the holder's timestamps, so clock skew between replicas does not matter.
 import type { Logger } from "../log.ts";
-
-/** The few HTTP calls the elector makes; any Kubernetes REST client can provide them. */
-export interface LeaseTransport {
-  request(
-    method: string,
-    path: string,
-    body?: unknown,
-    contentType?: string,
-  ): Promise<{ status: number; body: unknown }>;
-}
+import type { KubeClient } from "./client.ts";
 
 export interface LeaseElectorOptions {
-  transport: LeaseTransport;
+  /** The Kubernetes client's request function (GET, POST and PUT on one Lease). */
+  request: KubeClient["request"];
   namespace: string;
   name: string;
   /** Unique per replica, e.g. the pod name. */
@@ -29,11 +21,12 @@ export interface LeaseElectorOptions {
   /** Time between attempts (default 2 s). */
   retryPeriodMs?: number;
   logger: Logger;
-  now?: () => number;
+  /** Epoch milliseconds; default: the wall clock. */
+  nowMs?: () => number;
   onChange?: (leading: boolean) => void;
 }
 
-interface LeaseSpec {
+export interface LeaseSpec {
   holderIdentity?: string;
   leaseDurationSeconds?: number;
   acquireTime?: string;
@@ -46,13 +39,27 @@ interface Lease {
   spec?: LeaseSpec;
 }
 
+type Response = Awaited<ReturnType<KubeClient["request"]>>;
+
 /** metav1.MicroTime: RFC 3339 with microseconds. */
 export function microTime(epochMs: number): string {
   return new Date(epochMs).toISOString().replace(/\.(\d{3})Z$/, ".$1000Z");
 }
 
+/** A coordination.k8s.io/v1 Lease; with a resourceVersion, an update that fails on a concurrent write. */
+export function leaseBody(
+  namespace: string,
+  name: string,
+  resourceVersion: string | undefined,
+  spec: LeaseSpec,
+): Lease & { apiVersion: string; kind: string } {
+  const metadata: Record<string, string> = { name, namespace };
+  if (resourceVersion !== undefined) metadata.resourceVersion = resourceVersion;
+  return { apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata, spec };
+}
+
 export class LeaseElector {
-  readonly #options: Required<Omit<LeaseElectorOptions, "onChange" | "now">> & { now: () => number };
+  readonly #options: Required<Omit<LeaseElectorOptions, "onChange">>;
   readonly #onChange: ((leading: boolean) => void) | undefined;
   readonly #path: string;
   #leading = false;
@@ -82,7 +89,7 @@ export class LeaseElector {
     }
     if (!options.identity) throw new Error('leader election: identity must be non-empty (got "")');
     this.#options = {
-      transport: options.transport,
+      request: options.request,
       namespace: options.namespace,
       name: options.name,
       identity: options.identity,
@@ -90,7 +97,7 @@ export class LeaseElector {
       renewDeadlineMs,
       retryPeriodMs,
       logger: options.logger,
-      now: options.now ?? Date.now,
+      nowMs: options.nowMs ?? Date.now,
     };
     this.#onChange = options.onChange;
     this.#path = `/apis/coordination.k8s.io/v1/namespaces/${options.namespace}/leases/${options.name}`;
@@ -136,23 +143,20 @@ export class LeaseElector {
 
   /** One attempt; resolves with whether this replica leads afterwards. */
   async tryAcquireOrRenew(): Promise<boolean> {
-    const { transport, identity, leaseDurationMs, logger } = this.#options;
-    const now = this.#options.now();
+    const { request, identity, leaseDurationMs, logger, namespace, name } = this.#options;
+    const now = this.#options.nowMs();
     try {
-      const got = await transport.request("GET", this.#path);
+      const got = await request("GET", this.#path);
       if (got.status === 404) {
-        const created = await transport.request("POST", this.#collectionPath(), {
-          apiVersion: "coordination.k8s.io/v1",
-          kind: "Lease",
-          metadata: { name: this.#options.name, namespace: this.#options.namespace },
-          spec: this.#spec(now, undefined),
-        });
+        const body = leaseBody(namespace, name, undefined, this.#spec(now, undefined));
+        const created = await request("POST", this.#collectionPath(), { body });
         return this.#settle(created.status === 201 || created.status === 200, now, created);
       }
       if (got.status !== 200) return this.#settle(false, now, got);
       const lease = got.body as Lease;
       const spec = lease.spec ?? {};
-      const key = `${spec.holderIdentity ?? ""}|${spec.renewTime ?? ""}|${lease.metadata?.resourceVersion ?? ""}`;
+      const resourceVersion = lease.metadata?.resourceVersion;
+      const key = `${spec.holderIdentity ?? ""}|${spec.renewTime ?? ""}|${resourceVersion ?? ""}`;
       if (this.#observed?.key !== key) this.#observed = { key, at: now };
       const holder = spec.holderIdentity ?? "";
       const duration = (spec.leaseDurationSeconds ?? Math.ceil(leaseDurationMs / 1000)) * 1000;
@@ -160,16 +164,8 @@ export class LeaseElector {
         this.#setLeading(false);
         return false;
       }
-      const updated = await transport.request("PUT", this.#path, {
-        apiVersion: "coordination.k8s.io/v1",
-        kind: "Lease",
-        metadata: {
-          name: this.#options.name,
-          namespace: this.#options.namespace,
-          resourceVersion: lease.metadata?.resourceVersion,
-        },
-        spec: this.#spec(now, spec),
-      });
+      const body = leaseBody(namespace, name, resourceVersion, this.#spec(now, spec));
+      const updated = await request("PUT", this.#path, { body });
       return this.#settle(updated.status === 200, now, updated);
     } catch (error) {
       logger.warn("leader election: request failed", { error, lease: this.#path });
@@ -194,7 +190,7 @@ export class LeaseElector {
   }
 
   /** Records the outcome of an attempt: a win renews; a failure ends leadership once the renew deadline passes. */
-  #settle(won: boolean, now: number, response: { status: number; body: unknown } | undefined): boolean {
+  #settle(won: boolean, now: number, response: Response | undefined): boolean {
     if (won) {
       this.#lastRenewAt = now;
       this.#setLeading(true);
@@ -211,21 +207,19 @@ export class LeaseElector {
   }
 
   async #release(): Promise<void> {
-    const { transport, identity, logger } = this.#options;
+    const { request, identity, logger, namespace, name } = this.#options;
     try {
-      const got = await transport.request("GET", this.#path);
+      const got = await request("GET", this.#path);
       const lease = got.body as Lease;
       if (got.status === 200 && lease.spec?.holderIdentity === identity) {
-        const now = this.#options.now();
-        await transport.request("PUT", this.#path, {
-          apiVersion: "coordination.k8s.io/v1",
-          kind: "Lease",
-          metadata: {
-            name: this.#options.name,
-            namespace: this.#options.namespace,
-            resourceVersion: lease.metadata?.resourceVersion,
-          },
-          spec: { ...lease.spec, holderIdentity: "", leaseDurationSeconds: 1, renewTime: microTime(now) },
+        const spec = {
+          ...lease.spec,
+          holderIdentity: "",
+          leaseDurationSeconds: 1,
+          renewTime: microTime(this.#options.nowMs()),
+        };
+        await request("PUT", this.#path, {
+          body: leaseBody(namespace, name, lease.metadata?.resourceVersion, spec),
         });
       }
     } catch (error) {

@@ -1,9 +1,23 @@
-// The Lease elector's timing rules with a scripted transport and clock; the
-// real apiserver behaviour is covered in test/e2e/leader.test.ts.
+// The Lease elector's timing rules with a scripted apiserver and clock; the
+// real apiserver behaviour is covered in test/e2e/lease-elector.test.ts.
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import type { KubeClient } from "../../../src/kube/client.ts";
+import { LeaseElector, microTime } from "../../../src/kube/lease-elector.ts";
 import { silentLogger } from "../../../src/log.ts";
-import { LeaseElector, type LeaseTransport, microTime } from "../../../src/tracing/leader.ts";
+
+type Request = KubeClient["request"];
+type LeaseRecord = { metadata: { resourceVersion: string }; spec: Record<string, unknown> };
+
+/** An apiserver holding one Lease: GET returns it, a write replaces its spec. */
+function scriptedLease(lease: LeaseRecord, failing: () => boolean = () => false): Request {
+  return async <T>(method: string, _path: string, options?: { body?: unknown }) => {
+    if (failing()) return { status: 503, body: { message: "unavailable" } as T };
+    const written = options?.body as { spec: Record<string, unknown> } | undefined;
+    if (method !== "GET" && written) lease.spec = written.spec;
+    return { status: 200, body: lease as T };
+  };
+}
 
 test("microTime: RFC 3339 with microseconds, as metav1.MicroTime", () => {
   assert.equal(microTime(Date.UTC(2026, 0, 1, 0, 0, 0, 250)), "2026-01-01T00:00:00.250000Z");
@@ -12,18 +26,10 @@ test("microTime: RFC 3339 with microseconds, as metav1.MicroTime", () => {
 test("a leader that cannot renew steps down once the renew deadline has passed", async () => {
   let now = 1_000_000;
   let failing = false;
-  const lease = { metadata: { resourceVersion: "1" }, spec: {} as Record<string, unknown> };
-  const transport: LeaseTransport = {
-    async request(method, _path, body) {
-      if (failing) return { status: 503, body: { message: "unavailable" } };
-      if (method === "GET") return { status: 200, body: lease };
-      lease.spec = (body as { spec: Record<string, unknown> }).spec;
-      return { status: 200, body: lease };
-    },
-  };
+  const lease = { metadata: { resourceVersion: "1" }, spec: {} };
   const changes: boolean[] = [];
   const elector = new LeaseElector({
-    transport,
+    request: scriptedLease(lease, () => failing),
     namespace: "ns",
     name: "tracing",
     identity: "me",
@@ -31,7 +37,7 @@ test("a leader that cannot renew steps down once the renew deadline has passed",
     renewDeadlineMs: 10_000,
     retryPeriodMs: 2_000,
     logger: silentLogger,
-    now: () => now,
+    nowMs: () => now,
     onChange: (leading) => changes.push(leading),
   });
   assert.equal(await elector.tryAcquireOrRenew(), true);
@@ -53,20 +59,13 @@ test("another holder's Lease is respected until it has gone unrenewed for its du
       renewTime: "2026-01-01T00:00:00.000000Z",
     } as Record<string, unknown>,
   };
-  const transport: LeaseTransport = {
-    async request(method, _path, body) {
-      if (method === "GET") return { status: 200, body: lease };
-      lease.spec = (body as { spec: Record<string, unknown> }).spec;
-      return { status: 200, body: lease };
-    },
-  };
   const elector = new LeaseElector({
-    transport,
+    request: scriptedLease(lease),
     namespace: "ns",
     name: "tracing",
     identity: "me",
     logger: silentLogger,
-    now: () => now,
+    nowMs: () => now,
   });
   assert.equal(await elector.tryAcquireOrRenew(), false);
   now += 14_999;
@@ -83,7 +82,7 @@ test("another holder's Lease is respected until it has gone unrenewed for its du
 
 test("elector settings: errors name the field and value", () => {
   const base = {
-    transport: { request: async () => ({ status: 200, body: {} }) },
+    request: scriptedLease({ metadata: { resourceVersion: "1" }, spec: {} }),
     namespace: "n",
     name: "l",
     logger: silentLogger,

@@ -1,5 +1,6 @@
-// What the collectors hand to tracing for every change they see, and what
-// tracing offers back. Tracing never watches on its own.
+// The seam between the collectors and tracing: what the collectors hand over
+// for every change they see, and what tracing offers back. Tracing never
+// watches on its own. planning-tracer.ts implements it.
 import type { ObjectState, ResourceIdentity } from "../core/state.ts";
 
 export interface ObjectObservation {
@@ -10,13 +11,13 @@ export interface ObjectObservation {
   previous: ObjectState | undefined;
   /** Undefined: the object was deleted. */
   current: ObjectState | undefined;
-  /** Epoch milliseconds (injected clock). */
-  now: number;
+  /** Epoch milliseconds of the observation (the injected clock). */
+  nowMs: number;
   /** True when the object came from an initial list or a relist, not from a watch event. */
   replay: boolean;
 }
 
-export interface TransitionTracer {
+export interface StateTracer {
   observe(o: ObjectObservation): void;
   /**
    * Hex trace id of the generation root span for this object and generation,
@@ -25,8 +26,10 @@ export interface TransitionTracer {
    * trace is not sampled.
    */
   traceIdFor(resource: ResourceIdentity, uid: string, generation: number): string | undefined;
-  /** Periodic check: ends open root spans whose timeout has passed. */
-  tick(now: number): void;
+  /** Periodic check (epoch milliseconds): ends open root spans whose timeout has passed. */
+  tick(nowMs: number): void;
+  /** Objects with an open root span (a generation or a degraded interval). */
+  readonly openEpisodes: number;
   /** Ends (if configured) or keeps open work, flushes what has ended, then shuts the SDK down. */
   shutdown(): Promise<void>;
 }

@@ -15,9 +15,9 @@ import {
   type Tracer,
   trace,
 } from "@opentelemetry/api";
-import type { PlannedIdGenerator } from "./ids-slot.ts";
-import type { SpanPlan } from "./model.ts";
-import type { SpanSink } from "./tracer.ts";
+import type { PlannedIdGenerator } from "./planned-id-generator.ts";
+import type { SpanPlan } from "./planner/model.ts";
+import type { SpanSink } from "./planning-tracer.ts";
 
 export function hrTime(epochMs: number): HrTime {
   const seconds = Math.floor(epochMs / 1000);
@@ -75,6 +75,9 @@ export class SdkSpanSink implements SpanSink {
         parent,
       ),
     );
+    for (const event of plan.events) {
+      span.addEvent(event.name, event.attributes as Attributes, hrTime(event.timeMs));
+    }
     if (plan.status.code === "error") {
       span.setStatus({ code: SpanStatusCode.ERROR, message: plan.status.message ?? "" });
     } else if (plan.status.code === "ok") {

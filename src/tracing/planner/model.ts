@@ -1,6 +1,6 @@
 // The data the planner works with: span plans (what to emit, fully decided),
 // the small per-object tracing state, and the planner's settings.
-import type { ConditionStatus } from "../core/state.ts";
+import type { ConditionStatus } from "../../core/state.ts";
 
 export type AttributeValue = string | number | boolean;
 export type SpanAttributes = Record<string, AttributeValue>;
@@ -8,6 +8,14 @@ export type SpanAttributes = Record<string, AttributeValue>;
 export interface SpanLinkPlan {
   traceId: string;
   spanId: string;
+  attributes: SpanAttributes;
+}
+
+/** Something that happened inside a span, e.g. a condition's reason changing. */
+export interface SpanEventPlan {
+  name: string;
+  /** Epoch milliseconds, within the span. */
+  timeMs: number;
   attributes: SpanAttributes;
 }
 
@@ -24,7 +32,21 @@ export interface SpanPlan {
   endMs: number;
   attributes: SpanAttributes;
   links: SpanLinkPlan[];
+  events: SpanEventPlan[];
   status: { code: "unset" | "ok" | "error"; message?: string };
+}
+
+/**
+ * The reasons a condition gave while away from its desired status: the first
+ * is a span attribute, each later change a span event (at most
+ * `maxReasonChangeEvents`; the rest are only counted).
+ */
+export interface ReasonHistory {
+  /** The latest reason seen ("" when none). */
+  latest: string;
+  events: SpanEventPlan[];
+  /** Changes beyond the event bound. */
+  dropped: number;
 }
 
 /** An interval span (a condition away from its desired status, or a phase held) that has not ended yet. */
@@ -38,8 +60,10 @@ export interface OpenInterval {
   /** For conditions: the status held during the interval. */
   status?: ConditionStatus;
   /** lastTransitionTime in epoch seconds as given, for telling intervals apart. */
-  since?: number | undefined;
+  sinceSeconds?: number | undefined;
   attributes: SpanAttributes;
+  /** For conditions. */
+  reasons?: ReasonHistory;
 }
 
 /**
@@ -65,6 +89,8 @@ export interface Episode {
   phase: OpenInterval | undefined;
   /** For degraded episodes: the `since` that keys it (ready lastTransitionTime or observation ms). */
   degradedSince?: string;
+  /** For degraded episodes: the root span is the ready condition's interval, with its reasons. */
+  reasons?: ReasonHistory;
 }
 
 /** What tracing remembers about one object between observations. */
@@ -102,6 +128,8 @@ export interface PlannerSettings {
   timeoutMs: number;
   /** Condition messages are cut to this many characters. */
   messageLimit: number;
+  /** Reason changes recorded as span events per interval; later ones are only counted. */
+  maxReasonChangeEvents: number;
 }
 
 export const defaultPlannerSettings: Omit<PlannerSettings, "cluster"> = {
@@ -113,6 +141,7 @@ export const defaultPlannerSettings: Omit<PlannerSettings, "cluster"> = {
   failedPhases: ["Failed"],
   timeoutMs: 30 * 60 * 1000,
   messageLimit: 256,
+  maxReasonChangeEvents: 16,
 };
 
 export function plannerSettings(

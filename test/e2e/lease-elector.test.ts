@@ -3,18 +3,13 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
+import { createKubeClient } from "../../src/kube/client.ts";
+import { loadKubeConfig } from "../../src/kube/kubeconfig.ts";
+import { LeaseElector, type LeaseElectorOptions } from "../../src/kube/lease-elector.ts";
 import { createLogger, silentLogger } from "../../src/log.ts";
-import { LeaseElector, type LeaseElectorOptions, type LeaseTransport } from "../../src/tracing/leader.ts";
-import { type RestClient, useControlPlane, waitUntil } from "../cluster/index.ts";
+import { useControlPlane, waitUntil } from "../cluster/index.ts";
 
 const testbed = useControlPlane();
-
-function transportOf(rest: RestClient): LeaseTransport {
-  return {
-    request: (method, path, body, contentType) =>
-      rest.raw(method, path, body, contentType ? { contentType } : {}),
-  };
-}
 
 interface LeaseBody {
   spec: {
@@ -25,9 +20,13 @@ interface LeaseBody {
   };
 }
 
-function elector(rest: RestClient, namespace: string, identity: string, name = "tracing"): LeaseElector {
+/** An elector with the exporter's own Kubernetes client, as the admin user. */
+async function elector(namespace: string, identity: string, name = "tracing"): Promise<LeaseElector> {
+  const client = createKubeClient(
+    await loadKubeConfig({ path: testbed.plane.kubeconfigPath, context: undefined }),
+  );
   const options: LeaseElectorOptions = {
-    transport: transportOf(rest),
+    request: client.request,
     namespace,
     name,
     identity,
@@ -42,8 +41,8 @@ function elector(rest: RestClient, namespace: string, identity: string, name = "
 test("two electors: one leads, the Lease names it, release hands over at once", async () => {
   const { admin } = testbed.plane;
   const ns = await testbed.plane.createNamespace("lease");
-  const a = elector(admin.rest, ns, "replica-a");
-  const b = elector(admin.rest, ns, "replica-b");
+  const a = await elector(ns, "replica-a");
+  const b = await elector(ns, "replica-b");
   try {
     assert.equal(await a.tryAcquireOrRenew(), true, "a creates the Lease");
     assert.equal(await b.tryAcquireOrRenew(), false, "b finds it held");
@@ -75,10 +74,9 @@ test("two electors: one leads, the Lease names it, release hands over at once", 
 });
 
 test("a leader that vanishes without releasing is replaced only after the Lease expires", async () => {
-  const { admin } = testbed.plane;
   const ns = await testbed.plane.createNamespace("lease");
-  const crashed = elector(admin.rest, ns, "replica-a");
-  const successor = elector(admin.rest, ns, "replica-b");
+  const crashed = await elector(ns, "replica-a");
+  const successor = await elector(ns, "replica-b");
   try {
     crashed.start();
     await waitUntil("a leads", 5_000, async () => crashed.isLeader());
@@ -95,10 +93,11 @@ test("a leader that vanishes without releasing is replaced only after the Lease 
 });
 
 test("a race for a free Lease has exactly one winner", async () => {
-  const { admin } = testbed.plane;
   const ns = await testbed.plane.createNamespace("lease");
   for (let round = 0; round < 5; round++) {
-    const candidates = ["a", "b", "c"].map((id) => elector(admin.rest, ns, `replica-${id}`, `race-${round}`));
+    const candidates = await Promise.all(
+      ["a", "b", "c"].map((id) => elector(ns, `replica-${id}`, `race-${round}`)),
+    );
     const results = await Promise.all(candidates.map((c) => c.tryAcquireOrRenew()));
     assert.equal(results.filter(Boolean).length, 1, `round ${round}: ${JSON.stringify(results)}`);
   }

@@ -1,14 +1,15 @@
-// The TransitionTracer: keeps the per-object tracing state, asks the planner
-// what to emit, drops spans already emitted, and hands the rest to a sink —
-// only while this replica is the one that emits. No SDK here: the sink is the
-// edge (sdk.ts builds the real one; tests pass an in-memory one).
+// The StateTracer: keeps the per-object tracing state, asks the planner what
+// to emit, drops spans already emitted, and hands the rest to a sink — only
+// while this replica is the one that emits. No SDK here: the sink is the edge
+// (sdk-setup.ts builds the real one).
 import type { ResourceIdentity } from "../core/state.ts";
 import type { Logger } from "../log.ts";
-import { EmittedSpanIds } from "./emitted.ts";
+import { EmittedSpanIds } from "./emitted-span-ids.ts";
 import { generationTraceKey, traceIdOf } from "./ids.ts";
-import type { ObjectTraceState, PlannerSettings, SpanPlan } from "./model.ts";
-import type { ObjectObservation, TransitionTracer } from "./observation.ts";
-import { planInterrupt, planObservation, planTick } from "./planner.ts";
+import type { TracingMetrics } from "./metrics.ts";
+import type { ObjectTraceState, PlannerSettings, SpanPlan } from "./planner/model.ts";
+import { planInterrupt, planObservation, planTick } from "./planner/plan.ts";
+import type { ObjectObservation, StateTracer } from "./state-tracer.ts";
 
 export interface SpanSink {
   emit(plan: SpanPlan): void;
@@ -17,7 +18,7 @@ export interface SpanSink {
   shutdown(): Promise<void>;
 }
 
-export interface TracerOptions {
+export interface StateTracerOptions {
   settings: PlannerSettings;
   sink: SpanSink;
   logger: Logger;
@@ -27,29 +28,36 @@ export interface TracerOptions {
   emittedCapacity?: number;
   /** End open root spans as `interrupted` on shutdown instead of leaving them to be resumed after a restart. */
   endOpenSpansOnShutdown?: boolean;
-  /** The clock for shutdown (epoch ms). */
-  now?: () => number;
+  /** The clock for shutdown (epoch milliseconds). */
+  nowMs?: () => number;
+  metrics?: Pick<TracingMetrics, "spansEmitted" | "spansDeduplicated">;
 }
 
-export class StateTracer implements TransitionTracer {
+export function createStateTracer(options: StateTracerOptions): StateTracer {
+  return new PlanningTracer(options);
+}
+
+class PlanningTracer implements StateTracer {
   readonly #settings: PlannerSettings;
   readonly #sink: SpanSink;
   readonly #logger: Logger;
   readonly #isLeader: () => boolean;
   readonly #emitted: EmittedSpanIds;
   readonly #endOpenSpansOnShutdown: boolean;
-  readonly #now: () => number;
+  readonly #nowMs: () => number;
+  readonly #metrics: StateTracerOptions["metrics"];
   readonly #states = new Map<string, ObjectTraceState>();
   #stopped = false;
 
-  constructor(options: TracerOptions) {
+  constructor(options: StateTracerOptions) {
     this.#settings = options.settings;
     this.#sink = options.sink;
     this.#logger = options.logger;
     this.#isLeader = options.isLeader ?? (() => true);
     this.#emitted = new EmittedSpanIds(options.emittedCapacity ?? 10_000);
     this.#endOpenSpansOnShutdown = options.endOpenSpansOnShutdown ?? false;
-    this.#now = options.now ?? Date.now;
+    this.#nowMs = options.nowMs ?? Date.now;
+    this.#metrics = options.metrics;
   }
 
   observe(o: ObjectObservation): void {
@@ -69,11 +77,11 @@ export class StateTracer implements TransitionTracer {
     return this.#sink.isSampled(traceId) ? traceId : undefined;
   }
 
-  tick(now: number): void {
+  tick(nowMs: number): void {
     if (this.#stopped) return;
     for (const [uid, state] of this.#states) {
       if (!state.open) continue;
-      const result = planTick(this.#settings, state, now);
+      const result = planTick(this.#settings, state, nowMs);
       if (result.state) this.#states.set(uid, result.state);
       this.#emit(result.spans);
     }
@@ -81,23 +89,22 @@ export class StateTracer implements TransitionTracer {
 
   async shutdown(): Promise<void> {
     if (this.#stopped) return;
-    if (this.#endOpenSpansOnShutdown) this.#interruptOpen(this.#now());
+    if (this.#endOpenSpansOnShutdown) this.#interruptOpen(this.#nowMs());
     this.#stopped = true;
     await this.#sink.shutdown();
   }
 
-  /** Objects with an open root span (for tests and self-metrics). */
   get openEpisodes(): number {
     let count = 0;
     for (const state of this.#states.values()) if (state.open) count++;
     return count;
   }
 
-  #interruptOpen(now: number): void {
+  #interruptOpen(nowMs: number): void {
     // Ending open roots means a restarted process re-emits them with other
     // content, so this is opt-in; by default they resume after a restart.
     for (const [uid, state] of this.#states) {
-      const result = planInterrupt(this.#settings, state, now);
+      const result = planInterrupt(this.#settings, state, nowMs);
       if (result.state) this.#states.set(uid, result.state);
       this.#emit(result.spans);
     }
@@ -107,6 +114,7 @@ export class StateTracer implements TransitionTracer {
     if (spans.length === 0 || !this.#isLeader()) return;
     for (const span of spans) {
       if (!this.#emitted.add(span.traceId, span.spanId)) {
+        this.#metrics?.spansDeduplicated.inc();
         this.#logger.debug("span already emitted", {
           traceId: span.traceId,
           spanId: span.spanId,
@@ -116,6 +124,7 @@ export class StateTracer implements TransitionTracer {
       }
       try {
         this.#sink.emit(span);
+        this.#metrics?.spansEmitted.inc();
       } catch (error) {
         this.#logger.warn("span not emitted", { error, name: span.name, traceId: span.traceId });
       }
