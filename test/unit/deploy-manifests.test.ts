@@ -97,7 +97,12 @@ test("Dockerfile: bases pinned by digest, the project's Node, production depende
   assert.match(finalStage, new RegExp(`^ARG VERSION=${pkg.version.replaceAll(".", "\\.")}$`, "m"));
   const image = imageCommand(dockerfile);
   assert.ok(image.user && /^[1-9]\d*:\d+$/.test(image.user), "USER is numeric and not root");
-  assert.deepEqual(image.entrypoint, ["node", "--max-old-space-size-percentage=75", "src/main.ts"]);
+  assert.deepEqual(image.entrypoint, [
+    "node",
+    "--liftoff-only",
+    "--max-old-space-size-percentage=75",
+    "src/main.ts",
+  ]);
   assert.deepEqual(image.cmd, ["--config", "/etc/cr-status-exporter/config.yaml"]);
   for (const label of ["title", "description", "licenses", "source", "version", "revision", "created"]) {
     assert.ok(image.labels[`org.opencontainers.image.${label}`], `OCI label ${label}`);
