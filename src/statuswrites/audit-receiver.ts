@@ -7,10 +7,11 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { createServer, type Server } from "node:https";
 import type { TLSSocket } from "node:tls";
 import type { Logger } from "../log.ts";
+import { BodyTooLargeError, readBody } from "../net/http-body.ts";
+import { closeServer, listenOn, parseHostPort } from "../net/listen.ts";
 import { AuditPayloadError, type AuditStatusWrite, parseAuditEventList } from "./audit-events.ts";
 import { classifyFailure } from "./classify.ts";
 import { type KindResolver, kindOrPlural, pluralKindResolver } from "./kinds.ts";
-import { bindServer, parseListenAddress } from "./listen-address.ts";
 import type { StatusWriteMetrics } from "./metrics.ts";
 
 export interface AuditReceiverOptions {
@@ -46,7 +47,7 @@ export async function startAuditReceiver(
   metrics: StatusWriteMetrics,
   logger: Logger,
 ): Promise<AuditReceiver> {
-  const address = parseListenAddress(options.listen, "auditReceiver.listen");
+  const address = parseHostPort(options.listen, "auditReceiver.listen");
   if (!options.bearerToken && !options.clientCaPem) {
     throw new Error(
       "auditReceiver: set bearerToken and/or clientCaPem; an unauthenticated receiver is refused",
@@ -84,7 +85,7 @@ export async function startAuditReceiver(
     });
   };
 
-  const handle = (req: IncomingMessage, res: ServerResponse): void => {
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const requestPath = (req.url ?? "").split("?")[0];
     if (requestPath !== path) {
       reply(res, 404, `not found; audit batches go to ${path}`);
@@ -101,51 +102,44 @@ export async function startAuditReceiver(
       return;
     }
 
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let tooLarge = false;
-    req.on("data", (chunk: Buffer) => {
-      if (tooLarge) return;
-      size += chunk.length;
-      if (size > maxBodyBytes) {
-        tooLarge = true;
-        chunks.length = 0;
+    req.on("error", (error) => log.warn("audit request failed", { error }));
+    let raw: Buffer;
+    try {
+      raw = await readBody(req, maxBodyBytes);
+    } catch (error) {
+      if (error instanceof BodyTooLargeError) {
         log.warn("rejected audit batch: too large", { limitBytes: maxBodyBytes });
         reply(res, 413, `batch larger than ${maxBodyBytes} bytes`, true);
+      }
+      return;
+    }
+    const size = raw.length;
+    let body: unknown;
+    try {
+      body = JSON.parse(raw.toString("utf8"));
+    } catch (error) {
+      log.warn("rejected audit batch: not JSON", { bytes: size, error });
+      reply(res, 400, "body is not JSON");
+      return;
+    }
+    try {
+      const batch = parseAuditEventList(body);
+      for (const write of batch.writes) record(write);
+      if (batch.malformed > 0) {
+        log.warn("skipped malformed audit events", { malformed: batch.malformed, events: batch.events });
+      }
+      log.debug("audit batch", { events: batch.events, statusWrites: batch.writes.length });
+      reply(res, 200, "ok");
+    } catch (error) {
+      if (error instanceof AuditPayloadError) {
+        log.warn("rejected audit batch", { bytes: size, error });
+        reply(res, 400, error.message);
         return;
       }
-      chunks.push(chunk);
-    });
-    req.on("error", (error) => log.warn("audit request failed", { error }));
-    req.on("end", () => {
-      if (tooLarge) return;
-      let body: unknown;
-      try {
-        body = JSON.parse(Buffer.concat(chunks, size).toString("utf8"));
-      } catch (error) {
-        log.warn("rejected audit batch: not JSON", { bytes: size, error });
-        reply(res, 400, "body is not JSON");
-        return;
-      }
-      try {
-        const batch = parseAuditEventList(body);
-        for (const write of batch.writes) record(write);
-        if (batch.malformed > 0) {
-          log.warn("skipped malformed audit events", { malformed: batch.malformed, events: batch.events });
-        }
-        log.debug("audit batch", { events: batch.events, statusWrites: batch.writes.length });
-        reply(res, 200, "ok");
-      } catch (error) {
-        if (error instanceof AuditPayloadError) {
-          log.warn("rejected audit batch", { bytes: size, error });
-          reply(res, 400, error.message);
-          return;
-        }
-        // A defect here must cost one batch (the apiserver retries it), never the process.
-        log.error("audit batch handling failed", { error });
-        reply(res, 500, "internal error");
-      }
-    });
+      // A defect here must cost one batch (the apiserver retries it), never the process.
+      log.error("audit batch handling failed", { error });
+      reply(res, 500, "internal error");
+    }
   };
 
   const server: Server = createServer(
@@ -157,11 +151,11 @@ export async function startAuditReceiver(
       // Token callers have no certificate: the handler decides per request.
       rejectUnauthorized: false,
     },
-    handle,
+    (req, res) => void handle(req, res),
   );
   server.on("tlsClientError", (error) => log.debug("TLS handshake failed", { error }));
 
-  const bound = await bindServer(server, address);
+  const bound = await listenOn(server, address);
   const url = `https://${bound.host}:${bound.port}${path}`;
   log.info("audit receiver listening", {
     url,
@@ -172,10 +166,7 @@ export async function startAuditReceiver(
     url,
     port: bound.port,
     async close() {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
+      await closeServer(server);
     },
   };
 }

@@ -9,9 +9,8 @@ export {
 } from "./audit-events.ts";
 export { type AuditReceiver, type AuditReceiverOptions, startAuditReceiver } from "./audit-receiver.ts";
 export { classifyFailure, type FailureReason, failureReasons, parseStatusPrefix } from "./classify.ts";
-export { createDiscoveryFetcher, type DiscoveryFetcherOptions } from "./discovery-fetcher.ts";
 export { createDiscoveryKindResolver, type KindResolver, pluralKindResolver } from "./kinds.ts";
-export { isLoopbackHost, parseListenAddress } from "./listen-address.ts";
+export { isLoopbackHost } from "./listen-address.ts";
 export {
   createStatusWriteMetrics,
   type StatusWriteMetrics,
@@ -19,5 +18,6 @@ export {
   type StatusWriteObservation,
 } from "./metrics.ts";
 export { operatorKubeconfigYaml, writeOperatorKubeconfig } from "./operator-kubeconfig.ts";
+export { type OperatorUser, operatorUserFrom } from "./operator-user.ts";
 export { isStatusWrite, parseResourceRequest, type ResourceRequest } from "./request-path.ts";
-export { inClusterUpstream, kubeconfigUpstream, serviceAccountTokenPath, type Upstream } from "./upstream.ts";
+export { serviceAccountTokenPath, type Upstream } from "./upstream.ts";

@@ -1,0 +1,82 @@
+// The collector of configuration problems: each check names the path, the
+// value and what was expected, and returns undefined instead of throwing, so
+// every problem of a file is reported at once.
+export type Raw = Record<string, unknown>;
+
+function show(value: unknown): string {
+  const text = JSON.stringify(value);
+  if (text === undefined) return String(value);
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}
+
+export class Checker {
+  readonly problems: string[] = [];
+
+  fail(path: string, expected: string, value: unknown): undefined {
+    this.problems.push(`${path}: expected ${expected}, got ${show(value)}`);
+    return undefined;
+  }
+
+  object(path: string, value: unknown, allowed: readonly string[]): Raw | undefined {
+    if (typeof value !== "object" || value === null || Array.isArray(value))
+      return this.fail(path, "a mapping", value);
+    for (const key of Object.keys(value)) {
+      if (!allowed.includes(key)) {
+        this.problems.push(`${path ? `${path}.` : ""}${key}: unknown key (allowed: ${allowed.join(", ")})`);
+      }
+    }
+    return value as Raw;
+  }
+
+  string(path: string, value: unknown, pattern?: RegExp, what = "a string"): string | undefined {
+    if (value === undefined) return undefined;
+    if (typeof value !== "string" || value.length === 0) return this.fail(path, `a non-empty string`, value);
+    if (pattern && !pattern.test(value)) return this.fail(path, what, value);
+    return value;
+  }
+
+  boolean(path: string, value: unknown): boolean | undefined {
+    if (value === undefined) return undefined;
+    if (typeof value !== "boolean") return this.fail(path, "true or false", value);
+    return value;
+  }
+
+  integer(path: string, value: unknown, min: number): number | undefined {
+    if (value === undefined) return undefined;
+    if (typeof value !== "number" || !Number.isInteger(value) || value < min) {
+      return this.fail(path, `an integer ≥ ${min}`, value);
+    }
+    return value;
+  }
+
+  stringList(path: string, value: unknown): string[] | undefined {
+    if (value === undefined) return undefined;
+    if (!Array.isArray(value)) return this.fail(path, "a list of strings", value);
+    const out: string[] = [];
+    value.forEach((item, i) => {
+      const s = this.string(`${path}[${i}]`, item);
+      if (s !== undefined) out.push(s);
+    });
+    return out;
+  }
+
+  duration(path: string, value: unknown): number | undefined {
+    if (value === undefined) return undefined;
+    if (typeof value === "number" && value >= 0) return value;
+    if (typeof value === "string") {
+      const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/.exec(value);
+      if (match) {
+        const factor = { ms: 0.001, s: 1, m: 60, h: 3600 }[match[2] as "ms" | "s" | "m" | "h"];
+        return Number(match[1]) * factor;
+      }
+    }
+    return this.fail(path, 'a duration like "90s", "5m" or a number of seconds', value);
+  }
+
+  oneOf<T extends string>(path: string, value: unknown, choices: readonly T[]): T | undefined {
+    if (value === undefined) return undefined;
+    if (typeof value !== "string" || !choices.includes(value as T))
+      return this.fail(path, `one of ${choices.join(", ")}`, value);
+    return value as T;
+  }
+}

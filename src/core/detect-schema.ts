@@ -1,0 +1,176 @@
+// A CRD version's openAPIV3Schema → ShapeEvidence (see detect.ts): what the
+// schema declares under status. Lists are not entered (a list of conditions
+// inside each entry of another list describes the entries, not the object),
+// nor are maps (additionalProperties); the walk is bounded in depth and size,
+// since some CRDs embed schemas of tens of thousands of nodes.
+import {
+  type ConditionArrayEvidence,
+  completionFieldNames,
+  dotted,
+  emptyEvidence,
+  type FieldPath,
+  phaseLikeName,
+  type ShapeEvidence,
+  type StringFieldEvidence,
+  wellKnownStates,
+} from "./detect.ts";
+
+type Json = Record<string, unknown>;
+
+const maxDepth = 8;
+const maxNodes = 5000;
+
+function rec(value: unknown): Json | undefined {
+  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Json) : undefined;
+}
+
+function stringEnum(schema: Json | undefined): string[] | undefined {
+  const values = schema?.enum;
+  if (!Array.isArray(values)) return undefined;
+  const strings = values.filter((v): v is string => typeof v === "string");
+  return strings.length > 0 ? strings : undefined;
+}
+
+const isString = (schema: Json | undefined): boolean => schema?.type === "string";
+const preserves = (schema: Json | undefined): boolean =>
+  schema?.["x-kubernetes-preserve-unknown-fields"] === true;
+
+/** Words that name a lifecycle step; an enum with one of them (besides Unknown) reads as a phase. */
+const phaseWords = new Set(
+  [
+    "Pending",
+    "Running",
+    "InProgress",
+    "Succeeded",
+    "Completed",
+    "Complete",
+    "Failed",
+    "Error",
+    "Ready",
+    "Available",
+    "Provisioning",
+    "Provisioned",
+    "Deleting",
+    "Terminating",
+    "Healthy",
+    "Degraded",
+  ].map((w) => w.toLowerCase()),
+);
+
+function phaseLike(name: string, schema: Json): boolean {
+  if (!isString(schema)) return false;
+  if (phaseLikeName(name)) return true;
+  return (stringEnum(schema) ?? []).some((value) => phaseWords.has(value.toLowerCase()));
+}
+
+interface Collected {
+  conditionArrays: ConditionArrayEvidence[];
+  generationFields: FieldPath[];
+  phaseFields: StringFieldEvidence[];
+  stateFields: StringFieldEvidence[];
+  completionFields: FieldPath[];
+  notes: string[];
+  nodes: number;
+}
+
+function conditionItems(path: FieldPath, items: Json | undefined): ConditionArrayEvidence | undefined {
+  const props = rec(items?.properties);
+  if (!isString(rec(props?.type)) || !isString(rec(props?.status))) return undefined;
+  return {
+    path,
+    declaredTypes: stringEnum(rec(props?.type)),
+    observedTypes: [],
+    lastTransitionTime: rec(props?.lastTransitionTime) !== undefined,
+    observedGeneration: rec(props?.observedGeneration) !== undefined,
+  };
+}
+
+function visit(schema: Json, path: FieldPath, out: Collected): void {
+  if (path.length > maxDepth) return;
+  for (const [name, raw] of Object.entries(rec(schema.properties) ?? {})) {
+    const child = rec(raw);
+    if (!child) continue;
+    if (++out.nodes > maxNodes) return;
+    const at = [...path, name];
+    if (child.type === "array") {
+      const conditions = conditionItems(at, rec(child.items));
+      if (conditions) out.conditionArrays.push(conditions);
+      else if (name === "conditions")
+        out.notes.push(`${dotted(at)}: entries lack a string type and status, not conditions`);
+      continue;
+    }
+    if (name === "observedGeneration" && (child.type === "integer" || child.type === "number")) {
+      out.generationFields.push(at);
+    }
+    if (path.length === 1 && phaseLike(name, child)) {
+      out.phaseFields.push({ path: at, declaredValues: stringEnum(child), observedValues: [] });
+    }
+    if (path.length === 1 && completionFieldNames.includes(name)) out.completionFields.push(at);
+    if (isString(child) && wellKnownStates.some((s) => dotted(s.path) === dotted(at))) {
+      out.stateFields.push({ path: at, declaredValues: stringEnum(child), observedValues: [] });
+    }
+    if (rec(child.properties)) visit(child, at, out);
+  }
+  if (out.nodes > maxNodes && !out.notes.some((n) => n.startsWith("schema walk"))) {
+    out.notes.push(`schema walk stopped after ${maxNodes} fields under status`);
+  }
+}
+
+/** spec.suspend, else spec.paused, when the schema declares it as a boolean. */
+function suspendField(root: Json | undefined): FieldPath | undefined {
+  const spec = rec(rec(root?.properties)?.spec);
+  for (const name of ["suspend", "paused"]) {
+    if (rec(rec(spec?.properties)?.[name])?.type === "boolean") return ["spec", name];
+  }
+  return undefined;
+}
+
+/** What one CRD version's schema says about its status. */
+export interface VersionDetection {
+  version: string;
+  served: boolean;
+  storage: boolean;
+  statusSubresource: boolean;
+  /** status preserves unknown fields: objects may carry what the schema does not declare. */
+  openStatus: boolean;
+  /** No status fields are declared and none are preserved: the API server prunes any status. */
+  statusUndeclared: boolean;
+  evidence: ShapeEvidence;
+}
+
+export function detectVersion(raw: unknown): VersionDetection | undefined {
+  const version = rec(raw);
+  const name = version?.name;
+  if (typeof name !== "string") return undefined;
+  const root = rec(rec(version?.schema)?.openAPIV3Schema);
+  const status = rec(rec(root?.properties)?.status);
+  const openStatus = preserves(status) || (status === undefined && (root === undefined || preserves(root)));
+  const out: Collected = {
+    conditionArrays: [],
+    generationFields: [],
+    phaseFields: [],
+    stateFields: [],
+    completionFields: [],
+    notes: [],
+    nodes: 0,
+  };
+  if (status) visit(status, ["status"], out);
+  const { nodes: _, ...collected } = out;
+  return {
+    version: name,
+    served: version?.served === true,
+    storage: version?.storage === true,
+    statusSubresource: rec(rec(version?.subresources)?.status) !== undefined,
+    openStatus,
+    statusUndeclared: !openStatus && rec(status?.properties) === undefined,
+    evidence: { ...emptyEvidence, ...collected, suspendPath: suspendField(root) },
+  };
+}
+
+/** Every version of a CRD object as the API returns it (unusable entries are skipped). */
+export function detectVersions(crd: unknown): VersionDetection[] {
+  const versions = rec(rec(crd)?.spec)?.versions;
+  return (Array.isArray(versions) ? versions : [])
+    .map(detectVersion)
+    .filter((v): v is VersionDetection => v !== undefined);
+}
