@@ -52,6 +52,8 @@ export type Summary = Record<string, FileScore>;
 /** A surviving mutant that cannot change behaviour, where an in-source marker would hide more than it. */
 export interface EquivalentNote {
   file: string;
+  /** Only where the same change reads alike on other lines of the file. */
+  line?: number;
   mutator: string;
   original: string;
   replacement: string;
@@ -59,7 +61,11 @@ export interface EquivalentNote {
 }
 
 const sameMutant = (file: string, m: ListedMutant) => (n: EquivalentNote) =>
-  n.file === file && n.mutator === m.mutator && n.original === m.original && n.replacement === m.replacement;
+  n.file === file &&
+  (n.line === undefined || n.line === m.line) &&
+  n.mutator === m.mutator &&
+  n.original === m.original &&
+  n.replacement === m.replacement;
 
 // Report positions are one-based lines and columns.
 function slice(source: string, { start, end }: ReportMutant["location"]): string {

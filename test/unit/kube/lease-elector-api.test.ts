@@ -159,8 +159,13 @@ test("renewing our Lease: a PUT with the read resourceVersion; acquireTime kept,
   assert.equal(log.length, 1, "one 'leading' line, not one per renewal");
 });
 
-test("a free Lease (empty holder) is taken at once and counts a transition", async (t) => {
-  const api = leaseApi({ holderIdentity: "", leaseDurationSeconds: 15, leaseTransitions: 4 });
+test("a free Lease (empty holder) is taken at once, with our own acquireTime, and counts a transition", async (t) => {
+  const api = leaseApi({
+    holderIdentity: "",
+    leaseDurationSeconds: 15,
+    leaseTransitions: 4,
+    acquireTime: "2025-06-01T00:00:00.000000Z",
+  });
   const { e } = elector(t, api, { now: T0 });
   assert.equal(await e.tryAcquireOrRenew(), true);
   assert.equal(api.spec()?.holderIdentity, "me");
@@ -333,4 +338,39 @@ test("settings: the Lease lasts at least 1 s; the retry period is positive and s
 test("microTime keeps whole milliseconds as microseconds and nothing else", () => {
   assert.equal(microTime(T0 + 7), "2026-01-01T00:00:00.007000Z");
   assert.equal(microTime(T0).match(/Z/g)?.length, 1);
+});
+
+test("stop() or abandon() during a round in flight: no round after it", async (t) => {
+  t.mock.timers.enable({ apis: ["setTimeout"] });
+  for (const end of ["stop", "abandon"] as const) {
+    const api = leaseApi({ holderIdentity: "other", leaseDurationSeconds: 15 });
+    let release: (() => void) | undefined;
+    // The first request hangs until released, as a slow apiserver would.
+    const slow: KubeClient["request"] = async (method, path, options) => {
+      if (!release) await new Promise<void>((resolve) => (release = resolve));
+      return api.request(method, path, options);
+    };
+    const { e } = elector(t, { ...api, request: slow }, { now: T0 });
+    e.start();
+    for (let i = 0; i < 5 && !release; i++) await nextTurn();
+    assert.ok(release, "the first round is in flight");
+    const ending = end === "stop" ? e.stop() : e.abandon();
+    release?.();
+    await ending;
+    t.mock.timers.tick(10_000);
+    for (let i = 0; i < 5; i++) await nextTurn();
+    assert.equal(api.calls.filter((c) => c.method === "GET").length, 1, `${end}: no round after it`);
+  }
+});
+
+test("abandon() between rounds cancels the next one", async (t) => {
+  t.mock.timers.enable({ apis: ["setTimeout"] });
+  const api = leaseApi({ holderIdentity: "other", leaseDurationSeconds: 15 });
+  const { e } = elector(t, api, { now: T0 });
+  e.start();
+  for (let i = 0; i < 5; i++) await nextTurn();
+  await e.abandon();
+  t.mock.timers.tick(10_000);
+  for (let i = 0; i < 5; i++) await nextTurn();
+  assert.equal(api.calls.filter((c) => c.method === "GET").length, 1);
 });
