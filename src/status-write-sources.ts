@@ -3,6 +3,7 @@
 import { readFileSync } from "node:fs";
 import type { KubeConfig } from "@kubernetes/client-node";
 import type { Registry } from "@prometheus-io/client";
+import { readFieldFile } from "./config/field-file.ts";
 import type { Config } from "./config/schema.ts";
 import type { KubeClient } from "./kube/client.ts";
 import type { Logger } from "./log.ts";
@@ -82,15 +83,14 @@ export async function startStatusWriteSources(
     }
     if (config.auditReceiver) {
       const a = config.auditReceiver;
-      const read = (path: string | undefined): string | undefined =>
-        path ? readFileSync(path, "utf8").trim() : undefined;
+      const read = (key: keyof typeof a): string | undefined => readFieldFile(`auditReceiver.${key}`, a[key]);
       const receiver = await startAuditReceiver(
         {
           listen: a.listen,
-          certPem: read(a.certFile) as string,
-          keyPem: read(a.keyFile) as string,
-          bearerToken: read(a.bearerTokenFile),
-          clientCaPem: read(a.clientCaFile),
+          certPem: read("certFile") as string,
+          keyPem: read("keyFile") as string,
+          bearerToken: read("bearerTokenFile"),
+          clientCaPem: read("clientCaFile"),
           kinds,
         },
         metrics,

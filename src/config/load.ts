@@ -5,6 +5,7 @@ import { createHash } from "node:crypto";
 import { readFileSync, unwatchFile, watchFile } from "node:fs";
 import { parse, YAMLParseError } from "yaml";
 import type { Config } from "./schema.ts";
+import { binaryProblem, topLevelProblem } from "./top-level.ts";
 import { ConfigError, validateConfig } from "./validate.ts";
 
 export interface LoadedConfig {
@@ -81,8 +82,16 @@ function expandValues(value: unknown, source: string): unknown {
   return value;
 }
 
-/** Parses and validates YAML text; throws ConfigError naming the problem(s). */
+/**
+ * Parses and validates the text of a configuration file; throws ConfigError
+ * naming the problem(s). The file must hold a mapping: an empty file, a list, a
+ * plain string or binary garbage is an error, never the defaults, so a
+ * truncated or mangled file (at start or on reload) cannot silently turn into
+ * "watch every CRD". `{}` asks for the defaults.
+ */
 export function parseConfigText(text: string, source: string, overrides: Overrides = {}): Config {
+  const binary = binaryProblem(text);
+  if (binary) throw new ConfigError([`${source}: ${binary}`]);
   let parsed: unknown;
   try {
     parsed = parse(text);
@@ -92,8 +101,14 @@ export function parseConfigText(text: string, source: string, overrides: Overrid
       `${source}: not valid YAML${where}: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`,
     ]);
   }
+  const problem = topLevelProblem(parsed);
+  if (problem) throw new ConfigError([`${source}: ${problem}`]);
+  return validated(expandValues(parsed, source), source, overrides);
+}
+
+function validated(raw: unknown, source: string, overrides: Overrides): Config {
   try {
-    return validateConfig(merge(expandValues(parsed, source), overrides));
+    return validateConfig(merge(raw, overrides));
   } catch (error) {
     if (error instanceof ConfigError) throw new ConfigError(error.problems.map((p) => `${source}: ${p}`));
     throw error;
@@ -101,7 +116,7 @@ export function parseConfigText(text: string, source: string, overrides: Overrid
 }
 
 export function loadConfigFile(path: string | undefined, overrides: Overrides = {}): LoadedConfig {
-  if (!path) return { config: parseConfigText("", "command line", overrides), hash: "default" };
+  if (!path) return { config: validated(undefined, "command line", overrides), hash: "default" };
   let text: string;
   try {
     text = readFileSync(path, "utf8");
@@ -119,6 +134,9 @@ export function watchConfigFile(
   onError: (error: Error) => void,
   intervalMs = 1000,
 ): () => void {
+  // The hash of the content in force (or last rejected). Forgotten when the
+  // file cannot be read, so that the same content coming back is applied again
+  // and the reload-success gauge recovers.
   let lastHash: string | undefined;
   try {
     lastHash = hashText(readFileSync(path, "utf8"));
@@ -131,6 +149,7 @@ export function watchConfigFile(
     try {
       text = readFileSync(path, "utf8");
     } catch (error) {
+      lastHash = undefined;
       onError(new ConfigError([`${path}: cannot read the configuration file: ${(error as Error).message}`]));
       return;
     }

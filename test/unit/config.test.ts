@@ -33,8 +33,8 @@ test("config.example.yaml loads and says what it shows", () => {
   assert.equal(config.tracing.generationTimeoutSeconds, 3600);
 });
 
-test("an empty file means defaults: every CRD, loopback listen", () => {
-  const config = parseConfigText("", "empty.yaml");
+test("{} means defaults: every CRD, loopback listen", () => {
+  const config = parseConfigText("{}", "empty.yaml");
   assert.equal(config.listen, "127.0.0.1:9184");
   assert.deepEqual(config.resources[0]?.groups, ["*"]);
 });
@@ -115,7 +115,7 @@ test("flags override the file and go through the same validation", () => {
   assert.equal(config.logLevel, "warn");
   assert.equal(config.apiProxy?.listen, "127.0.0.1:8001");
   assert.throws(
-    () => parseConfigText("", "f.yaml", flagOverrides(parseFlags(["--listen", "x"]))),
+    () => parseConfigText("{}", "f.yaml", flagOverrides(parseFlags(["--listen", "x"]))),
     /listen: expected host:port/,
   );
 });
