@@ -2,7 +2,7 @@
 // file is rejected with a log line and a metric; the last good configuration
 // keeps running.
 import { createHash } from "node:crypto";
-import { readFileSync, unwatchFile, watchFile } from "node:fs";
+import { closeSync, openSync, readSync, unwatchFile, watchFile } from "node:fs";
 import { parse, YAMLParseError } from "yaml";
 import type { Config } from "./schema.ts";
 import { binaryProblem, topLevelProblem } from "./top-level.ts";
@@ -115,11 +115,40 @@ function validated(raw: unknown, source: string, overrides: Overrides): Config {
   }
 }
 
+/**
+ * Larger than any real configuration (config.example.yaml is 5 KB; 1,000
+ * namespaces add 20 KB) and a quarter of what a ConfigMap holds. YAML parses
+ * about 1 MB/s here, and a reload parses on the event loop, so a generated
+ * multi-megabyte file would stall /metrics and /healthz for seconds: it is
+ * refused before parsing.
+ */
+export const maxConfigBytes = 256 * 1024;
+
+/** The file's text; throws (the fs error, or one about the size) past maxConfigBytes without reading further. */
+function readConfigText(path: string): string {
+  const fd = openSync(path, "r");
+  try {
+    const buffer = Buffer.alloc(maxConfigBytes + 1);
+    let size = 0;
+    while (size < buffer.length) {
+      const read = readSync(fd, buffer, size, buffer.length - size, null);
+      if (read === 0) break;
+      size += read;
+    }
+    if (size > maxConfigBytes) {
+      throw new Error(`the file is larger than ${maxConfigBytes} bytes, far more than a configuration needs`);
+    }
+    return buffer.toString("utf8", 0, size);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 export function loadConfigFile(path: string | undefined, overrides: Overrides = {}): LoadedConfig {
   if (!path) return { config: validated(undefined, "command line", overrides), hash: "default" };
   let text: string;
   try {
-    text = readFileSync(path, "utf8");
+    text = readConfigText(path);
   } catch (error) {
     throw new ConfigError([`${path}: cannot read the configuration file: ${(error as Error).message}`]);
   }
@@ -139,7 +168,7 @@ export function watchConfigFile(
   // and the reload-success gauge recovers.
   let lastHash: string | undefined;
   try {
-    lastHash = hashText(readFileSync(path, "utf8"));
+    lastHash = hashText(readConfigText(path));
   } catch {
     lastHash = undefined;
   }
@@ -147,7 +176,7 @@ export function watchConfigFile(
   const listener = (): void => {
     let text: string;
     try {
-      text = readFileSync(path, "utf8");
+      text = readConfigText(path);
     } catch (error) {
       lastHash = undefined;
       onError(new ConfigError([`${path}: cannot read the configuration file: ${(error as Error).message}`]));

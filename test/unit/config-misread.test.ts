@@ -11,7 +11,13 @@ import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { readFieldFile } from "../../src/config/field-file.ts";
 import { flagOverrides, parseFlags } from "../../src/config/flags.ts";
-import { type Overrides, parseConfigText, watchConfigFile } from "../../src/config/load.ts";
+import {
+  loadConfigFile,
+  maxConfigBytes,
+  type Overrides,
+  parseConfigText,
+  watchConfigFile,
+} from "../../src/config/load.ts";
 import { ConfigError } from "../../src/config/validate.ts";
 import { maxNamespacesPerEntry, maxWatches } from "../../src/config/watch-limits.ts";
 
@@ -274,6 +280,27 @@ test("hot reload: a file turned into a list or emptied is rejected, not read as 
     assert.deepEqual(applied, ["debug"], "the flag still overrides the file");
   } finally {
     stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test(`a file over ${maxConfigBytes} bytes is refused before it is parsed`, () => {
+  const dir = mkdtempSync(join(tmpdir(), "cr-config-"));
+  try {
+    const path = join(dir, "config.yaml");
+    const names = JSON.stringify(namespaces(262_144));
+    writeFileSync(path, `resources:\n  - groups: ['*']\n    namespaces: ${names}\n`);
+    // The size error, not the namespaces one: the YAML was never parsed.
+    assert.throws(
+      () => loadConfigFile(path),
+      (error: unknown) =>
+        error instanceof ConfigError &&
+        error.problems[0] ===
+          `${path}: cannot read the configuration file: the file is larger than ${maxConfigBytes} bytes, far more than a configuration needs`,
+    );
+    writeFileSync(path, `# ${"x".repeat(maxConfigBytes - 10)}\n{}\n`);
+    assert.equal(loadConfigFile(path).config.listen, "127.0.0.1:9184", "just under the limit loads");
+  } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 });
