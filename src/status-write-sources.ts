@@ -7,8 +7,8 @@ import { readFieldFile } from "./config/field-file.ts";
 import type { Config } from "./config/schema.ts";
 import type { KubeClient } from "./kube/client.ts";
 import type { Logger } from "./log.ts";
+import { createApiserverKindResolver } from "./statuswrites/apiserver-resolver.ts";
 import {
-  createDiscoveryKindResolver,
   createStatusWriteMetrics,
   startApiProxy,
   startAuditReceiver,
@@ -42,24 +42,8 @@ export async function startStatusWriteSources(
     return { proxyUrl: undefined, auditUrl: undefined, close: async () => {} };
   }
   const metrics = createStatusWriteMetrics(registry, config.metricPrefix);
-  // Kinds are resolved through discovery with the exporter's own identity.
-  const kinds = createDiscoveryKindResolver({
-    fetchResourceList: async (group, version) => {
-      const path = group === "" ? `/api/${version}` : `/apis/${group}/${version}`;
-      const response = await client.request<{ resources?: { name?: unknown; kind?: unknown }[] }>(
-        "GET",
-        path,
-      );
-      if (response.status !== 200) throw new Error(`discovery ${path}: HTTP ${response.status}`);
-      return response.body;
-    },
-    onError: (error, group, version) =>
-      logger.debug("kind discovery failed", {
-        group,
-        version,
-        error: error instanceof Error ? error.message : String(error),
-      }),
-  });
+  // Labels come from what the apiserver confirms to the exporter's own identity.
+  const kinds = createApiserverKindResolver((path, query) => client.request("GET", path, { query }), logger);
   const closers: (() => Promise<void>)[] = [];
   let proxyUrl: string | undefined;
   let auditUrl: string | undefined;

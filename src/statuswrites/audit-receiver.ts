@@ -2,14 +2,20 @@
 // backend posts EventList batches to. Status writes in them are counted with
 // the writer's identity. Callers authenticate with a bearer token and/or a
 // client certificate, both configured in the apiserver's webhook kubeconfig.
+//
+// Bounded for hostile callers: bodies in flight share one byte allowance
+// (audit-body.ts), connections are capped, and a connection must finish its
+// TLS handshake, headers and whole request within fixed times.
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createServer, type Server } from "node:https";
 import type { TLSSocket } from "node:tls";
 import type { Logger } from "../log.ts";
+import { InFlightBytes, readAuditBody } from "./audit-body.ts";
 import { AuditPayloadError, type AuditStatusWrite, parseAuditEventList } from "./audit-events.ts";
 import { classifyFailure } from "./classify.ts";
-import { type KindResolver, kindOrPlural, pluralKindResolver } from "./kinds.ts";
+import { confirmedLabels } from "./confirmed-labels.ts";
+import { type KindResolver, unconfirmingKindResolver } from "./kinds.ts";
 import { bindServer, parseListenAddress } from "./listen-address.ts";
 import type { StatusWriteMetrics } from "./metrics.ts";
 
@@ -27,8 +33,32 @@ export interface AuditReceiverOptions {
   path?: string;
   /** Largest accepted batch (default 32 MiB): 413 above it. */
   maxBodyBytes?: number;
+  /** Bytes of all batches being read or handled at once (default 64 MiB): 429 with Retry-After above it. */
+  maxInFlightBytes?: number;
+  /** What the apiserver confirmed (kinds, namespaces); without it every target is counted as "other". */
   kinds?: KindResolver;
+  /** Connection limits; the defaults are below, the tests shorten them. */
+  timeouts?: Partial<typeof receiverTimeouts>;
 }
+
+/**
+ * The apiserver's webhook client gives up on a request after 30 s
+ * (k8s.io/apiserver pkg/util/webhook, defaultRequestTimeout), so a request
+ * still unfinished then is one nobody waits for. TLS handshake and headers
+ * take milliseconds from a real apiserver. The checking interval is how often
+ * Node.js looks for expired requests (30 s by default, which would let a
+ * stalled caller hold a connection up to a minute). Idle keep-alive
+ * connections are kept longer than Go's 90 s, so the apiserver closes first.
+ */
+export const receiverTimeouts = {
+  handshakeMs: 10_000,
+  headersMs: 10_000,
+  requestMs: 30_000,
+  checkIntervalMs: 2_000,
+  keepAliveMs: 120_000,
+  /** Simultaneous connections; an apiserver uses a few, an HA control plane a few per replica. */
+  maxConnections: 128,
+};
 
 export interface AuditReceiver {
   /** https://host:port/path */
@@ -57,7 +87,9 @@ export async function startAuditReceiver(
   }
   const path = options.path ?? "/audit";
   const maxBodyBytes = options.maxBodyBytes ?? 32 * 1024 * 1024;
-  const kinds = options.kinds ?? pluralKindResolver;
+  const inFlight = new InFlightBytes(options.maxInFlightBytes ?? 64 * 1024 * 1024);
+  const timeouts = { ...receiverTimeouts, ...options.timeouts };
+  const kinds = options.kinds ?? unconfirmingKindResolver;
   const log = logger.child({ component: "audit-receiver" });
   // Compared as digests so the comparison takes the same time whatever the length.
   const expectedToken = options.bearerToken ? digest(`Bearer ${options.bearerToken}`) : undefined;
@@ -69,12 +101,13 @@ export async function startAuditReceiver(
   };
 
   const record = (write: AuditStatusWrite): void => {
-    void kindOrPlural(kinds, write).then((kind) => {
+    void confirmedLabels(kinds, write, write.code).then(({ group, kind, namespace, folded }) => {
       metrics.record({
         source: "audit",
-        group: write.group,
+        group,
         kind,
-        namespace: write.namespace,
+        namespace,
+        folded,
         verb: write.verb,
         code: write.code,
         failure: classifyFailure(write.code, write.status),
@@ -101,51 +134,48 @@ export async function startAuditReceiver(
       return;
     }
 
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let tooLarge = false;
-    req.on("data", (chunk: Buffer) => {
-      if (tooLarge) return;
-      size += chunk.length;
-      if (size > maxBodyBytes) {
-        tooLarge = true;
-        chunks.length = 0;
-        log.warn("rejected audit batch: too large", { limitBytes: maxBodyBytes });
-        reply(res, 413, `batch larger than ${maxBodyBytes} bytes`, true);
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on("error", (error) => log.warn("audit request failed", { error }));
-    req.on("end", () => {
-      if (tooLarge) return;
-      let body: unknown;
-      try {
-        body = JSON.parse(Buffer.concat(chunks, size).toString("utf8"));
-      } catch (error) {
-        log.warn("rejected audit batch: not JSON", { bytes: size, error });
-        reply(res, 400, "body is not JSON");
+    void readAuditBody(req, { maxBodyBytes, inFlight }).then((result) => {
+      if (!result.ok) {
+        if (result.code === 0) return;
+        log.warn("refused audit batch", { code: result.code, reason: result.message });
+        reply(res, result.code, result.message, result.code !== 400);
         return;
       }
       try {
-        const batch = parseAuditEventList(body);
-        for (const write of batch.writes) record(write);
-        if (batch.malformed > 0) {
-          log.warn("skipped malformed audit events", { malformed: batch.malformed, events: batch.events });
-        }
-        log.debug("audit batch", { events: batch.events, statusWrites: batch.writes.length });
-        reply(res, 200, "ok");
-      } catch (error) {
-        if (error instanceof AuditPayloadError) {
-          log.warn("rejected audit batch", { bytes: size, error });
-          reply(res, 400, error.message);
-          return;
-        }
-        // A defect here must cost one batch (the apiserver retries it), never the process.
-        log.error("audit batch handling failed", { error });
-        reply(res, 500, "internal error");
+        handleBatch(result.body, res);
+      } finally {
+        result.release();
       }
     });
+  };
+
+  const handleBatch = (bytes: Buffer, res: ServerResponse): void => {
+    let body: unknown;
+    try {
+      body = JSON.parse(bytes.toString("utf8"));
+    } catch (error) {
+      log.warn("rejected audit batch: not JSON", { bytes: bytes.length, error });
+      reply(res, 400, "body is not JSON");
+      return;
+    }
+    try {
+      const batch = parseAuditEventList(body);
+      for (const write of batch.writes) record(write);
+      if (batch.malformed > 0) {
+        log.warn("skipped malformed audit events", { malformed: batch.malformed, events: batch.events });
+      }
+      log.debug("audit batch", { events: batch.events, statusWrites: batch.writes.length });
+      reply(res, 200, "ok");
+    } catch (error) {
+      if (error instanceof AuditPayloadError) {
+        log.warn("rejected audit batch", { bytes: bytes.length, error });
+        reply(res, 400, error.message);
+        return;
+      }
+      // A defect here must cost one batch (the apiserver retries it), never the process.
+      log.error("audit batch handling failed", { error });
+      reply(res, 500, "internal error");
+    }
   };
 
   const server: Server = createServer(
@@ -156,9 +186,15 @@ export async function startAuditReceiver(
       requestCert: options.clientCaPem !== undefined,
       // Token callers have no certificate: the handler decides per request.
       rejectUnauthorized: false,
+      handshakeTimeout: timeouts.handshakeMs,
+      headersTimeout: timeouts.headersMs,
+      requestTimeout: timeouts.requestMs,
+      connectionsCheckingInterval: timeouts.checkIntervalMs,
+      keepAliveTimeout: timeouts.keepAliveMs,
     },
     handle,
   );
+  server.maxConnections = timeouts.maxConnections;
   server.on("tlsClientError", (error) => log.debug("TLS handshake failed", { error }));
 
   const bound = await bindServer(server, address);
@@ -187,6 +223,8 @@ function reply(res: ServerResponse, code: number, message: string, close = false
     "Content-Type": "text/plain; charset=utf-8",
     "Content-Length": Buffer.byteLength(body),
   };
+  // The webhook client retries a 429, after at least this long.
+  if (code === 429) headers["Retry-After"] = 1;
   if (close) headers.Connection = "close";
   res.writeHead(code, headers);
   res.end(body);
