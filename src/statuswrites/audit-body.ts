@@ -1,12 +1,16 @@
-// Reading audit batches with memory bounded in total, not only per batch:
-// every body in flight holds bytes taken from one shared allowance, and a
-// batch that would overdraw it is refused with 429 and Retry-After before its
-// body is read (the apiserver's webhook retries 429), while a batch larger
-// than any allowed is refused with 413 (retrying would not help). The bytes
-// are given back when the batch has been handled.
+// Reading audit batches with memory bounded in total, not only per batch. A
+// batch is parsed as it arrives (AuditBatchReader), so a request holds only
+// the event being read; those bytes, across all requests, come from one
+// shared allowance. A request that would overdraw it is answered 429 with
+// Retry-After (the apiserver's webhook retries 429); a batch larger than any
+// allowed, or an event larger than the allowance, gets 413 (retrying would not
+// help). A refused body is drained, never kept.
 import type { IncomingMessage } from "node:http";
+import { AuditBatchReader, type AuditBatchSummary } from "./audit-batch-reader.ts";
+import { AuditPayloadError } from "./audit-events.ts";
+import { JsonStreamError } from "./event-list-stream.ts";
 
-/** Bytes held by bodies being read or handled, across all requests. */
+/** Bytes held by events being read, across all requests. */
 export class InFlightBytes {
   readonly max: number;
   #held = 0;
@@ -30,92 +34,101 @@ export class InFlightBytes {
   }
 }
 
-export type BodyResult =
-  | {
-      ok: true;
-      body: Buffer /** Gives the body's bytes back to the allowance; call once handled. */;
-      release(): void;
-    }
-  | { ok: false; code: 400 | 413 | 429; message: string }
-  | { ok: false; code: 0; message: string };
+export type BatchResult =
+  | { ok: true; batch: AuditBatchSummary }
+  | { ok: false; code: 400 | 413 | 429 | 500; message: string; log: string }
+  | { ok: false; code: 0 };
 
 export interface BodyLimits {
   maxBodyBytes: number;
   inFlight: InFlightBytes;
 }
 
-/**
- * The whole body, or why it was refused. With Content-Length (what the
- * apiserver sends) the decision is made before any byte is read and the body
- * is read straight into one buffer of that size; a chunked body takes from the
- * allowance as it arrives. code 0: the caller went away.
- */
-export function readAuditBody(req: IncomingMessage, limits: BodyLimits): Promise<BodyResult> {
+/** The batch in the request's body, or why it was refused (code 0: the caller went away). */
+export function readAuditBatch(req: IncomingMessage, limits: BodyLimits): Promise<BatchResult> {
   const header = req.headers["content-length"];
   const declared = header === undefined ? undefined : Number(header);
+  const refuse = (code: 400 | 413 | 429 | 500, message: string, log = message): BatchResult => ({
+    ok: false,
+    code,
+    message,
+    log,
+  });
   if (declared !== undefined && (!Number.isSafeInteger(declared) || declared < 0)) {
-    return Promise.resolve({ ok: false, code: 400, message: "invalid Content-Length" });
+    return Promise.resolve(refuse(400, "invalid Content-Length"));
   }
-  const tooLarge = {
-    ok: false,
-    code: 413,
-    message: `batch larger than ${limits.maxBodyBytes} bytes`,
-  } as const;
-  const busy = {
-    ok: false,
-    code: 429,
-    message: `${limits.inFlight.max} bytes of audit batches are already being handled; retry shortly`,
-  } as const;
+  const tooLarge = refuse(
+    413,
+    `batch larger than ${limits.maxBodyBytes} bytes`,
+    "rejected audit batch: too large",
+  );
   if (declared !== undefined && declared > limits.maxBodyBytes) return Promise.resolve(tooLarge);
-  if (declared !== undefined && !limits.inFlight.tryTake(declared)) return Promise.resolve(busy);
 
-  return new Promise<BodyResult>((resolve) => {
-    let taken = declared ?? 0;
-    let settled = false;
-    const chunks: Buffer[] = [];
-    const buffer = declared !== undefined ? Buffer.allocUnsafe(declared) : undefined;
+  // An event can never be larger than what all requests may hold together.
+  const reader = new AuditBatchReader({ maxItemBytes: limits.inFlight.max, maxMemberBytes: 64 * 1024 });
+  return new Promise<BatchResult>((resolve) => {
+    let held = 0;
     let size = 0;
-    const giveBack = (): void => {
-      limits.inFlight.give(taken);
-      taken = 0;
-    };
-    const settle = (result: BodyResult): void => {
+    let settled = false;
+    const settle = (result: BatchResult): void => {
       if (settled) return;
       settled = true;
+      limits.inFlight.give(held);
+      held = 0;
       req.off("data", onData);
-      if (!result.ok) {
-        giveBack();
-        chunks.length = 0;
-        // Nothing more of this body is wanted: stop reading it.
-        req.resume();
-      }
+      // Nothing more of a refused body is wanted: drain it.
+      if (!result.ok) req.resume();
       resolve(result);
     };
-    const onData = (chunk: Buffer): void => {
-      if (buffer) {
-        chunk.copy(buffer, size);
-        size += chunk.length;
-        return;
-      }
-      if (size + chunk.length > limits.maxBodyBytes) {
-        settle(tooLarge);
-        return;
-      }
-      if (!limits.inFlight.tryTake(chunk.length)) {
-        settle(busy);
-        return;
-      }
-      taken += chunk.length;
-      chunks.push(chunk);
+    /** What refuses the request after this chunk, if anything. */
+    const afterChunk = (chunk: Buffer): BatchResult | undefined => {
       size += chunk.length;
+      if (size > limits.maxBodyBytes) return tooLarge;
+      try {
+        reader.write(chunk);
+      } catch (error) {
+        return streamError(error);
+      }
+      const now = reader.heldBytes;
+      if (now > held && !limits.inFlight.tryTake(now - held)) {
+        return refuse(
+          429,
+          `${limits.inFlight.max} bytes of audit events are already being read; retry shortly`,
+          "refused audit batch: too many bytes in flight",
+        );
+      }
+      if (now < held) limits.inFlight.give(held - now);
+      held = now;
+      return undefined;
+    };
+    const onData = (chunk: Buffer): void => {
+      const refused = afterChunk(chunk);
+      if (refused) settle(refused);
+    };
+    const streamError = (error: unknown): BatchResult => {
+      if (error instanceof JsonStreamError) {
+        return error.tooLarge
+          ? refuse(
+              413,
+              `an audit event larger than ${limits.inFlight.max} bytes`,
+              "rejected audit batch: event too large",
+            )
+          : refuse(400, "body is not JSON", `rejected audit batch: not JSON: ${error.message}`);
+      }
+      if (error instanceof AuditPayloadError)
+        return refuse(400, error.message, `rejected audit batch: ${error.message}`);
+      // A defect must cost one batch (the apiserver retries a 500), never the process.
+      return refuse(500, "internal error", `audit batch handling failed: ${String(error)}`);
     };
     req.on("data", onData);
     req.once("end", () => {
-      const body = buffer ?? Buffer.concat(chunks, size);
-      chunks.length = 0;
-      settle({ ok: true, body: buffer ? body.subarray(0, size) : body, release: giveBack });
+      try {
+        settle({ ok: true, batch: reader.end() });
+      } catch (error) {
+        settle(streamError(error));
+      }
     });
-    req.once("close", () => settle({ ok: false, code: 0, message: "the caller went away" }));
-    req.once("error", () => settle({ ok: false, code: 0, message: "the request failed" }));
+    req.once("close", () => settle({ ok: false, code: 0 }));
+    req.once("error", () => settle({ ok: false, code: 0 }));
   });
 }

@@ -11,10 +11,9 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { createServer, type Server } from "node:https";
 import type { TLSSocket } from "node:tls";
 import type { Logger } from "../log.ts";
-import { InFlightBytes, readAuditBody } from "./audit-body.ts";
-import { AuditPayloadError, type AuditStatusWrite, parseAuditEventList } from "./audit-events.ts";
-import { classifyFailure } from "./classify.ts";
-import { confirmedLabels } from "./confirmed-labels.ts";
+import type { StatusWriteGroup } from "./audit-batch-reader.ts";
+import { InFlightBytes, readAuditBatch } from "./audit-body.ts";
+import { type ConfirmedLabels, confirmedLabels } from "./confirmed-labels.ts";
 import { type KindResolver, unconfirmingKindResolver } from "./kinds.ts";
 import { bindServer, parseListenAddress } from "./listen-address.ts";
 import type { StatusWriteMetrics } from "./metrics.ts";
@@ -33,7 +32,7 @@ export interface AuditReceiverOptions {
   path?: string;
   /** Largest accepted batch (default 32 MiB): 413 above it. */
   maxBodyBytes?: number;
-  /** Bytes of all batches being read or handled at once (default 64 MiB): 429 with Retry-After above it. */
+  /** Bytes of the events being read, across all requests (default 64 MiB): 429 with Retry-After above it. */
   maxInFlightBytes?: number;
   /** What the apiserver confirmed (kinds, namespaces); without it every target is counted as "other". */
   kinds?: KindResolver;
@@ -64,6 +63,8 @@ export interface AuditReceiver {
   /** https://host:port/path */
   readonly url: string;
   readonly port: number;
+  /** Bytes of the events being read right now, across all requests. */
+  readonly heldBytes: number;
   close(): Promise<void>;
 }
 
@@ -100,21 +101,43 @@ export async function startAuditReceiver(
     return options.clientCaPem !== undefined && (req.socket as TLSSocket).authorized === true;
   };
 
-  const record = (write: AuditStatusWrite): void => {
-    void confirmedLabels(kinds, write, write.code).then(({ group, kind, namespace, folded }) => {
+  const record = (writes: StatusWriteGroup, labels: ConfirmedLabels): void => {
+    for (const duration of writes.durations) {
       metrics.record({
         source: "audit",
-        group,
-        kind,
-        namespace,
-        folded,
-        verb: write.verb,
-        code: write.code,
-        failure: classifyFailure(write.code, write.status),
-        durationSeconds: write.durationSeconds,
-        user: write.user,
+        group: labels.group,
+        kind: labels.kind,
+        namespace: labels.namespace,
+        folded: labels.folded,
+        verb: writes.verb,
+        code: writes.code,
+        failure: writes.failure,
+        durationSeconds: Number.isNaN(duration) ? undefined : duration,
+        user: writes.user,
       });
-    });
+    }
+  };
+
+  /**
+   * Labels are confirmed once per distinct target and outcome of the batch,
+   * all started before any is awaited, so a success confirms its namespace
+   * for the failures of the same batch.
+   */
+  const recordAll = (groups: StatusWriteGroup[]): void => {
+    const byTarget = new Map<string, StatusWriteGroup[]>();
+    for (const group of groups) {
+      const succeeded = group.code >= 200 && group.code < 300;
+      const key = JSON.stringify([group.group, group.version, group.resource, group.namespace, succeeded]);
+      const same = byTarget.get(key);
+      if (same) same.push(group);
+      else byTarget.set(key, [group]);
+    }
+    for (const same of byTarget.values()) {
+      const first = same[0] as StatusWriteGroup;
+      void confirmedLabels(kinds, first, first.code).then((labels) => {
+        for (const group of same) record(group, labels);
+      });
+    }
   };
 
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
@@ -134,48 +157,25 @@ export async function startAuditReceiver(
       return;
     }
 
-    void readAuditBody(req, { maxBodyBytes, inFlight }).then((result) => {
+    void readAuditBatch(req, { maxBodyBytes, inFlight }).then((result) => {
       if (!result.ok) {
         if (result.code === 0) return;
-        log.warn("refused audit batch", { code: result.code, reason: result.message });
-        reply(res, result.code, result.message, result.code !== 400);
+        if (result.code === 500) log.error(result.log);
+        else log.warn(result.log, { code: result.code });
+        // The rest of the body is drained (the request timeout bounds how long),
+        // so the caller reads a clean answer instead of a broken pipe, which the
+        // apiserver's webhook would not retry. A bad Content-Length ends the connection.
+        reply(res, result.code, result.message, result.code === 400);
         return;
       }
-      try {
-        handleBatch(result.body, res);
-      } finally {
-        result.release();
-      }
-    });
-  };
-
-  const handleBatch = (bytes: Buffer, res: ServerResponse): void => {
-    let body: unknown;
-    try {
-      body = JSON.parse(bytes.toString("utf8"));
-    } catch (error) {
-      log.warn("rejected audit batch: not JSON", { bytes: bytes.length, error });
-      reply(res, 400, "body is not JSON");
-      return;
-    }
-    try {
-      const batch = parseAuditEventList(body);
-      for (const write of batch.writes) record(write);
+      const { batch } = result;
+      recordAll(batch.groups);
       if (batch.malformed > 0) {
         log.warn("skipped malformed audit events", { malformed: batch.malformed, events: batch.events });
       }
-      log.debug("audit batch", { events: batch.events, statusWrites: batch.writes.length });
+      log.debug("audit batch", { events: batch.events, statusWrites: batch.writes });
       reply(res, 200, "ok");
-    } catch (error) {
-      if (error instanceof AuditPayloadError) {
-        log.warn("rejected audit batch", { bytes: bytes.length, error });
-        reply(res, 400, error.message);
-        return;
-      }
-      // A defect here must cost one batch (the apiserver retries it), never the process.
-      log.error("audit batch handling failed", { error });
-      reply(res, 500, "internal error");
-    }
+    });
   };
 
   const server: Server = createServer(
@@ -207,6 +207,9 @@ export async function startAuditReceiver(
   return {
     url,
     port: bound.port,
+    get heldBytes() {
+      return inFlight.held;
+    },
     async close() {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -39,11 +39,14 @@ before(async () => {
 
 after(() => receiver.close());
 
-/** An EventList of exactly `bytes` bytes (padding in an ignored field). */
-function batchOf(bytes: number): Buffer {
-  const head = '{"kind":"EventList","apiVersion":"audit.k8s.io/v1","items":[],"padding":"';
-  const tail = '"}';
-  return Buffer.from(head + "x".repeat(bytes - head.length - tail.length) + tail);
+/** A batch of one event whose annotation makes it about `bytes` long; sent in two parts. */
+function batchOf(bytes: number): { head: Buffer; tail: Buffer; whole: Buffer } {
+  const open =
+    '{"kind":"EventList","apiVersion":"audit.k8s.io/v1","items":[{"stage":"ResponseComplete","verb":"get","annotations":{"pad":"';
+  const close = '"}}]}';
+  const whole = Buffer.from(open + "x".repeat(bytes - open.length - close.length) + close);
+  // The head stops inside the event: its bytes are held until the rest arrives.
+  return { head: whole.subarray(0, whole.length - 1000), tail: whole.subarray(whole.length - 1000), whole };
 }
 
 interface Answer {
@@ -72,28 +75,41 @@ function open(declaredBytes: number | undefined): { req: ClientRequest; answer: 
   return { req, answer };
 }
 
-test("batches in flight share one allowance: the one that would overdraw it gets 429 before sending its body", async () => {
+/** Resolves once the receiver holds at least `bytes` of events being read. */
+async function waitUntilHeld(bytes: number): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (receiver.heldBytes < bytes) {
+    if (Date.now() > deadline)
+      throw new Error(`the receiver holds ${receiver.heldBytes} bytes, not ${bytes}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+test("events being read share one allowance: the request that would overdraw it gets 429 with Retry-After", async () => {
   const size = 450 * kib;
   const first = open(size);
   const second = open(size);
-  // Both are being read: their bytes are taken. Half of each body, then wait.
-  first.req.write(batchOf(size).subarray(0, 1000));
-  second.req.write(batchOf(size).subarray(0, 1000));
+  first.req.write(batchOf(size).head);
+  second.req.write(batchOf(size).head);
+  // Both hold most of an event: about 900 of the 1,000 KiB.
+  await waitUntilHeld(2 * 400 * kib);
   const third = open(size);
+  third.req.write(batchOf(size).head);
   const refused = await third.answer;
   assert.equal(refused.status, 429);
   assert.equal(refused.headers["retry-after"], "1");
   third.req.destroy();
 
-  first.req.end(batchOf(size).subarray(1000));
-  second.req.end(batchOf(size).subarray(1000));
+  first.req.end(batchOf(size).tail);
+  second.req.end(batchOf(size).tail);
   assert.equal((await first.answer).status, 200);
   assert.equal((await second.answer).status, 200);
 
   // Handled batches gave their bytes back: two fit again.
   const again = [open(size), open(size)];
-  for (const { req } of again) req.end(batchOf(size));
+  for (const { req } of again) req.end(batchOf(size).whole);
   assert.deepEqual(await Promise.all(again.map((a) => a.answer.then((x) => x.status))), [200, 200]);
+  assert.equal(receiver.heldBytes, 0, "every byte given back");
 });
 
 test("a batch over the per-batch limit gets 413 from its Content-Length alone", async () => {
@@ -101,19 +117,20 @@ test("a batch over the per-batch limit gets 413 from its Content-Length alone", 
   const answer = await big.answer;
   big.req.destroy();
   assert.equal(answer.status, 413);
-  assert.equal(answer.headers.connection, "close");
 });
 
 test("chunked bodies take from the allowance as they arrive", async () => {
   const holder = open(450 * kib);
-  holder.req.write(batchOf(450 * kib).subarray(0, 10));
+  holder.req.write(batchOf(450 * kib).head);
+  await waitUntilHeld(400 * kib);
   const chunked = open(undefined);
-  // 600 KiB is one allowed batch, but not beside the 450 KiB held (1,000 KiB in flight at most).
-  for (let i = 0; i < 12; i++) chunked.req.write(Buffer.alloc(50 * kib, 0x20));
+  // A 590 KiB event fits one batch, but not beside the 450 KiB held (1,000 KiB in flight at most).
+  const event = batchOf(590 * kib).whole;
+  for (let at = 0; at < event.length; at += 50 * kib) chunked.req.write(event.subarray(at, at + 50 * kib));
   const answer = await chunked.answer;
   chunked.req.destroy();
   assert.equal(answer.status, 429);
-  holder.req.end(batchOf(450 * kib).subarray(10));
+  holder.req.end(batchOf(450 * kib).tail);
   assert.equal((await holder.answer).status, 200);
 });
 
@@ -164,9 +181,10 @@ test("headers that never finish, and a body trickling a byte at a time, lose the
   const bodyMs = await closedWithin(
     tls((s) => {
       s.write(
-        `POST /audit HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Length: 1000\r\n\r\n`,
+        `POST /audit HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Length: 1000\r\n\r\n{"items":[`,
       );
-      trickle = setInterval(() => s.writable && s.write("x"), 50);
+      // Whitespace between elements is valid JSON: only the time limit can end this.
+      trickle = setInterval(() => s.writable && s.write(" "), 50);
     }),
     5_000,
   );
