@@ -280,7 +280,7 @@ function exporterAlerts(options: AlertOptions): AlertingRule[] {
     {
       alert: "CRStatusExporterSeriesDropped",
       expr: `sum by (${RESOURCE}) (increase(cr_exporter_series_dropped_total${matchers(options)}[${w}])) > 0`,
-      for: "0m",
+      for: f.seriesDropped,
       labels: { severity: "warning" },
       annotations: {
         summary: "The exporter drops series because a resource hit its series cap.",

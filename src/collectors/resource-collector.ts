@@ -21,16 +21,8 @@ import type { KubeClient } from "../kube/client.ts";
 import { ListWatch, type ListWatchHandler, type ListWatchObserver } from "../kube/list-watch.ts";
 import type { Logger } from "../log.ts";
 import type { SelfMetrics } from "../metrics/self-metrics.ts";
-import type { ObjectObservation } from "../tracing/observation.ts";
+import type { StateTracer } from "../tracing/state-tracer.ts";
 import { type ObjectEntry, ObjectStore } from "./object-store.ts";
-
-/** What the tracing side needs to hear about (implemented by src/tracing). */
-export interface StateObserver {
-  observe(observation: ObjectObservation): void;
-  traceIdFor(resource: ResourceIdentity, uid: string, generation: number): string | undefined;
-  tick?(now: number): void;
-  shutdown?(): Promise<void>;
-}
 
 export interface CollectorSettings {
   identity: ResourceIdentity;
@@ -52,7 +44,7 @@ export interface CollectorDeps {
   client: KubeClient;
   metrics: SelfMetrics;
   logger: Logger;
-  tracer: StateObserver | undefined;
+  tracer: StateTracer | undefined;
   /** Epoch seconds. */
   clock: () => number;
   /** Overrides for the list/watch loop (tests shorten timeouts). */
@@ -323,7 +315,7 @@ export class ResourceCollector {
         statusSubresource: this.settings.statusSubresource,
         previous: prevState,
         current: state,
-        now: now * 1000,
+        nowMs: now * 1000,
         replay,
       }),
     );
@@ -432,7 +424,7 @@ export class ResourceCollector {
       statusSubresource: this.settings.statusSubresource,
       previous: state,
       current: undefined,
-      now: this.#deps.clock() * 1000,
+      nowMs: this.#deps.clock() * 1000,
       replay,
     });
   }

@@ -2,6 +2,7 @@
 // error names the path, the value and what was expected, e.g.
 //   resources[1].failedAfter: expected a duration like "90s", "5m" or a number of seconds, got "soon"
 import { sanitizeLabelName } from "../core/exposition.ts";
+import { Checker, type Raw } from "./checker.ts";
 import {
   type Config,
   defaultConfig,
@@ -11,6 +12,7 @@ import {
   type ResourceSelector,
 } from "./schema.ts";
 import { statusPageConfig } from "./status-page.ts";
+import { apiProxy, auditReceiver } from "./validate-status-writes.ts";
 import { checkWatchTotal, namespaceList } from "./watch-limits.ts";
 
 export class ConfigError extends Error {
@@ -18,104 +20,6 @@ export class ConfigError extends Error {
   constructor(problems: string[]) {
     super(`invalid configuration:\n  ${problems.join("\n  ")}`);
     this.problems = problems;
-  }
-}
-
-type Raw = Record<string, unknown>;
-
-function show(value: unknown): string {
-  // JSON has no NaN or Infinity (it would print them as null).
-  if (typeof value === "number" && !Number.isFinite(value)) return String(value);
-  const text = JSON.stringify(value);
-  if (text === undefined) return String(value);
-  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
-}
-
-/** Counts and caps: anything larger is a typo (or `1e300`), and int32 is what Kubernetes itself uses for counts. */
-const maxInteger = 2_147_483_647;
-/**
- * Durations end up as timer delays, and Node.js runs a timer longer than
- * 2^31−1 ms (24.8 days) after 1 ms instead: a longer duration would mean
- * "now", so it is refused. NaN and .inf fail the range check too.
- */
-const maxDurationSeconds = 2_147_483;
-
-export class Checker {
-  readonly problems: string[] = [];
-
-  fail(path: string, expected: string, value: unknown): undefined {
-    this.problems.push(`${path}: expected ${expected}, got ${show(value)}`);
-    return undefined;
-  }
-
-  object(path: string, value: unknown, allowed: readonly string[]): Raw | undefined {
-    if (typeof value !== "object" || value === null || Array.isArray(value))
-      return this.fail(path, "a mapping", value);
-    for (const key of Object.keys(value)) {
-      if (!allowed.includes(key)) {
-        this.problems.push(`${path ? `${path}.` : ""}${key}: unknown key (allowed: ${allowed.join(", ")})`);
-      }
-    }
-    return value as Raw;
-  }
-
-  string(path: string, value: unknown, pattern?: RegExp, what = "a string"): string | undefined {
-    if (value === undefined) return undefined;
-    if (typeof value !== "string" || value.length === 0) return this.fail(path, `a non-empty string`, value);
-    if (pattern && !pattern.test(value)) return this.fail(path, what, value);
-    return value;
-  }
-
-  boolean(path: string, value: unknown): boolean | undefined {
-    if (value === undefined) return undefined;
-    if (typeof value !== "boolean") return this.fail(path, "true or false", value);
-    return value;
-  }
-
-  integer(path: string, value: unknown, min: number, max = maxInteger): number | undefined {
-    if (value === undefined) return undefined;
-    if (typeof value !== "number" || !Number.isInteger(value) || value < min) {
-      return this.fail(path, `an integer ≥ ${min}`, value);
-    }
-    if (value > max) return this.fail(path, `an integer ≤ ${max}`, value);
-    return value;
-  }
-
-  stringList(path: string, value: unknown): string[] | undefined {
-    if (value === undefined) return undefined;
-    if (!Array.isArray(value)) return this.fail(path, "a list of strings", value);
-    const out: string[] = [];
-    value.forEach((item, i) => {
-      const s = this.string(`${path}[${i}]`, item);
-      if (s !== undefined) out.push(s);
-    });
-    return out;
-  }
-
-  duration(path: string, value: unknown): number | undefined {
-    if (value === undefined) return undefined;
-    let seconds: number | undefined;
-    if (typeof value === "number") seconds = value;
-    else if (typeof value === "string") {
-      const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/.exec(value);
-      if (match) {
-        const factor = { ms: 0.001, s: 1, m: 60, h: 3600 }[match[2] as "ms" | "s" | "m" | "h"];
-        seconds = Number(match[1]) * factor;
-      }
-    }
-    if (seconds !== undefined && seconds >= 0 && seconds <= maxDurationSeconds) return seconds;
-    return this.fail(
-      path,
-      `a duration like "90s", "5m" or a number of seconds, from 0 to ${maxDurationSeconds} (24.8 days)`,
-      value,
-    );
-  }
-
-  oneOf<T extends string>(path: string, value: unknown, choices: readonly T[]): T | undefined {
-    if (value === undefined) return undefined;
-    if (typeof value !== "string" || !choices.includes(value as T))
-      return this.fail(path, `one of ${choices.join(", ")}`, value);
-    return value as T;
   }
 }
 
@@ -280,57 +184,6 @@ function selector(
   return s;
 }
 
-const hostPort = /^(\[[0-9a-fA-F:]+\]|[^:]*):\d{1,5}$/;
-
-function apiProxy(c: Checker, value: unknown): Config["apiProxy"] {
-  if (value === undefined) return undefined;
-  const raw = c.object("apiProxy", value, ["listen", "allowNonLoopback", "kubeconfigPath", "tokenFile"]);
-  if (!raw) return undefined;
-  const listen = c.string("apiProxy.listen", raw.listen, hostPort, "host:port");
-  if (listen === undefined) {
-    if (raw.listen === undefined)
-      c.problems.push("apiProxy.listen: required (host:port, e.g. 127.0.0.1:8001)");
-    return undefined;
-  }
-  return {
-    listen,
-    allowNonLoopback: c.boolean("apiProxy.allowNonLoopback", raw.allowNonLoopback) ?? false,
-    kubeconfigPath: c.string("apiProxy.kubeconfigPath", raw.kubeconfigPath),
-    tokenFile: c.string("apiProxy.tokenFile", raw.tokenFile),
-  };
-}
-
-function auditReceiver(c: Checker, value: unknown): Config["auditReceiver"] {
-  if (value === undefined) return undefined;
-  const raw = c.object("auditReceiver", value, [
-    "listen",
-    "certFile",
-    "keyFile",
-    "bearerTokenFile",
-    "clientCaFile",
-  ]);
-  if (!raw) return undefined;
-  const listen = c.string("auditReceiver.listen", raw.listen, hostPort, "host:port");
-  const certFile = c.string("auditReceiver.certFile", raw.certFile);
-  const keyFile = c.string("auditReceiver.keyFile", raw.keyFile);
-  const bearerTokenFile = c.string("auditReceiver.bearerTokenFile", raw.bearerTokenFile);
-  const clientCaFile = c.string("auditReceiver.clientCaFile", raw.clientCaFile);
-  for (const [key, v] of [
-    ["listen", listen],
-    ["certFile", certFile],
-    ["keyFile", keyFile],
-  ] as const) {
-    if (v === undefined && raw[key] === undefined) c.problems.push(`auditReceiver.${key}: required`);
-  }
-  if (bearerTokenFile === undefined && clientCaFile === undefined) {
-    c.problems.push(
-      "auditReceiver: give bearerTokenFile or clientCaFile (or both): every request must be authenticated",
-    );
-  }
-  if (!listen || !certFile || !keyFile) return undefined;
-  return { listen, certFile, keyFile, bearerTokenFile, clientCaFile };
-}
-
 /** Validates parsed YAML (or undefined for an empty file) into a Config; throws ConfigError listing every problem. */
 export function validateConfig(input: unknown): Config {
   const c = new Checker();
@@ -346,6 +199,8 @@ export function validateConfig(input: unknown): Config {
     "tracing",
     "apiProxy",
     "auditReceiver",
+    "webConfigFile",
+    "metricsAuth",
     "statusPage",
   ]);
   if (!raw) throw new ConfigError(c.problems);
@@ -367,6 +222,7 @@ export function validateConfig(input: unknown): Config {
       : c.object("tracing", raw.tracing, [
           "enabled",
           "endpoint",
+          "tracesEndpoint",
           "clusterName",
           "generationTimeout",
           "leaseNamespace",
@@ -375,6 +231,12 @@ export function validateConfig(input: unknown): Config {
   const tracing = {
     enabled: c.boolean("tracing.enabled", tracingRaw?.enabled),
     endpoint: c.string("tracing.endpoint", tracingRaw?.endpoint, /^https?:\/\//, "an http(s) URL"),
+    tracesEndpoint: c.string(
+      "tracing.tracesEndpoint",
+      tracingRaw?.tracesEndpoint,
+      /^https?:\/\//,
+      "an http(s) URL",
+    ),
     clusterName:
       c.string("tracing.clusterName", tracingRaw?.clusterName) ?? defaultConfig.tracing.clusterName,
     generationTimeoutSeconds:
@@ -403,6 +265,9 @@ export function validateConfig(input: unknown): Config {
     tracing,
     apiProxy: apiProxy(c, raw.apiProxy),
     auditReceiver: auditReceiver(c, raw.auditReceiver),
+    webConfigFile: c.string("webConfigFile", raw.webConfigFile),
+    metricsAuth:
+      c.oneOf("metricsAuth", raw.metricsAuth, ["none", "kubernetes"] as const) ?? defaultConfig.metricsAuth,
     statusPage: statusPageConfig(c, raw.statusPage),
   };
   if (c.problems.length > 0) throw new ConfigError(c.problems);

@@ -5,7 +5,7 @@
 // say) would otherwise start hundreds of thousands of them and take the
 // process down, so such a file is rejected with a clear error instead.
 // The figures behind the numbers are in docs/sizing.md ("Watches").
-import type { Checker } from "./validate.ts";
+import type { Checker } from "./checker.ts";
 
 /**
  * Namespaces per resource entry. Past a few hundred namespaces one

@@ -6,6 +6,7 @@ import http from "node:http";
 import https from "node:https";
 import { createInterface } from "node:readline";
 import type { KubeConfig } from "@kubernetes/client-node";
+import { jsonOrText, readBody } from "../net/http-body.ts";
 
 export interface KubeResponse<T = unknown> {
   status: number;
@@ -63,30 +64,15 @@ function buildUrl(server: string, path: string, query: RequestOptions["query"]):
   return url;
 }
 
-function readBody(res: http.IncomingMessage, limit = 64 * 1024 * 1024): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    res.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        res.destroy(new Error(`response larger than ${limit} bytes`));
-        return;
-      }
-      chunks.push(chunk);
-    });
-    res.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    res.on("error", reject);
-    res.on("aborted", () => reject(new Error("response aborted")));
-  });
-}
+/** The most of a response body held in memory (the largest list page is far smaller). */
+const maxResponseBytes = 64 * 1024 * 1024;
 
-function parseJson(text: string): unknown {
-  if (text === "") return undefined;
+async function readResponse(res: http.IncomingMessage, limitBytes: number): Promise<unknown> {
   try {
-    return JSON.parse(text);
-  } catch {
-    return text;
+    return jsonOrText(await readBody(res, limitBytes));
+  } catch (error) {
+    res.destroy();
+    throw error;
   }
 }
 
@@ -138,8 +124,8 @@ export function createKubeClient(kubeConfig: KubeConfig): KubeClient {
       const { req, response } = await open(method, url, headers, options.signal, options.timeoutMs ?? 60_000);
       req.end(payload);
       const res = await response;
-      const text = await readBody(res);
-      return { status: res.statusCode ?? 0, body: parseJson(text) as T };
+      const body = await readResponse(res, maxResponseBytes);
+      return { status: res.statusCode ?? 0, body: body as T };
     },
 
     async stream(path: string, options: StreamOptions): Promise<void> {
@@ -155,7 +141,7 @@ export function createKubeClient(kubeConfig: KubeConfig): KubeClient {
       const res = await response;
       const status = res.statusCode ?? 0;
       if (status < 200 || status >= 300) {
-        throw new KubeHttpError(status, parseJson(await readBody(res, 1024 * 1024)), `GET ${url.pathname}`);
+        throw new KubeHttpError(status, await readResponse(res, 1024 * 1024), `GET ${url.pathname}`);
       }
       options.onOpen?.();
       res.on("data", () => options.onActivity?.());

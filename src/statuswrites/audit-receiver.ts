@@ -11,11 +11,11 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { createServer, type Server } from "node:https";
 import type { TLSSocket } from "node:tls";
 import type { Logger } from "../log.ts";
+import { closeServer, listenOn, parseHostPort } from "../net/listen.ts";
 import type { StatusWriteGroup } from "./audit-batch-reader.ts";
 import { InFlightBytes, readAuditBatch } from "./audit-body.ts";
 import { type ConfirmedLabels, confirmedLabels } from "./confirmed-labels.ts";
 import { type KindResolver, unconfirmingKindResolver } from "./kinds.ts";
-import { bindServer, parseListenAddress } from "./listen-address.ts";
 import type { StatusWriteMetrics } from "./metrics.ts";
 
 export interface AuditReceiverOptions {
@@ -77,7 +77,7 @@ export async function startAuditReceiver(
   metrics: StatusWriteMetrics,
   logger: Logger,
 ): Promise<AuditReceiver> {
-  const address = parseListenAddress(options.listen, "auditReceiver.listen");
+  const address = parseHostPort(options.listen, "auditReceiver.listen");
   if (!options.bearerToken && !options.clientCaPem) {
     throw new Error(
       "auditReceiver: set bearerToken and/or clientCaPem; an unauthenticated receiver is refused",
@@ -197,7 +197,7 @@ export async function startAuditReceiver(
   server.maxConnections = timeouts.maxConnections;
   server.on("tlsClientError", (error) => log.debug("TLS handshake failed", { error }));
 
-  const bound = await bindServer(server, address);
+  const bound = await listenOn(server, address);
   const url = `https://${bound.host}:${bound.port}${path}`;
   log.info("audit receiver listening", {
     url,
@@ -211,10 +211,7 @@ export async function startAuditReceiver(
       return inFlight.held;
     },
     async close() {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
+      await closeServer(server);
     },
   };
 }

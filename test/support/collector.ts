@@ -1,13 +1,14 @@
 // A ResourceCollector that is fed objects directly (never started), and the
 // exposition it produces: for golden files and property tests of the pipeline
 // from raw object to /metrics text.
-import { ResourceCollector, type StateObserver } from "../../src/collectors/resource-collector.ts";
+import { ResourceCollector } from "../../src/collectors/resource-collector.ts";
 import { defaultProjectionSettings, type ProjectionSettings } from "../../src/core/project.ts";
 import { newKindContext } from "../../src/core/render.ts";
 import type { KubeClient } from "../../src/kube/client.ts";
 import { silentLogger } from "../../src/log.ts";
 import { createSelfMetrics, type SelfMetrics } from "../../src/metrics/self-metrics.ts";
 import { writeExposition } from "../../src/metrics/writer.ts";
+import type { StateTracer } from "../../src/tracing/state-tracer.ts";
 
 const unusedClient: KubeClient = {
   server: "https://unused.invalid",
@@ -31,7 +32,7 @@ export function offlineCollector(
     maxSeries?: number;
     phaseTransitions?: Record<string, string[]>;
     extraLabelNames?: string[];
-    tracer?: StateObserver;
+    tracer?: StateTracer;
   } = {},
 ): OfflineCollector {
   const prefix = options.prefix ?? "cr_";

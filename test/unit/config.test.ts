@@ -79,6 +79,16 @@ const bad: [string, unknown, RegExp][] = [
     /crdDiscovery: false/,
   ],
   [
+    "API proxy plainHttp not a boolean",
+    { apiProxy: { listen: "127.0.0.1:8001", plainHttp: "yes" } },
+    /^apiProxy\.plainHttp: expected true or false, got "yes"$/,
+  ],
+  [
+    "API proxy user given twice",
+    { apiProxy: { listen: "127.0.0.1:8001", tokenFile: "/t", userFromKubeconfig: "/k" } },
+    /^apiProxy: give tokenFile or userFromKubeconfig, not both/,
+  ],
+  [
     "audit receiver needs authentication",
     { auditReceiver: { listen: ":9443", certFile: "c", keyFile: "k" } },
     /must be authenticated/,
@@ -114,6 +124,13 @@ test("flags override the file and go through the same validation", () => {
   assert.equal(config.listen, "0.0.0.0:9999");
   assert.equal(config.logLevel, "warn");
   assert.equal(config.apiProxy?.listen, "127.0.0.1:8001");
+  assert.equal(config.apiProxy?.plainHttp, false, "TLS unless asked");
+  const plain = parseConfigText(
+    "",
+    "f.yaml",
+    flagOverrides(parseFlags(["--api-proxy-listen", "127.0.0.1:1", "--api-proxy-plain-http"])),
+  );
+  assert.equal(plain.apiProxy?.plainHttp, true);
   assert.throws(
     () => parseConfigText("{}", "f.yaml", flagOverrides(parseFlags(["--listen", "x"]))),
     /listen: expected host:port/,

@@ -7,12 +7,14 @@ import { Registry } from "@prometheus-io/client";
 import { aggregateFamilies, objectFamilies } from "../../src/core/families.ts";
 import { createSelfMetrics } from "../../src/metrics/self-metrics.ts";
 import { createStatusWriteMetrics } from "../../src/statuswrites/index.ts";
+import { registerTracingMetrics } from "../../src/tracing/metrics.ts";
 import { documentedFamilies } from "../support/metrics-doc.ts";
 
 async function emittable(): Promise<Map<string, string>> {
   const families = new Map<string, string>();
   for (const f of [...objectFamilies, ...aggregateFamilies]) families.set(`cr_${f.suffix}`, f.type);
   const self = createSelfMetrics("cr_", "test");
+  registerTracingMetrics(self.registry, "cr_");
   const statusWrites = new Registry();
   createStatusWriteMetrics(statusWrites, "cr_");
   for (const registry of [self.registry, statusWrites]) {
