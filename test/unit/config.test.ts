@@ -126,7 +126,7 @@ test("flags override the file and go through the same validation", () => {
   assert.equal(config.apiProxy?.listen, "127.0.0.1:8001");
   assert.equal(config.apiProxy?.plainHttp, false, "TLS unless asked");
   const plain = parseConfigText(
-    "",
+    "{}",
     "f.yaml",
     flagOverrides(parseFlags(["--api-proxy-listen", "127.0.0.1:1", "--api-proxy-plain-http"])),
   );
