@@ -49,7 +49,8 @@ const refusedAtStart: [string, string | Buffer, RegExp][] = [
     "- group: example.com\n  resource: gadgets\n",
     /expected a mapping of settings .* got a list/,
   ],
-  ["a plain string", "watch widgets\n", /got a plain string "watch widgets"/],
+  // Printed in a JSON log line, where quotes are escaped.
+  ["a plain string", "watch widgets\n", /got a plain string \\?"watch widgets\\?"/],
   [
     "binary garbage",
     Buffer.concat([Buffer.from([0x1f, 0x8b, 0x08, 0x00]), randomBytes(64)]),
@@ -120,7 +121,7 @@ test("a missing audit certificate file is named by its field, not a bare ENOENT"
   assert.match(
     result.stderr,
     new RegExp(
-      `auditReceiver\\.certFile: cannot read "${missing.replace(/[.]/g, "\\.")}": no such file \\(ENOENT\\)`,
+      `auditReceiver\\.certFile: cannot read \\\\?"${missing.replace(/[.]/g, "\\.")}\\\\?": no such file \\(ENOENT\\)`,
     ),
   );
   assert.doesNotMatch(result.stderr, /\n\s+at /, "no stack trace");
