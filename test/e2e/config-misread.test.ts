@@ -7,13 +7,14 @@
 // file that could not be read for a while and comes back unchanged restores
 // cr_exporter_config_reload_success to 1.
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { createCr, installCrd, refFor, useControlPlane } from "../cluster/index.ts";
+import { startExporterProcess } from "../deploy/exporter-process.ts";
 import { eventually, series } from "../support/exporter.ts";
 import { parseExposition } from "../support/exposition-check.ts";
 
@@ -127,21 +128,6 @@ test("a missing audit certificate file is named by its field, not a bare ENOENT"
   assert.doesNotMatch(result.stderr, /\n\s+at /, "no stack trace");
 });
 
-function start(args: string[]): { child: ChildProcess; url: Promise<string>; stderr: string[] } {
-  const child = spawn(process.execPath, [main, ...args], { stdio: ["ignore", "ignore", "pipe"] });
-  const stderr: string[] = [];
-  const url = new Promise<string>((resolve, reject) => {
-    child.stderr?.setEncoding("utf8");
-    child.stderr?.on("data", (chunk: string) => {
-      stderr.push(chunk);
-      const match = /"msg":"serving metrics","url":"([^"]+)\/metrics"/.exec(stderr.join(""));
-      if (match?.[1]) resolve(match[1]);
-    });
-    child.once("exit", (code) => reject(new Error(`exited with ${code}: ${stderr.join("")}`)));
-  });
-  return { child, url, stderr };
-}
-
 async function scrape(url: string) {
   return parseExposition(await (await fetch(`${url}/metrics`)).text()).samples;
 }
@@ -150,7 +136,12 @@ test("hot reload: non-mappings and extreme files are rejected; a file back after
   const config = join(dir, "config.yaml");
   const good = "resources:\n  - group: example.com\n    resource: widgets\n";
   writeFileSync(config, good);
-  const exporter = start([...flags(), "--config", config]);
+  const repo = join(import.meta.dirname, "..", "..");
+  const exporter = await startExporterProcess(["node", main, ...flags(), "--config", config], {
+    cwd: repo,
+    env: process.env,
+    startTimeoutMs: 60_000,
+  });
   const widget = series("cr_metadata_generation", {
     group: "example.com",
     kind: "Widget",
@@ -165,8 +156,9 @@ test("hot reload: non-mappings and extreme files are rejected; a file back after
   });
   const success = "cr_exporter_config_reload_success";
   const failures = 'cr_exporter_config_reloads_total{result="failure"}';
+  let code: number | null | undefined;
   try {
-    const url = await exporter.url;
+    const url = exporter.base;
     await eventually("widget exported", async () => (await scrape(url)).get(widget) === 1, 30_000);
 
     // Each bad file: rejected, counted, and the widgets-only configuration keeps running.
@@ -217,13 +209,9 @@ test("hot reload: non-mappings and extreme files are rejected; a file back after
       20_000,
     );
     assert.equal(restored.get(widget), 1);
-    assert.match(exporter.stderr.join(""), /expected a mapping of settings at the top level/);
+    assert.match(exporter.lines.join("\n"), /expected a mapping of settings at the top level/);
   } finally {
-    exporter.child.kill("SIGTERM");
+    code = await exporter.stop();
   }
-  const code = await new Promise<number | null>((resolve) => {
-    if (exporter.child.exitCode !== null) resolve(exporter.child.exitCode);
-    else exporter.child.once("exit", resolve);
-  });
   assert.equal(code, 0, "SIGTERM ends the process cleanly");
 });
