@@ -13,6 +13,7 @@ import {
 } from "./schema.ts";
 import { statusPageConfig } from "./status-page.ts";
 import { apiProxy, auditReceiver } from "./validate-status-writes.ts";
+import { checkWatchTotal, namespaceList } from "./watch-limits.ts";
 
 export class ConfigError extends Error {
   readonly problems: string[];
@@ -108,7 +109,7 @@ function phaseTransitions(c: Checker, path: string, value: unknown): Record<stri
 function resourceOptions(c: Checker, path: string, raw: Raw): ResourceOptions {
   const d = defaultResourceOptions;
   return {
-    namespaces: c.stringList(`${path}.namespaces`, raw.namespaces) ?? d.namespaces,
+    namespaces: namespaceList(c, `${path}.namespaces`, raw.namespaces) ?? d.namespaces,
     labelSelector: c.string(`${path}.labelSelector`, raw.labelSelector),
     conditionsPath: c.string(`${path}.conditionsPath`, raw.conditionsPath, dottedPath, "a dotted field path"),
     observedGenerationPath: c.string(
@@ -187,7 +188,8 @@ function selector(
 export function validateConfig(input: unknown): Config {
   const c = new Checker();
   if (input === undefined || input === null) return defaultConfig;
-  if (typeof input === "object" && Object.keys(input).length === 0) return defaultConfig;
+  if (typeof input === "object" && !Array.isArray(input) && Object.keys(input).length === 0)
+    return defaultConfig;
   const raw = c.object("", input, [
     "listen",
     "metricPrefix",
@@ -211,6 +213,7 @@ export function validateConfig(input: unknown): Config {
       resources = raw.resources
         .map((item, i) => selector(c, `resources[${i}]`, item, crdDiscovery))
         .filter((s): s is ResourceSelector => s !== undefined);
+      checkWatchTotal(c, resources);
     }
   }
   const tracingRaw =

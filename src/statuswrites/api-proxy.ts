@@ -17,8 +17,9 @@ import type { Logger } from "../log.ts";
 import { closeServer, listenOn, parseHostPort } from "../net/listen.ts";
 import { BoundedPrefix } from "./bounded-prefix.ts";
 import { classifyFailure, isFailureCode, parseStatusPrefix } from "./classify.ts";
+import { confirmedLabels } from "./confirmed-labels.ts";
 import { endToEndHeaders, headerValue } from "./headers.ts";
-import { type KindResolver, kindOrPlural, pluralKindResolver } from "./kinds.ts";
+import { type KindResolver, unconfirmingKindResolver } from "./kinds.ts";
 import { assertLoopbackUnlessAllowed } from "./listen-address.ts";
 import type { StatusWriteMetrics } from "./metrics.ts";
 import { writeOperatorKubeconfig } from "./operator-kubeconfig.ts";
@@ -52,7 +53,7 @@ export interface ApiProxyOptions {
    * send their own Authorization header over plain HTTP.
    */
   plainHttp?: boolean | undefined;
-  /** Plural → kind; the plural is used as the kind when not given. */
+  /** What the apiserver confirmed (kinds, namespaces); without it every target is counted as "other". */
   kinds?: KindResolver;
   /** Bytes of an error body kept to read its Status (default 16 KiB). */
   errorPrefixBytes?: number;
@@ -83,7 +84,7 @@ export async function startApiProxy(
     );
   }
   const basePath = upstreamUrl.pathname.replace(/\/+$/, "");
-  const kinds = options.kinds ?? pluralKindResolver;
+  const kinds = options.kinds ?? unconfirmingKindResolver;
   const prefixBytes = options.errorPrefixBytes ?? 16 * 1024;
   const now = options.now ?? (() => performance.now());
   const log = logger.child({ component: "api-proxy" });
@@ -96,12 +97,13 @@ export async function startApiProxy(
     const status = prefix ? parseStatusPrefix(prefix) : {};
     const failure = classifyFailure(code, status);
     const durationSeconds = (now() - startedMs) / 1000;
-    void kindOrPlural(kinds, target).then((kind) => {
+    void confirmedLabels(kinds, target, code).then(({ group, kind, namespace, folded }) => {
       metrics.record({
         source: "proxy",
-        group: target.group,
+        group,
         kind,
-        namespace: target.namespace,
+        namespace,
+        folded,
         verb: target.verb,
         code,
         failure,

@@ -1,16 +1,17 @@
 // Starts the request-path sources of status-write metrics that the
 // configuration asks for: the sidecar API proxy and the audit webhook
-// receiver. Kinds are resolved through discovery with the exporter's own
-// client; the proxy never adds those credentials to forwarded requests.
-import { readFileSync } from "node:fs";
+// receiver. Kinds and namespaces are confirmed through discovery and the
+// namespace list with the exporter's own client; the proxy never adds those
+// credentials to forwarded requests.
 import type { KubeConfig } from "@kubernetes/client-node";
 import type { Registry } from "@prometheus-io/client";
+import { readFieldFile } from "../config/field-file.ts";
 import type { ApiProxyConfig, AuditReceiverConfig } from "../config/schema.ts";
 import type { KubeClient } from "../kube/client.ts";
 import type { Logger } from "../log.ts";
 import { startApiProxy } from "./api-proxy.ts";
+import { createApiserverKindResolver } from "./apiserver-resolver.ts";
 import { startAuditReceiver } from "./audit-receiver.ts";
-import { createDiscoveryKindResolver, type KindResolver } from "./kinds.ts";
 import { createStatusWriteMetrics } from "./metrics.ts";
 import { operatorUserFrom } from "./operator-user.ts";
 import { upstreamOf } from "./upstream.ts";
@@ -36,30 +37,6 @@ export interface RunningSources {
   close(): Promise<void>;
 }
 
-function discoveryKinds(client: KubeClient, logger: Logger): KindResolver {
-  return createDiscoveryKindResolver({
-    fetchResourceList: async (group, version) => {
-      const path = group === "" ? `/api/${version}` : `/apis/${group}/${version}`;
-      const response = await client.request<{ resources?: { name?: unknown; kind?: unknown }[] }>(
-        "GET",
-        path,
-      );
-      if (response.status !== 200) throw new Error(`discovery ${path}: HTTP ${response.status}`);
-      return response.body;
-    },
-    onError: (error, group, version) =>
-      logger.debug("kind discovery failed", {
-        group,
-        version,
-        error: error instanceof Error ? error.message : String(error),
-      }),
-  });
-}
-
-function readTrimmed(path: string | undefined): string | undefined {
-  return path ? readFileSync(path, "utf8").trim() : undefined;
-}
-
 /** Starts what is configured; on a failure, closes what had started and rethrows. */
 export async function startStatusWriteSources(
   settings: StatusWriteSourceSettings,
@@ -67,7 +44,11 @@ export async function startStatusWriteSources(
 ): Promise<RunningSources> {
   const { logger } = deps;
   const metrics = createStatusWriteMetrics(deps.registry, settings.metricPrefix);
-  const kinds = discoveryKinds(deps.client, logger);
+  // Labels come from what the apiserver confirms to the exporter's own identity.
+  const kinds = createApiserverKindResolver(
+    (path, query) => deps.client.request("GET", path, { query }),
+    logger,
+  );
   const closers: (() => Promise<void>)[] = [];
   const close = async (): Promise<void> => {
     await Promise.all(closers.splice(0).map((c) => c()));
@@ -103,10 +84,10 @@ export async function startStatusWriteSources(
       const receiver = await startAuditReceiver(
         {
           listen: a.listen,
-          certPem: readTrimmed(a.certFile) as string,
-          keyPem: readTrimmed(a.keyFile) as string,
-          bearerToken: readTrimmed(a.bearerTokenFile),
-          clientCaPem: readTrimmed(a.clientCaFile),
+          certPem: readFieldFile("auditReceiver.certFile", a.certFile) as string,
+          keyPem: readFieldFile("auditReceiver.keyFile", a.keyFile) as string,
+          bearerToken: readFieldFile("auditReceiver.bearerTokenFile", a.bearerTokenFile),
+          clientCaPem: readFieldFile("auditReceiver.clientCaFile", a.clientCaFile),
           kinds,
         },
         metrics,

@@ -40,6 +40,7 @@ import { HttpJsonClient, openWatch } from "../helpers/http-json.ts";
 import { makeTestCertificates } from "../helpers/tls-certs.ts";
 import { kubectl, resolveKubectl } from "../kubectl/index.ts";
 import { resolveWidgetOperator, startWidgetOperator } from "../operator/index.ts";
+import { auditWebhookFiles } from "../support/audit-webhook.ts";
 
 const directory = mkdtempSync(join(tmpdir(), "cr-status-writes-"));
 const registry = new Registry();
@@ -59,21 +60,6 @@ function running(): { plane: ControlPlane; proxy: ApiProxy } {
   if (!plane || !proxy) throw new Error("not started");
   return { plane, proxy };
 }
-
-/** The audit policy from docs/status-writes.md: status writes of example.com at Metadata level, nothing else. */
-const auditPolicy = {
-  apiVersion: "audit.k8s.io/v1",
-  kind: "Policy",
-  omitStages: ["RequestReceived"],
-  rules: [
-    {
-      level: "Metadata",
-      verbs: ["update", "patch"],
-      resources: [{ group: "example.com", resources: ["*/status"] }],
-    },
-    { level: "None" },
-  ],
-};
 
 before(async () => {
   // Built (once) before anything starts.
@@ -102,35 +88,8 @@ before(async () => {
     metrics,
     logger,
   );
-  const policyPath = join(directory, "audit-policy.yaml");
-  const webhookPath = join(directory, "audit-webhook.kubeconfig");
-  writeFileSync(policyPath, stringify(auditPolicy));
-  writeFileSync(
-    webhookPath,
-    stringify({
-      apiVersion: "v1",
-      kind: "Config",
-      clusters: [
-        {
-          name: "cr-status-exporter",
-          cluster: {
-            server: receiver.url,
-            "certificate-authority-data": Buffer.from(certs.caPem).toString("base64"),
-          },
-        },
-      ],
-      users: [{ name: "kube-apiserver", user: { token: auditToken } }],
-      contexts: [{ name: "audit", context: { cluster: "cr-status-exporter", user: "kube-apiserver" } }],
-      "current-context": "audit",
-    }),
-    { mode: 0o600 },
-  );
   plane = await ControlPlane.start({
-    apiserverArgs: [
-      `--audit-policy-file=${policyPath}`,
-      `--audit-webhook-config-file=${webhookPath}`,
-      "--audit-webhook-batch-max-wait=1s",
-    ],
+    apiserverArgs: auditWebhookFiles(directory, { url: receiver.url, caPem: certs.caPem, token: auditToken }),
   });
   console.error(`# control plane ready in ${plane.startMs} ms at ${plane.server}`);
   discoveryToken = plane.mintUser().token;

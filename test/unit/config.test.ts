@@ -33,8 +33,8 @@ test("config.example.yaml loads and says what it shows", () => {
   assert.equal(config.tracing.generationTimeoutSeconds, 3600);
 });
 
-test("an empty file means defaults: every CRD, loopback listen", () => {
-  const config = parseConfigText("", "empty.yaml");
+test("{} means defaults: every CRD, loopback listen", () => {
+  const config = parseConfigText("{}", "empty.yaml");
   assert.equal(config.listen, "127.0.0.1:9184");
   assert.deepEqual(config.resources[0]?.groups, ["*"]);
 });
@@ -126,13 +126,13 @@ test("flags override the file and go through the same validation", () => {
   assert.equal(config.apiProxy?.listen, "127.0.0.1:8001");
   assert.equal(config.apiProxy?.plainHttp, false, "TLS unless asked");
   const plain = parseConfigText(
-    "",
+    "{}",
     "f.yaml",
     flagOverrides(parseFlags(["--api-proxy-listen", "127.0.0.1:1", "--api-proxy-plain-http"])),
   );
   assert.equal(plain.apiProxy?.plainHttp, true);
   assert.throws(
-    () => parseConfigText("", "f.yaml", flagOverrides(parseFlags(["--listen", "x"]))),
+    () => parseConfigText("{}", "f.yaml", flagOverrides(parseFlags(["--listen", "x"]))),
     /listen: expected host:port/,
   );
 });

@@ -10,6 +10,7 @@ import { Registry } from "@prometheus-io/client";
 import { silentLogger } from "../../../src/log.ts";
 import { closeServer, listenOn } from "../../../src/net/listen.ts";
 import { type ApiProxy, startApiProxy } from "../../../src/statuswrites/api-proxy.ts";
+import { staticKindResolver } from "../../../src/statuswrites/kinds.ts";
 import { createStatusWriteMetrics } from "../../../src/statuswrites/metrics.ts";
 import { HttpJsonClient } from "../../helpers/http-json.ts";
 import { makeTestCertificates } from "../../helpers/tls-certs.ts";
@@ -57,7 +58,11 @@ before(async () => {
   });
   const { port } = await listenOn(upstream, { host: "127.0.0.1", port: 0 });
   proxy = await startApiProxy(
-    { listen: "127.0.0.1:0", upstream: { server: `https://127.0.0.1:${port}`, caPem: certs.caPem } },
+    {
+      listen: "127.0.0.1:0",
+      upstream: { server: `https://127.0.0.1:${port}`, caPem: certs.caPem },
+      kinds: staticKindResolver([{ group: "example.com", resource: "widgets", kind: "Widget" }], ["ns1"]),
+    },
     createStatusWriteMetrics(registry),
     silentLogger,
   );
@@ -126,7 +131,7 @@ test("a huge error body passes through whole; its Status prefix classifies the f
   await sleep(10);
   assert.match(
     await registry.metrics(),
-    /cr_status_update_failures_total\{group="example.com",kind="widgets",namespace="ns1",reason="Conflict",source="proxy"\} 1/,
+    /cr_status_update_failures_total\{group="example.com",kind="Widget",namespace="ns1",reason="Conflict",source="proxy"\} 1/,
   );
   assert.equal(
     seenAuthorization.at(-1),

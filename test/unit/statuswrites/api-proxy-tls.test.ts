@@ -15,6 +15,7 @@ import { Registry } from "@prometheus-io/client";
 import { parse } from "yaml";
 import { createLogger } from "../../../src/log.ts";
 import { type ApiProxy, startApiProxy } from "../../../src/statuswrites/api-proxy.ts";
+import { staticKindResolver } from "../../../src/statuswrites/kinds.ts";
 import { createStatusWriteMetrics } from "../../../src/statuswrites/metrics.ts";
 import { HttpJsonClient } from "../../helpers/http-json.ts";
 import { makeTestCertificates } from "../../helpers/tls-certs.ts";
@@ -54,6 +55,7 @@ async function start(options: { kubeconfigPath?: string; plainHttp?: boolean; li
       kubeconfigPath: options.kubeconfigPath,
       tokenFile: "/operator/token",
       plainHttp: options.plainHttp,
+      kinds: staticKindResolver([{ group: "example.com", resource: "widgets", kind: "Widget" }], ["ns1"]),
     },
     createStatusWriteMetrics(registry),
     logger,
@@ -147,7 +149,7 @@ test("a client certificate without a token is refused with the reason, and count
   await sleep(10);
   assert.match(
     await registry.metrics(),
-    /cr_status_update_failures_total\{group="example.com",kind="widgets",namespace="ns1",reason="Forbidden",source="proxy"\} 1/,
+    /cr_status_update_failures_total\{group="example.com",kind="Widget",namespace="ns1",reason="Forbidden",source="proxy"\} 1/,
   );
 });
 
