@@ -8,23 +8,14 @@
 // then a spec change and its catch-up, then heartbeat-only status writes (the
 // common case: nothing to trace). Prints the median of `rounds` runs.
 
-import {
-  AlwaysOnSampler,
-  InMemorySpanExporter,
-  ParentBasedSampler,
-  SimpleSpanProcessor,
-  TracerProvider,
-} from "@opentelemetry/sdk-trace";
 import type { ConditionState, ObjectState } from "../src/core/state.ts";
 import { silentLogger } from "../src/log.ts";
-import { PlannedIdGenerator } from "../src/tracing/ids-slot.ts";
-import type { ObjectTraceState } from "../src/tracing/model.ts";
-import { plannerSettings } from "../src/tracing/model.ts";
-import type { ObjectObservation } from "../src/tracing/observation.ts";
-import { planObservation } from "../src/tracing/planner.ts";
-import { SdkSpanSink } from "../src/tracing/sink.ts";
-import { StateTracer } from "../src/tracing/tracer.ts";
-import { condition, object, T, widgets } from "../test/unit/tracing/support.ts";
+import type { ObjectTraceState } from "../src/tracing/planner/model.ts";
+import { plannerSettings } from "../src/tracing/planner/model.ts";
+import { planObservation } from "../src/tracing/planner/plan.ts";
+import { createStateTracer } from "../src/tracing/planning-tracer.ts";
+import type { ObjectObservation } from "../src/tracing/state-tracer.ts";
+import { condition, memoryTracing, object, T, widgets } from "../test/unit/tracing/support.ts";
 
 const objects = Number(process.argv[2] ?? 2000);
 const rounds = Number(process.argv[3] ?? 5);
@@ -100,7 +91,7 @@ function feed(observe: (o: ObjectObservation) => void): void {
         statusSubresource: true,
         previous: steps[step - 1]?.object,
         current: current.object,
-        now: (T + current.now) * 1000,
+        nowMs: (T + current.now) * 1000,
         replay: false,
       });
     }
@@ -153,7 +144,7 @@ results.push(
 results.push(
   measure("tracer, no-op sink", () => {
     let spans = 0;
-    const tracer = new StateTracer({
+    const tracer = createStateTracer({
       settings,
       logger: silentLogger,
       sink: { emit: () => void spans++, isSampled: () => true, shutdown: async () => {} },
@@ -165,16 +156,7 @@ results.push(
 
 results.push(
   measure("tracer + OpenTelemetry SDK (in-memory exporter)", () => {
-    const exporter = new InMemorySpanExporter();
-    const ids = new PlannedIdGenerator();
-    const root = new AlwaysOnSampler();
-    const provider = new TracerProvider({
-      idGenerator: ids,
-      sampler: new ParentBasedSampler({ root }),
-      spanProcessors: [new SimpleSpanProcessor({ exporter })],
-    });
-    const sink = new SdkSpanSink(provider.getTracer("bench"), ids, root, () => provider.shutdown());
-    const tracer = new StateTracer({ settings, logger: silentLogger, sink, emittedCapacity: 100_000 });
+    const { tracer, exporter } = memoryTracing({ tracer: { emittedCapacity: 100_000 } });
     return { observe: (o) => tracer.observe(o), spans: () => exporter.getFinishedSpans().length };
   }),
 );
@@ -183,7 +165,7 @@ results.push(
 function measureSteady(label: string): Result {
   const samples: number[] = [];
   for (let round = 0; round < rounds + 1; round++) {
-    const tracer = new StateTracer({
+    const tracer = createStateTracer({
       settings,
       logger: silentLogger,
       sink: { emit: () => {}, isSampled: () => true, shutdown: async () => {} },
@@ -200,7 +182,7 @@ function measureSteady(label: string): Result {
           statusSubresource: true,
           previous: last.object,
           current: next,
-          now: (T + 100 + beat) * 1000,
+          nowMs: (T + 100 + beat) * 1000,
           replay: false,
         });
       }

@@ -1,6 +1,7 @@
-// `npm run deploy:sync`: copies the alert rules (alerts/) and the Grafana
-// dashboards (dashboards/grafana/) into the Helm chart and the kustomize
-// monitoring directory. Helm's .Files.Get and kustomize's generators can only
+// `npm run deploy:sync`: copies the alert rules (alerts/: the chart gets the
+// rule template it tunes from its values) and the Grafana dashboards
+// (dashboards/grafana/) into the Helm chart and the kustomize monitoring
+// directory. Helm's .Files.Get and kustomize's generators can only
 // read files inside their own directory, so the deploy trees carry byte-exact
 // copies. `--check` changes nothing and exits 1 when a copy is stale, missing
 // or left over (the unit tests run the same check).
@@ -18,6 +19,8 @@ export const kustomizeMonitoring = "deploy/kustomize/monitoring";
 export const sourcePaths = {
   prometheusRule: "alerts/prometheusrule.yaml",
   ruleFile: "alerts/cr-status-exporter.rules.yaml",
+  /** The rules with tokens the chart fills from its values (alerts/src/template.ts). */
+  ruleTemplate: "alerts/cr-status-exporter.rules.template.yaml",
   dashboards: "dashboards/grafana",
 } as const;
 
@@ -73,9 +76,9 @@ export function expectedCopies(sourceRoot: string): Map<string, string> {
     : [];
   if (dashboards.length === 0) throw new Error(`${dashboardDirectory} holds no dashboard (*.json)`);
   const out = new Map<string, string>();
-  const ruleFile = read(sourcePaths.ruleFile);
+  const ruleTemplate = read(sourcePaths.ruleTemplate);
   const prometheusRule = read(sourcePaths.prometheusRule);
-  out.set(`${chartFiles}/cr-status-exporter.rules.yaml`, ruleFile);
+  out.set(`${chartFiles}/cr-status-exporter.rules.template.yaml`, ruleTemplate);
   out.set(`${kustomizeMonitoring}/prometheusrule.yaml`, prometheusRule);
   out.set(`${kustomizeMonitoring}/kustomization.yaml`, monitoringKustomization(dashboards));
   for (const file of dashboards) {

@@ -1,9 +1,12 @@
 // `npm test`: type check, lint, then every unit and end-to-end test in one
 // `node --test` run (one summary at the end). The control-plane binaries are
 // resolved (and built, the first time) before any test starts, so parallel
-// test files never race to build them.
+// test files never race to build them. The tests run under a watchdog
+// (scripts/test-watchdog.ts): past TEST_RUN_LIMIT_SECONDS (default 3600) the run
+// fails and names what was still running, instead of hanging.
 import { spawnSync } from "node:child_process";
 import { resolveBinaries } from "../test/cluster/binaries.ts";
+import { openHandlesPreload, runWithWatchdog } from "./test-watchdog.ts";
 
 function step(title: string, command: string, args: string[]): void {
   const started = performance.now();
@@ -28,10 +31,27 @@ console.log(
 );
 
 const files = process.argv.slice(2);
-step("tests", process.execPath, [
+const limitSeconds = Number(process.env.TEST_RUN_LIMIT_SECONDS ?? 3600);
+if (!(limitSeconds > 0)) {
+  console.error(
+    `TEST_RUN_LIMIT_SECONDS=${process.env.TEST_RUN_LIMIT_SECONDS}: expected a positive number of seconds`,
+  );
+  process.exit(2);
+}
+const args = [
+  `--import=${openHandlesPreload}`,
   "--test",
   "--test-reporter=spec",
   `--test-concurrency=${process.env.TEST_CONCURRENCY ?? "2"}`,
   "--test-timeout=600000",
   ...(files.length > 0 ? files : ["test/unit/**/*.test.ts", "test/e2e/**/*.test.ts"]),
-]);
+];
+const testsStarted = performance.now();
+console.log(`\n▶ tests: ${process.execPath} ${args.join(" ")} (limit ${limitSeconds}s)`);
+const status = await runWithWatchdog(process.execPath, args, { limitMs: limitSeconds * 1000 });
+const seconds = ((performance.now() - testsStarted) / 1000).toFixed(1);
+if (status !== 0) {
+  console.error(`✖ tests failed after ${seconds}s (exit ${status})`);
+  process.exit(status);
+}
+console.log(`✔ tests (${seconds}s)`);

@@ -34,6 +34,7 @@ export interface AlertOptions {
     readonly watchErrors: Duration;
     readonly notSynced: Duration;
     readonly stale: Duration;
+    readonly seriesDropped: Duration;
     readonly configReloadFailed: Duration;
   };
   readonly thresholds: {
@@ -78,6 +79,7 @@ export const DEFAULT_ALERT_OPTIONS: AlertOptions = {
     watchErrors: "15m",
     notSynced: "15m",
     stale: "5m",
+    seriesDropped: "0m",
     configReloadFailed: "5m",
   },
   thresholds: {

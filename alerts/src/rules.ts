@@ -289,7 +289,7 @@ function exporterAlerts(options: AlertOptions): AlertingRule[] {
     {
       alert: "CRStatusExporterSeriesDropped",
       expr: `sum by (${RESOURCE}) (increase(${n.seriesDropped}${matchers(options)}[${w}])) > 0`,
-      for: "0m",
+      for: f.seriesDropped,
       labels: { severity: "warning" },
       annotations: {
         summary: "The exporter drops series because a resource hit its series cap.",

@@ -2,25 +2,21 @@
 // from the CRDs in the cluster, and one paged list per resource projected with
 // the exporter's own code. No watch, no server. A resource whose list fails is
 // reported and the others are still shown.
-import { KubeConfig } from "@kubernetes/client-node";
 import { type CollectorPlan, planFromCrds, planStatic } from "../collectors/selection.ts";
 import type { Config } from "../config/schema.ts";
 import { type CrdSummary, summarizeCrd } from "../core/crd.ts";
 import { ProjectionError, projectObject } from "../core/project.ts";
 import type { ObjectState } from "../core/state.ts";
 import { createKubeClient, type KubeClient } from "../kube/client.ts";
+import { loadKubeConfig } from "../kube/kubeconfig.ts";
 
 export interface ClusterOptions {
   kubeconfig: string | undefined;
   context: string | undefined;
 }
 
-export function connect(options: ClusterOptions): KubeClient {
-  const kubeConfig = new KubeConfig();
-  if (options.kubeconfig) kubeConfig.loadFromFile(options.kubeconfig);
-  else kubeConfig.loadFromDefault();
-  if (options.context) kubeConfig.setCurrentContext(options.context);
-  return createKubeClient(kubeConfig);
+export async function connect(options: ClusterOptions): Promise<KubeClient> {
+  return createKubeClient(await loadKubeConfig({ path: options.kubeconfig, context: options.context }));
 }
 
 interface ListBody {

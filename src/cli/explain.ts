@@ -161,7 +161,7 @@ export async function explain(options: {
   now: number;
 }): Promise<Explanation> {
   const config = loadConfigFile(options.config).config;
-  const client = connect(options);
+  const client = await connect(options);
   const { plans, crds } = await resourcePlans(client, config);
   const resources: ExplainedResource[] = [];
   for (const plan of plans) {

@@ -1,13 +1,24 @@
-// Subcommands of the cr-status-exporter binary. main.ts asks here first; an
-// argument list that names no subcommand runs the exporter as before.
+// Subcommands of the cr-status-exporter binary. cli/exporter.ts asks here first; an
+// argument list that names no subcommand runs the exporter as before. A
+// subcommand's code is loaded only when it is named, so the exporter itself
+// does not hold it.
 import { ConfigError } from "../config/validate.ts";
-import { explainUsage, runExplain } from "./explain.ts";
 import { type CliIo, processIo } from "./io.ts";
-import { runStatus, statusUsage, UsageError } from "./status.ts";
 
-const commands: Record<string, { run: (argv: string[], io: CliIo) => Promise<number>; usage: string }> = {
-  status: { run: runStatus, usage: statusUsage },
-  explain: { run: runExplain, usage: explainUsage },
+interface Command {
+  run: (argv: string[], io: CliIo) => Promise<number>;
+  usage: string;
+}
+
+const commands: Record<string, () => Promise<Command>> = {
+  status: async () => {
+    const { runStatus, statusUsage } = await import("./status.ts");
+    return { run: runStatus, usage: statusUsage };
+  },
+  explain: async () => {
+    const { explainUsage, runExplain } = await import("./explain.ts");
+    return { run: runExplain, usage: explainUsage };
+  },
 };
 
 /** The exit code of the subcommand named by argv[0], or undefined when argv names none. */
@@ -16,8 +27,10 @@ export async function runSubcommand(
   io: CliIo = processIo,
 ): Promise<number | undefined> {
   const [name, ...rest] = argv;
-  const command = name === undefined ? undefined : commands[name];
-  if (!command) return undefined;
+  const load = name !== undefined && Object.hasOwn(commands, name) ? commands[name] : undefined;
+  if (!load) return undefined;
+  const command = await load();
+  const { UsageError } = await import("./status.ts");
   try {
     return await command.run(rest, io);
   } catch (error) {

@@ -146,7 +146,7 @@ export async function itemsFromCluster(
   failures: string[],
 ): Promise<ObjectItemJson[]> {
   const config = loadConfigFile(flags.config).config;
-  const client = connect(flags);
+  const client = await connect(flags);
   const { plans } = await resourcePlans(client, config);
   const wanted = plans.filter(
     (p) => flags.kinds.length === 0 || flags.kinds.some((k) => planMatchesKind(p, k)),

@@ -7,15 +7,7 @@ import type { ResourceIdentity } from "../core/state.ts";
 import type { KubeClient } from "../kube/client.ts";
 import type { Logger } from "../log.ts";
 import type { SelfMetrics } from "../metrics/self-metrics.ts";
-import type { ObjectObservation } from "../tracing/observation.ts";
-
-/** What the tracing side needs to hear about (implemented by src/tracing). */
-export interface StateObserver {
-  observe(observation: ObjectObservation): void;
-  traceIdFor(resource: ResourceIdentity, uid: string, generation: number): string | undefined;
-  tick?(now: number): void;
-  shutdown?(): Promise<void>;
-}
+import type { StateTracer } from "../tracing/state-tracer.ts";
 
 /** Labels of cr_exporter_resource_info beyond group/version/kind: how the resource is read. */
 export interface ResourceInfo {
@@ -51,7 +43,7 @@ export interface CollectorDeps {
   client: KubeClient;
   metrics: SelfMetrics;
   logger: Logger;
-  tracer: StateObserver | undefined;
+  tracer: StateTracer | undefined;
   /** Epoch seconds. */
   clock: () => number;
   /** Overrides for the list/watch loop (tests shorten timeouts). */

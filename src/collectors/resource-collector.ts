@@ -18,7 +18,7 @@ import { newKindRender } from "../core/render.ts";
 import type { ResourceIdentity } from "../core/state.ts";
 import { ListWatch, type ListWatchHandler } from "../kube/list-watch.ts";
 import type { SeriesSource } from "../metrics/writer.ts";
-import type { ObjectObservation } from "../tracing/observation.ts";
+import type { ObjectObservation } from "../tracing/state-tracer.ts";
 import type { CollectorDeps, CollectorSettings, CollectorStatus } from "./collector-settings.ts";
 import { KindEffects } from "./kind-effects.ts";
 import { ObjectStore } from "./object-store.ts";
@@ -31,7 +31,6 @@ export type {
   CollectorSettings,
   CollectorStatus,
   ResourceInfo,
-  StateObserver,
 } from "./collector-settings.ts";
 
 function uidOf(raw: unknown): string | undefined {
@@ -239,7 +238,7 @@ export class ResourceCollector {
           resource: this.#settings.identity,
           statusSubresource: this.#settings.statusSubresource,
           ...change.trace,
-          now: now * 1000,
+          nowMs: now * 1000,
           replay,
         } as ObjectObservation),
       );
@@ -300,7 +299,7 @@ export class ResourceCollector {
         statusSubresource: this.#settings.statusSubresource,
         previous: entry.state,
         current: undefined,
-        now: this.#deps.clock() * 1000,
+        nowMs: this.#deps.clock() * 1000,
         replay: false,
       }),
     );

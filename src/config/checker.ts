@@ -1,21 +1,24 @@
-// The validation helpers every config section uses: each problem names the
-// path, the value and what was expected, and all problems are reported at once.
-
-export class ConfigError extends Error {
-  readonly problems: string[];
-  constructor(problems: string[]) {
-    super(`invalid configuration:\n  ${problems.join("\n  ")}`);
-    this.problems = problems;
-  }
-}
-
+// The collector of configuration problems: each check names the path, the
+// value and what was expected, and returns undefined instead of throwing, so
+// every problem of a file is reported at once.
 export type Raw = Record<string, unknown>;
 
 function show(value: unknown): string {
+  // JSON has no NaN or Infinity (it would print them as null).
+  if (typeof value === "number" && !Number.isFinite(value)) return String(value);
   const text = JSON.stringify(value);
   if (text === undefined) return String(value);
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }
+
+/** Counts and caps: anything larger is a typo (or `1e300`), and int32 is what Kubernetes itself uses for counts. */
+const maxInteger = 2_147_483_647;
+/**
+ * Durations end up as timer delays, and Node.js runs a timer longer than
+ * 2^31−1 ms (24.8 days) after 1 ms instead: a longer duration would mean
+ * "now", so it is refused. NaN and .inf fail the range check too.
+ */
+const maxDurationSeconds = 2_147_483;
 
 export class Checker {
   readonly problems: string[] = [];
@@ -49,11 +52,12 @@ export class Checker {
     return value;
   }
 
-  integer(path: string, value: unknown, min: number): number | undefined {
+  integer(path: string, value: unknown, min: number, max = maxInteger): number | undefined {
     if (value === undefined) return undefined;
     if (typeof value !== "number" || !Number.isInteger(value) || value < min) {
       return this.fail(path, `an integer ≥ ${min}`, value);
     }
+    if (value > max) return this.fail(path, `an integer ≤ ${max}`, value);
     return value;
   }
 
@@ -70,15 +74,21 @@ export class Checker {
 
   duration(path: string, value: unknown): number | undefined {
     if (value === undefined) return undefined;
-    if (typeof value === "number" && value >= 0) return value;
-    if (typeof value === "string") {
+    let seconds: number | undefined;
+    if (typeof value === "number") seconds = value;
+    else if (typeof value === "string") {
       const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/.exec(value);
       if (match) {
         const factor = { ms: 0.001, s: 1, m: 60, h: 3600 }[match[2] as "ms" | "s" | "m" | "h"];
-        return Number(match[1]) * factor;
+        seconds = Number(match[1]) * factor;
       }
     }
-    return this.fail(path, 'a duration like "90s", "5m" or a number of seconds', value);
+    if (seconds !== undefined && seconds >= 0 && seconds <= maxDurationSeconds) return seconds;
+    return this.fail(
+      path,
+      `a duration like "90s", "5m" or a number of seconds, from 0 to ${maxDurationSeconds} (24.8 days)`,
+      value,
+    );
   }
 
   oneOf<T extends string>(path: string, value: unknown, choices: readonly T[]): T | undefined {

@@ -13,14 +13,20 @@ export interface Flags {
   metricDenylist: string | undefined;
   metricOptInList: string | undefined;
   tracingEndpoint: string | undefined;
+  tracingTracesEndpoint: string | undefined;
   apiProxyListen: string | undefined;
   apiProxyAllowNonLoopback: boolean;
   apiProxyKubeconfig: string | undefined;
+  apiProxyPlainHttp: boolean;
+  apiProxyUserFromKubeconfig: string | undefined;
   auditListen: string | undefined;
   auditTlsCert: string | undefined;
   auditTlsKey: string | undefined;
   auditTokenFile: string | undefined;
   auditClientCa: string | undefined;
+  webConfigFile: string | undefined;
+  /** Validate this configuration file and exit. */
+  checkConfig: string | undefined;
   help: boolean;
   version: boolean;
 }
@@ -29,7 +35,12 @@ export const usage = `Usage: cr-status-exporter [flags]
        cr-status-exporter status [flags]    what is not Ready, from the cluster or a running exporter
        cr-status-exporter explain [flags]   which CRDs are watched and the series they would cost
 
+Watches custom resources and serves their status as Prometheus metrics (and
+OpenTelemetry spans when tracing is on). Flags override the configuration file.
+
+Flags:
   --config PATH            YAML configuration file (see config.example.yaml); reloaded when it changes
+  --check-config PATH      validate a configuration file (and the OTEL_* variables), then exit
   --kubeconfig PATH        kubeconfig to use (default: $KUBECONFIG, ~/.kube/config, or in-cluster)
   --context NAME           kubeconfig context to use
   --listen HOST:PORT       where to serve /metrics, /healthz, /readyz (default 127.0.0.1:9184)
@@ -41,20 +52,58 @@ export const usage = `Usage: cr-status-exporter [flags]
                            comma-separated opt-in metric families (globs) to add to the default set
                            (the three replace the file's global metrics rules; allow and deny are
                            mutually exclusive; docs/metrics.md lists the families)
-  --tracing-endpoint URL   OTLP/HTTP traces endpoint (default: OTEL_EXPORTER_OTLP_* variables; off when unset)
+  --tracing-endpoint URL   OTLP/HTTP base URL; /v1/traces is appended (e.g. http://collector:4318)
+  --tracing-traces-endpoint URL
+                           OTLP/HTTP traces URL, used as given (e.g. http://collector:4318/v1/traces)
   --api-proxy-listen HOST:PORT
                            run the sidecar API proxy that counts status writes (loopback only unless
                            --api-proxy-allow-non-loopback)
   --api-proxy-allow-non-loopback
   --api-proxy-kubeconfig PATH
                            write a kubeconfig pointing the operator at the proxy
+  --api-proxy-user-from-kubeconfig PATH
+                           in that kubeconfig, use the current user of this one (token, exec plugin, …;
+                           not a client certificate) instead of the pod's service-account token
+  --api-proxy-plain-http   serve plain HTTP instead of TLS (client-go, so kubectl and
+                           controller-runtime, then sends no credentials: do not use with them)
   --audit-listen HOST:PORT run the audit webhook receiver (HTTPS)
   --audit-tls-cert PATH, --audit-tls-key PATH
                            its serving certificate and key
   --audit-token-file PATH  bearer token the apiserver's webhook must present
   --audit-client-ca PATH   or: CA of the client certificate it must present
+  --web-config-file PATH   serve /metrics over HTTPS as this exporter-toolkit web configuration says
   --version                print the version and exit
-  --help                   print this help and exit
+  -h, --help               print this help and exit
+
+Environment:
+  KUBECONFIG               kubeconfig file(s) when --kubeconfig is not given
+  KUBERNETES_SERVICE_HOST, KUBERNETES_SERVICE_PORT
+                           in a pod: the in-cluster apiserver (with the service-account token)
+  POD_NAME                 this replica's identity in the tracing Lease (default: hostname-pid)
+  \${NAME} in the configuration file
+                           replaced by the variable NAME (\${NAME:-default} with a default)
+  OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT
+                           OTLP/HTTP base URL (/v1/traces appended) or traces URL (as given); tracing
+                           is off when neither these nor the tracing flags or configuration give one
+  OTEL_EXPORTER_OTLP_PROTOCOL, OTEL_EXPORTER_OTLP_TRACES_PROTOCOL
+                           http/protobuf (default) or http/json; grpc is refused
+  OTEL_EXPORTER_OTLP_HEADERS, OTEL_EXPORTER_OTLP_TIMEOUT, OTEL_EXPORTER_OTLP_COMPRESSION
+                           and their TRACES_ forms: headers, timeout (ms), gzip
+  OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES
+                           resource attributes of the spans (default service.name cr-status-exporter)
+  OTEL_TRACES_SAMPLER, OTEL_TRACES_SAMPLER_ARG
+                           always_on (default), always_off, traceidratio and their parentbased_ forms
+  OTEL_BSP_SCHEDULE_DELAY, OTEL_BSP_MAX_QUEUE_SIZE, OTEL_BSP_MAX_EXPORT_BATCH_SIZE, OTEL_BSP_EXPORT_TIMEOUT
+                           span batching
+  OTEL_SDK_DISABLED=true, OTEL_TRACES_EXPORTER=none
+                           tracing off
+
+Exit codes:
+  0  stopped by SIGTERM or SIGINT, or --help, --version, --check-config with a valid file
+  1  runtime error (e.g. no cluster configured, the listen address is taken)
+  2  configuration error (flags, configuration file, OTEL_* variables)
+
+Logs are JSON lines on stderr, configuration errors included.
 `;
 
 export function parseFlags(argv: string[]): Flags {
@@ -74,15 +123,20 @@ export function parseFlags(argv: string[]): Flags {
         "metric-denylist": { type: "string" },
         "metric-opt-in-list": { type: "string" },
         "tracing-endpoint": { type: "string" },
+        "tracing-traces-endpoint": { type: "string" },
         "api-proxy-listen": { type: "string" },
         "api-proxy-allow-non-loopback": { type: "boolean", default: false },
         "api-proxy-kubeconfig": { type: "string" },
+        "api-proxy-plain-http": { type: "boolean", default: false },
+        "api-proxy-user-from-kubeconfig": { type: "string" },
         "audit-listen": { type: "string" },
         "audit-tls-cert": { type: "string" },
         "audit-tls-key": { type: "string" },
         "audit-token-file": { type: "string" },
         "audit-client-ca": { type: "string" },
-        help: { type: "boolean", default: false },
+        "web-config-file": { type: "string" },
+        "check-config": { type: "string" },
+        help: { type: "boolean", short: "h", default: false },
         version: { type: "boolean", default: false },
       },
     });
@@ -97,14 +151,19 @@ export function parseFlags(argv: string[]): Flags {
       metricDenylist: values["metric-denylist"],
       metricOptInList: values["metric-opt-in-list"],
       tracingEndpoint: values["tracing-endpoint"],
+      tracingTracesEndpoint: values["tracing-traces-endpoint"],
       apiProxyListen: values["api-proxy-listen"],
       apiProxyAllowNonLoopback: values["api-proxy-allow-non-loopback"] ?? false,
       apiProxyKubeconfig: values["api-proxy-kubeconfig"],
+      apiProxyPlainHttp: values["api-proxy-plain-http"] ?? false,
+      apiProxyUserFromKubeconfig: values["api-proxy-user-from-kubeconfig"],
       auditListen: values["audit-listen"],
       auditTlsCert: values["audit-tls-cert"],
       auditTlsKey: values["audit-tls-key"],
       auditTokenFile: values["audit-token-file"],
       auditClientCa: values["audit-client-ca"],
+      webConfigFile: values["web-config-file"],
+      checkConfig: values["check-config"],
       help: values.help ?? false,
       version: values.version ?? false,
     };
@@ -136,11 +195,17 @@ export function flagOverrides(flags: Flags): Record<string, unknown> {
       optIn: list(flags.metricOptInList),
     };
   }
-  if (flags.tracingEndpoint !== undefined) out.tracing = { endpoint: flags.tracingEndpoint };
+  set(out, "webConfigFile", flags.webConfigFile);
+  const tracing: Record<string, unknown> = {};
+  set(tracing, "endpoint", flags.tracingEndpoint);
+  set(tracing, "tracesEndpoint", flags.tracingTracesEndpoint);
+  if (Object.keys(tracing).length > 0) out.tracing = tracing;
   const proxy: Record<string, unknown> = {};
   set(proxy, "listen", flags.apiProxyListen);
   if (flags.apiProxyAllowNonLoopback) proxy.allowNonLoopback = true;
   set(proxy, "kubeconfigPath", flags.apiProxyKubeconfig);
+  if (flags.apiProxyPlainHttp) proxy.plainHttp = true;
+  set(proxy, "userFromKubeconfig", flags.apiProxyUserFromKubeconfig);
   if (Object.keys(proxy).length > 0) out.apiProxy = proxy;
   const audit: Record<string, unknown> = {};
   set(audit, "listen", flags.auditListen);

@@ -2,9 +2,10 @@
 // file is rejected with a log line and a metric; the last good configuration
 // keeps running.
 import { createHash } from "node:crypto";
-import { readFileSync, unwatchFile, watchFile } from "node:fs";
+import { closeSync, openSync, readSync, unwatchFile, watchFile } from "node:fs";
 import { parse, YAMLParseError } from "yaml";
 import type { Config } from "./schema.ts";
+import { binaryProblem, topLevelProblem } from "./top-level.ts";
 import { ConfigError, validateConfig } from "./validate.ts";
 
 export interface LoadedConfig {
@@ -81,8 +82,16 @@ function expandValues(value: unknown, source: string): unknown {
   return value;
 }
 
-/** Parses and validates YAML text; throws ConfigError naming the problem(s). */
+/**
+ * Parses and validates the text of a configuration file; throws ConfigError
+ * naming the problem(s). The file must hold a mapping: an empty file, a list, a
+ * plain string or binary garbage is an error, never the defaults, so a
+ * truncated or mangled file (at start or on reload) cannot silently turn into
+ * "watch every CRD". `{}` asks for the defaults.
+ */
 export function parseConfigText(text: string, source: string, overrides: Overrides = {}): Config {
+  const binary = binaryProblem(text);
+  if (binary) throw new ConfigError([`${source}: ${binary}`]);
   let parsed: unknown;
   try {
     parsed = parse(text);
@@ -92,19 +101,54 @@ export function parseConfigText(text: string, source: string, overrides: Overrid
       `${source}: not valid YAML${where}: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`,
     ]);
   }
+  const problem = topLevelProblem(parsed);
+  if (problem) throw new ConfigError([`${source}: ${problem}`]);
+  return validated(expandValues(parsed, source), source, overrides);
+}
+
+function validated(raw: unknown, source: string, overrides: Overrides): Config {
   try {
-    return validateConfig(merge(expandValues(parsed, source), overrides));
+    return validateConfig(merge(raw, overrides));
   } catch (error) {
     if (error instanceof ConfigError) throw new ConfigError(error.problems.map((p) => `${source}: ${p}`));
     throw error;
   }
 }
 
+/**
+ * Larger than any real configuration (config.example.yaml is 5 KB; 1,000
+ * namespaces add 20 KB) and a quarter of what a ConfigMap holds. YAML parses
+ * about 1 MB/s here, and a reload parses on the event loop, so a generated
+ * multi-megabyte file would stall /metrics and /healthz for seconds: it is
+ * refused before parsing.
+ */
+export const maxConfigBytes = 256 * 1024;
+
+/** The file's text; throws (the fs error, or one about the size) past maxConfigBytes without reading further. */
+function readConfigText(path: string): string {
+  const fd = openSync(path, "r");
+  try {
+    const buffer = Buffer.alloc(maxConfigBytes + 1);
+    let size = 0;
+    while (size < buffer.length) {
+      const read = readSync(fd, buffer, size, buffer.length - size, null);
+      if (read === 0) break;
+      size += read;
+    }
+    if (size > maxConfigBytes) {
+      throw new Error(`the file is larger than ${maxConfigBytes} bytes, far more than a configuration needs`);
+    }
+    return buffer.toString("utf8", 0, size);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 export function loadConfigFile(path: string | undefined, overrides: Overrides = {}): LoadedConfig {
-  if (!path) return { config: parseConfigText("", "command line", overrides), hash: "default" };
+  if (!path) return { config: validated(undefined, "command line", overrides), hash: "default" };
   let text: string;
   try {
-    text = readFileSync(path, "utf8");
+    text = readConfigText(path);
   } catch (error) {
     throw new ConfigError([`${path}: cannot read the configuration file: ${(error as Error).message}`]);
   }
@@ -119,9 +163,12 @@ export function watchConfigFile(
   onError: (error: Error) => void,
   intervalMs = 1000,
 ): () => void {
+  // The hash of the content in force (or last rejected). Forgotten when the
+  // file cannot be read, so that the same content coming back is applied again
+  // and the reload-success gauge recovers.
   let lastHash: string | undefined;
   try {
-    lastHash = hashText(readFileSync(path, "utf8"));
+    lastHash = hashText(readConfigText(path));
   } catch {
     lastHash = undefined;
   }
@@ -129,8 +176,9 @@ export function watchConfigFile(
   const listener = (): void => {
     let text: string;
     try {
-      text = readFileSync(path, "utf8");
+      text = readConfigText(path);
     } catch (error) {
+      lastHash = undefined;
       onError(new ConfigError([`${path}: cannot read the configuration file: ${(error as Error).message}`]));
       return;
     }

@@ -51,8 +51,10 @@ export interface ResourceSelector {
 }
 
 export interface TracingConfig {
-  /** OTLP/HTTP traces endpoint; when unset, OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT decides. */
+  /** OTLP/HTTP base URL, `/v1/traces` appended (like OTEL_EXPORTER_OTLP_ENDPOINT). */
   endpoint: string | undefined;
+  /** OTLP/HTTP traces URL, used as given (like OTEL_EXPORTER_OTLP_TRACES_ENDPOINT); wins over `endpoint`. */
+  tracesEndpoint: string | undefined;
   enabled: boolean | undefined;
   clusterName: string;
   generationTimeoutSeconds: number;
@@ -69,6 +71,10 @@ export interface ApiProxyConfig {
   kubeconfigPath: string | undefined;
   /** Token file that kubeconfig names (default: the pod's service-account token). */
   tokenFile: string | undefined;
+  /** A kubeconfig whose current user that kubeconfig uses instead of tokenFile. */
+  userFromKubeconfig: string | undefined;
+  /** Serve plain HTTP instead of TLS (client-go sends no credentials over it). */
+  plainHttp: boolean;
 }
 
 /** The audit webhook receiver (off when undefined). */
@@ -92,6 +98,10 @@ export interface Config {
   tracing: TracingConfig;
   apiProxy: ApiProxyConfig | undefined;
   auditReceiver: AuditReceiverConfig | undefined;
+  /** Exporter-toolkit style web configuration file: HTTPS for the metrics listener (plain HTTP when unset). */
+  webConfigFile: string | undefined;
+  /** Who may read /metrics: anyone who can connect, or whom Kubernetes RBAC allows (needs HTTPS). */
+  metricsAuth: "none" | "kubernetes";
   statusPage: StatusPageConfig;
 }
 
@@ -134,6 +144,7 @@ export const defaultConfig: Config = {
   ],
   tracing: {
     endpoint: undefined,
+    tracesEndpoint: undefined,
     enabled: undefined,
     clusterName: "default",
     generationTimeoutSeconds: 3600,
@@ -142,5 +153,7 @@ export const defaultConfig: Config = {
   },
   apiProxy: undefined,
   auditReceiver: undefined,
+  webConfigFile: undefined,
+  metricsAuth: "none",
   statusPage: defaultStatusPage,
 };

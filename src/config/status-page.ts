@@ -2,7 +2,7 @@
 // Grafana dashboard and to traces, the page's auto-refresh, and what counts as
 // flapping. Kept apart from validate.ts so the section reads in one place.
 import { type LinkTemplates, templateProblem } from "../status/links.ts";
-import type { Checker } from "./validate.ts";
+import type { Checker } from "./checker.ts";
 
 export interface StatusPageConfig extends LinkTemplates {
   /** Seconds between the page's automatic refreshes; 0 turns them off. */

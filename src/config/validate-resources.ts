@@ -9,6 +9,7 @@ import {
   type ResourceOptions,
   type ResourceSelector,
 } from "./schema.ts";
+import { namespaceList } from "./watch-limits.ts";
 
 export const dottedPath = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
 export const dns1123 = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
@@ -102,7 +103,7 @@ function resourceOptions(c: Checker, path: string, raw: Raw, prefix: string): Re
     );
   }
   return {
-    namespaces: c.stringList(`${path}.namespaces`, raw.namespaces) ?? d.namespaces,
+    namespaces: namespaceList(c, `${path}.namespaces`, raw.namespaces) ?? d.namespaces,
     labelSelector: c.string(`${path}.labelSelector`, raw.labelSelector),
     conditionsPath: c.string(`${path}.conditionsPath`, raw.conditionsPath, dottedPath, "a dotted field path"),
     observedGenerationPath: c.string(

@@ -1,70 +1,28 @@
 // Strict validation of the parsed YAML: unknown keys are rejected and every
 // error names the path, the value and what was expected, e.g.
 //   resources[1].failedAfter: expected a duration like "90s", "5m" or a number of seconds, got "soon"
-import { Checker, ConfigError } from "./checker.ts";
+import { Checker } from "./checker.ts";
 import { familyRules } from "./metrics-rules.ts";
 import { type Config, defaultConfig, type ResourceSelector } from "./schema.ts";
 import { statusPageConfig } from "./status-page.ts";
 import { dns1123, prefixPattern, selector } from "./validate-resources.ts";
+import { apiProxy, auditReceiver } from "./validate-status-writes.ts";
+import { checkWatchTotal } from "./watch-limits.ts";
 
-export { Checker, ConfigError } from "./checker.ts";
-
-const hostPort = /^(\[[0-9a-fA-F:]+\]|[^:]*):\d{1,5}$/;
-
-function apiProxy(c: Checker, value: unknown): Config["apiProxy"] {
-  if (value === undefined) return undefined;
-  const raw = c.object("apiProxy", value, ["listen", "allowNonLoopback", "kubeconfigPath", "tokenFile"]);
-  if (!raw) return undefined;
-  const listen = c.string("apiProxy.listen", raw.listen, hostPort, "host:port");
-  if (listen === undefined) {
-    if (raw.listen === undefined)
-      c.problems.push("apiProxy.listen: required (host:port, e.g. 127.0.0.1:8001)");
-    return undefined;
+export class ConfigError extends Error {
+  readonly problems: string[];
+  constructor(problems: string[]) {
+    super(`invalid configuration:\n  ${problems.join("\n  ")}`);
+    this.problems = problems;
   }
-  return {
-    listen,
-    allowNonLoopback: c.boolean("apiProxy.allowNonLoopback", raw.allowNonLoopback) ?? false,
-    kubeconfigPath: c.string("apiProxy.kubeconfigPath", raw.kubeconfigPath),
-    tokenFile: c.string("apiProxy.tokenFile", raw.tokenFile),
-  };
-}
-
-function auditReceiver(c: Checker, value: unknown): Config["auditReceiver"] {
-  if (value === undefined) return undefined;
-  const raw = c.object("auditReceiver", value, [
-    "listen",
-    "certFile",
-    "keyFile",
-    "bearerTokenFile",
-    "clientCaFile",
-  ]);
-  if (!raw) return undefined;
-  const listen = c.string("auditReceiver.listen", raw.listen, hostPort, "host:port");
-  const certFile = c.string("auditReceiver.certFile", raw.certFile);
-  const keyFile = c.string("auditReceiver.keyFile", raw.keyFile);
-  const bearerTokenFile = c.string("auditReceiver.bearerTokenFile", raw.bearerTokenFile);
-  const clientCaFile = c.string("auditReceiver.clientCaFile", raw.clientCaFile);
-  for (const [key, v] of [
-    ["listen", listen],
-    ["certFile", certFile],
-    ["keyFile", keyFile],
-  ] as const) {
-    if (v === undefined && raw[key] === undefined) c.problems.push(`auditReceiver.${key}: required`);
-  }
-  if (bearerTokenFile === undefined && clientCaFile === undefined) {
-    c.problems.push(
-      "auditReceiver: give bearerTokenFile or clientCaFile (or both): every request must be authenticated",
-    );
-  }
-  if (!listen || !certFile || !keyFile) return undefined;
-  return { listen, certFile, keyFile, bearerTokenFile, clientCaFile };
 }
 
 /** Validates parsed YAML (or undefined for an empty file) into a Config; throws ConfigError listing every problem. */
 export function validateConfig(input: unknown): Config {
   const c = new Checker();
   if (input === undefined || input === null) return defaultConfig;
-  if (typeof input === "object" && Object.keys(input).length === 0) return defaultConfig;
+  if (typeof input === "object" && !Array.isArray(input) && Object.keys(input).length === 0)
+    return defaultConfig;
   const raw = c.object("", input, [
     "listen",
     "metricPrefix",
@@ -74,8 +32,10 @@ export function validateConfig(input: unknown): Config {
     "tracing",
     "apiProxy",
     "auditReceiver",
-    "metrics",
+    "webConfigFile",
+    "metricsAuth",
     "statusPage",
+    "metrics",
   ]);
   if (!raw) throw new ConfigError(c.problems);
   const metricPrefix =
@@ -90,6 +50,7 @@ export function validateConfig(input: unknown): Config {
       resources = raw.resources
         .map((item, i) => selector(c, `resources[${i}]`, item, crdDiscovery, metricPrefix))
         .filter((s): s is ResourceSelector => s !== undefined);
+      checkWatchTotal(c, resources);
     }
   }
   const tracingRaw =
@@ -98,6 +59,7 @@ export function validateConfig(input: unknown): Config {
       : c.object("tracing", raw.tracing, [
           "enabled",
           "endpoint",
+          "tracesEndpoint",
           "clusterName",
           "generationTimeout",
           "leaseNamespace",
@@ -106,6 +68,12 @@ export function validateConfig(input: unknown): Config {
   const tracing = {
     enabled: c.boolean("tracing.enabled", tracingRaw?.enabled),
     endpoint: c.string("tracing.endpoint", tracingRaw?.endpoint, /^https?:\/\//, "an http(s) URL"),
+    tracesEndpoint: c.string(
+      "tracing.tracesEndpoint",
+      tracingRaw?.tracesEndpoint,
+      /^https?:\/\//,
+      "an http(s) URL",
+    ),
     clusterName:
       c.string("tracing.clusterName", tracingRaw?.clusterName) ?? defaultConfig.tracing.clusterName,
     generationTimeoutSeconds:
@@ -133,6 +101,9 @@ export function validateConfig(input: unknown): Config {
     tracing,
     apiProxy: apiProxy(c, raw.apiProxy),
     auditReceiver: auditReceiver(c, raw.auditReceiver),
+    webConfigFile: c.string("webConfigFile", raw.webConfigFile),
+    metricsAuth:
+      c.oneOf("metricsAuth", raw.metricsAuth, ["none", "kubernetes"] as const) ?? defaultConfig.metricsAuth,
     statusPage: statusPageConfig(c, raw.statusPage),
   };
   if (c.problems.length > 0) throw new ConfigError(c.problems);

@@ -6,6 +6,7 @@ import http from "node:http";
 import https from "node:https";
 import { createInterface } from "node:readline";
 import type { KubeConfig } from "@kubernetes/client-node";
+import { jsonOrText, readBody } from "../net/http-body.ts";
 
 export interface KubeResponse<T = unknown> {
   status: number;
@@ -63,30 +64,15 @@ function buildUrl(server: string, path: string, query: RequestOptions["query"]):
   return url;
 }
 
-function readBody(res: http.IncomingMessage, limit = 64 * 1024 * 1024): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    res.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        res.destroy(new Error(`response larger than ${limit} bytes`));
-        return;
-      }
-      chunks.push(chunk);
-    });
-    res.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    res.on("error", reject);
-    res.on("aborted", () => reject(new Error("response aborted")));
-  });
-}
+/** The most of a response body held in memory (the largest list page is far smaller). */
+const maxResponseBytes = 64 * 1024 * 1024;
 
-function parseJson(text: string): unknown {
-  if (text === "") return undefined;
+async function readResponse(res: http.IncomingMessage, limitBytes: number): Promise<unknown> {
   try {
-    return JSON.parse(text);
-  } catch {
-    return text;
+    return jsonOrText(await readBody(res, limitBytes));
+  } catch (error) {
+    res.destroy();
+    throw error;
   }
 }
 
@@ -107,9 +93,11 @@ export function createKubeClient(kubeConfig: KubeConfig): KubeClient {
     // Adds the Authorization header (refreshing tokens), TLS material and a cached agent.
     await kubeConfig.applyToHTTPSOptions(options);
     options.headers = { ...(options.headers as Record<string, string>), ...headers };
-    if (signal) options.signal = signal;
+    options.signal = signal;
+    // The agent from the kubeconfig already matches the URL's protocol (and carries any proxy);
+    // client-node always sets one, so the transport below matters only if it ever did not.
+    // Stryker disable next-line ConditionalExpression,EqualityOperator,StringLiteral: the agent decides, see above
     const transport = url.protocol === "http:" ? http : https;
-    if (url.protocol === "http:") delete options.agent;
     const req = transport.request(url, options);
     if (timeoutMs)
       req.setTimeout(timeoutMs, () => req.destroy(new Error(`request timed out after ${timeoutMs} ms`)));
@@ -138,13 +126,14 @@ export function createKubeClient(kubeConfig: KubeConfig): KubeClient {
       const { req, response } = await open(method, url, headers, options.signal, options.timeoutMs ?? 60_000);
       req.end(payload);
       const res = await response;
-      const text = await readBody(res);
-      return { status: res.statusCode ?? 0, body: parseJson(text) as T };
+      const body = await readResponse(res, maxResponseBytes);
+      return { status: res.statusCode ?? 0, body: body as T };
     },
 
     async stream(path: string, options: StreamOptions): Promise<void> {
       const url = buildUrl(server, path, options.query);
       const { req, response } = await open(
+        // Stryker disable next-line StringLiteral: node's http.request sends GET for an empty method too
         "GET",
         url,
         { Accept: "application/json" },
@@ -155,28 +144,21 @@ export function createKubeClient(kubeConfig: KubeConfig): KubeClient {
       const res = await response;
       const status = res.statusCode ?? 0;
       if (status < 200 || status >= 300) {
-        throw new KubeHttpError(status, parseJson(await readBody(res, 1024 * 1024)), `GET ${url.pathname}`);
+        throw new KubeHttpError(status, await readResponse(res, 1024 * 1024), `GET ${url.pathname}`);
       }
       options.onOpen?.();
       res.on("data", () => options.onActivity?.());
       const lines = createInterface({ input: res, crlfDelay: Number.POSITIVE_INFINITY });
+      // A promise settles once: the first of these wins, later ones change nothing.
       await new Promise<void>((resolve, reject) => {
-        let failed = false;
-        const fail = (error: Error): void => {
-          if (failed) return;
-          failed = true;
-          reject(error);
-        };
-        res.once("error", fail);
-        // readline re-emits input errors; without a listener they would crash the process.
-        lines.once("error", fail);
-        res.once("aborted", () => fail(new Error("watch stream aborted")));
+        // readline re-emits the response's errors (a reset connection) here; without a
+        // listener they would crash the process.
+        lines.once("error", reject);
+        res.once("aborted", () => reject(new Error("watch stream aborted")));
         lines.on("line", (line) => {
           if (line.length > 0) options.onLine(line);
         });
-        lines.once("close", () => {
-          if (!failed) resolve();
-        });
+        lines.once("close", () => resolve());
       });
     },
   };

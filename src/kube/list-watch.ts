@@ -42,6 +42,10 @@ export interface ListWatchOptions {
   /** Ceiling of the backoff after network errors (no HTTP response). */
   networkRetryMaxMs?: number;
   random?: () => number;
+  /** Monotonic clock in ms (tests pin how long a list or a watch took). */
+  now?: () => number;
+  /** Waits between retries (tests record the delays instead of waiting). */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
 }
 
 class ExpiredError extends Error {}
@@ -78,6 +82,8 @@ export class ListWatch {
       backoff: { initialMs: 500, maxMs: 30_000 },
       networkRetryMaxMs: 2_000,
       random: Math.random,
+      now: () => performance.now(),
+      sleep,
       ...options,
       labelSelector: options.labelSelector,
     };
@@ -119,10 +125,11 @@ export class ListWatch {
           this.#backoff.reset();
         }
         operation = "watch";
-        const watchStarted = performance.now();
+        const watchStarted = this.#options.now();
         resourceVersion = await this.#watch(resourceVersion, signal);
         // A server that ends watches at once would otherwise be reconnected in a hot loop.
-        if (performance.now() - watchStarted < 1_000) await sleep(this.#backoff.next(), signal);
+        if (this.#options.now() - watchStarted < 1_000)
+          await this.#options.sleep(this.#backoff.next(), signal);
       } catch (error) {
         if (signal.aborted) break;
         const code = error instanceof KubeHttpError ? error.status : 0;
@@ -148,14 +155,14 @@ export class ListWatch {
           delay =
             Math.min(retryAfter * 1000, this.#options.backoff.maxMs) * (1 + this.#options.random() * 0.2);
         } else delay = this.#backoff.next();
-        await sleep(delay, signal);
+        await this.#options.sleep(delay, signal);
       }
     }
     this.#guard(() => this.#observer.synced(false));
   }
 
   async #list(reason: RelistReason, signal: AbortSignal): Promise<string> {
-    const started = performance.now();
+    const started = this.#options.now();
     this.#guard(() => this.#observer.relist(reason));
     this.#guard(() => this.#handler.listStarted(reason));
     let continueToken: string | undefined;
@@ -174,6 +181,7 @@ export class ListWatch {
         signal,
         timeoutMs: 120_000,
       });
+      // Stryker disable next-line StringLiteral: an ExpiredError only triggers a relist; its message is never shown
       if (response.status === 410 && continueToken) throw new ExpiredError("list continue token expired");
       if (response.status < 200 || response.status >= 300) {
         throw new KubeHttpError(response.status, response.body, `list ${this.#options.path}`);
@@ -185,7 +193,7 @@ export class ListWatch {
       resourceVersion = response.body?.metadata?.resourceVersion ?? resourceVersion;
     } while (continueToken && !signal.aborted);
     this.#guard(() => this.#handler.listFinished());
-    this.#guard(() => this.#observer.listDuration((performance.now() - started) / 1000, objects));
+    this.#guard(() => this.#observer.listDuration((this.#options.now() - started) / 1000, objects));
     return resourceVersion;
   }
 
@@ -195,6 +203,7 @@ export class ListWatch {
     const timeoutSeconds = Math.round(min + this.#options.random() * (max - min));
     const abort = new AbortController();
     const onStop = (): void => abort.abort();
+    // Stryker disable next-line ObjectLiteral,BooleanLiteral: the finally below removes it in every case
     stop.addEventListener("abort", onStop, { once: true });
     let resourceVersion = from;
     let failure: Error | undefined;
@@ -220,7 +229,8 @@ export class ListWatch {
         const status = event.object;
         failure =
           status?.code === 410
-            ? new ExpiredError(status.message ?? "resourceVersion expired")
+            ? // Stryker disable next-line StringLiteral,LogicalOperator: an ExpiredError only triggers a relist; its message is never shown
+              new ExpiredError(status.message ?? "resourceVersion expired")
             : new KubeHttpError(status?.code ?? 0, status, `watch ${this.#options.path}`);
         abort.abort();
         return;

@@ -3,20 +3,34 @@
 // the caller's own headers (its Authorization included, nothing added), and
 // every write to a /status subresource is counted on the way back.
 //
+// The proxy serves TLS itself, with a certificate of its own made at start-up:
+// client-go sends a kubeconfig's credentials only to an https server, so over
+// plain HTTP an operator would reach the apiserver as system:anonymous.
+//
 // Bodies are streamed in both directions (watches and chunked lists pass
 // through as they arrive); only the first bytes of an error response to a
 // counted write are kept, to read the Status reason.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { Agent, request as httpsRequest } from "node:https";
 import { pipeline } from "node:stream";
 import type { Logger } from "../log.ts";
+import { closeServer, listenOn, parseHostPort } from "../net/listen.ts";
 import { BoundedPrefix } from "./bounded-prefix.ts";
 import { classifyFailure, isFailureCode, parseStatusPrefix } from "./classify.ts";
+import { confirmedLabels } from "./confirmed-labels.ts";
 import { endToEndHeaders, headerValue } from "./headers.ts";
-import { type KindResolver, kindOrPlural, pluralKindResolver } from "./kinds.ts";
-import { assertLoopbackUnlessAllowed, bindServer, parseListenAddress } from "./listen-address.ts";
+import { type KindResolver, unconfirmingKindResolver } from "./kinds.ts";
+import { assertLoopbackUnlessAllowed } from "./listen-address.ts";
 import type { StatusWriteMetrics } from "./metrics.ts";
 import { writeOperatorKubeconfig } from "./operator-kubeconfig.ts";
+import type { OperatorUser } from "./operator-user.ts";
+import {
+  clientCertificateMessage,
+  createProxyServer,
+  presentsClientCertificate,
+  respondStatus,
+} from "./proxy-server.ts";
+import { kubeconfigServerUrl, servingMaterial, servingNames } from "./proxy-tls.ts";
 import { isStatusWrite, parseResourceRequest, type ResourceRequest } from "./request-path.ts";
 import type { Upstream } from "./upstream.ts";
 
@@ -31,7 +45,15 @@ export interface ApiProxyOptions {
   kubeconfigPath?: string | undefined;
   /** Token file named in that kubeconfig; the pod's service-account token by default. */
   tokenFile?: string | undefined;
-  /** Plural → kind; the plural is used as the kind when not given. */
+  /** The user entry of that kubeconfig instead of the token file (see operator-user.ts). */
+  user?: OperatorUser | undefined;
+  /**
+   * Serve plain HTTP instead of TLS. client-go (so kubectl and
+   * controller-runtime) then sends no credentials at all: only for clients that
+   * send their own Authorization header over plain HTTP.
+   */
+  plainHttp?: boolean | undefined;
+  /** What the apiserver confirmed (kinds, namespaces); without it every target is counted as "other". */
   kinds?: KindResolver;
   /** Bytes of an error body kept to read its Status (default 16 KiB). */
   errorPrefixBytes?: number;
@@ -40,23 +62,20 @@ export interface ApiProxyOptions {
 }
 
 export interface ApiProxy {
-  /** http://host:port the proxy listens on. */
+  /** https://host:port the proxy listens on (http:// with plainHttp). */
   readonly url: string;
   readonly port: number;
+  /** The CA that signed the proxy's serving certificate (undefined with plainHttp). */
+  readonly caPem: string | undefined;
   close(): Promise<void>;
 }
-
-// Longer than client-go's 90 s idle timeout, so the client always closes an
-// idle connection first and never reuses one the proxy is closing (a write
-// lost that way would not be retried by Go's transport).
-const keepAliveTimeoutMs = 120_000;
 
 export async function startApiProxy(
   options: ApiProxyOptions,
   metrics: StatusWriteMetrics,
   logger: Logger,
 ): Promise<ApiProxy> {
-  const address = parseListenAddress(options.listen, "apiProxy.listen");
+  const address = parseHostPort(options.listen, "apiProxy.listen");
   assertLoopbackUnlessAllowed(address, options.allowNonLoopback === true, "apiProxy.listen");
   const upstreamUrl = new URL(options.upstream.server);
   if (upstreamUrl.protocol !== "https:") {
@@ -65,22 +84,26 @@ export async function startApiProxy(
     );
   }
   const basePath = upstreamUrl.pathname.replace(/\/+$/, "");
-  const kinds = options.kinds ?? pluralKindResolver;
+  const kinds = options.kinds ?? unconfirmingKindResolver;
   const prefixBytes = options.errorPrefixBytes ?? 16 * 1024;
   const now = options.now ?? (() => performance.now());
   const log = logger.child({ component: "api-proxy" });
+  const names = servingNames(address.host);
+  const tls = options.plainHttp ? undefined : servingMaterial(options.kubeconfigPath, names, log);
   const agent = new Agent({ ca: options.upstream.caPem, keepAlive: true, maxFreeSockets: 64 });
+  let warnedClientCertificate = false;
 
   const record = (target: ResourceRequest, code: number, prefix: string, startedMs: number): void => {
     const status = prefix ? parseStatusPrefix(prefix) : {};
     const failure = classifyFailure(code, status);
     const durationSeconds = (now() - startedMs) / 1000;
-    void kindOrPlural(kinds, target).then((kind) => {
+    void confirmedLabels(kinds, target, code).then(({ group, kind, namespace, folded }) => {
       metrics.record({
         source: "proxy",
-        group: target.group,
+        group,
         kind,
-        namespace: target.namespace,
+        namespace,
+        folded,
         verb: target.verb,
         code,
         failure,
@@ -118,6 +141,26 @@ export async function startApiProxy(
       recorded = true;
       record(target, responseCode, prefix?.text() ?? "", startedMs);
     };
+
+    // TLS ends here, so a client certificate can never reach the apiserver.
+    // Without a token as well, the request would arrive anonymous: say why instead.
+    if (tls && presentsClientCertificate(req)) {
+      const bearer = req.headers.authorization !== undefined;
+      const level = warnedClientCertificate ? "debug" : "warn";
+      warnedClientCertificate = true;
+      log[level](
+        bearer
+          ? "client certificate ignored: it cannot be forwarded through the proxy; the request's token is forwarded instead"
+          : "request with a client certificate and no token refused: a client certificate cannot be forwarded through the proxy",
+        { method, path: url.split("?")[0] },
+      );
+      if (!bearer) {
+        responseCode = 401;
+        respondStatus(res, 401, "Unauthorized", clientCertificateMessage);
+        finish();
+        return;
+      }
+    }
 
     const upstreamReq = httpsRequest({
       protocol: "https:",
@@ -179,30 +222,23 @@ export async function startApiProxy(
     });
   };
 
-  const server: Server = createServer(
-    { keepAliveTimeout: keepAliveTimeoutMs, requestTimeout: 0, headersTimeout: 60_000 },
-    handle,
-  );
-  // exec / attach / port-forward need a connection upgrade, which the proxy
-  // does not tunnel: answer clearly instead of hanging.
-  server.on("upgrade", (_req: IncomingMessage, socket) => {
-    const body = JSON.stringify(
-      statusBody(501, "NotAcceptable", "connection upgrades (exec, attach, port-forward) are not proxied"),
-    );
-    socket.end(
-      `HTTP/1.1 501 Not Implemented\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-    );
-  });
-  server.on("clientError", (error, socket) => {
-    log.debug("malformed client request", { error });
-    if (socket.writable) socket.end("HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n");
-  });
+  const server = createProxyServer(tls, handle, log);
 
-  const bound = await bindServer(server, address);
-  const url = `http://${bound.host}:${bound.port}`;
+  const bound = await listenOn(server, address);
+  const url = kubeconfigServerUrl(tls ? "https" : "http", bound.host, bound.port);
   if (options.kubeconfigPath) {
     try {
-      writeOperatorKubeconfig(options.kubeconfigPath, url, options.tokenFile);
+      writeOperatorKubeconfig(
+        options.kubeconfigPath,
+        {
+          server: url,
+          caPem: tls?.caPem,
+          user:
+            options.user?.user ??
+            (options.tokenFile === undefined ? undefined : { tokenFile: options.tokenFile }),
+        },
+        options.user?.holdsSecret ? 0o600 : 0o644,
+      );
     } catch (error) {
       server.close();
       agent.destroy();
@@ -215,27 +251,22 @@ export async function startApiProxy(
     url,
     upstream: options.upstream.server,
     kubeconfig: options.kubeconfigPath,
+    servingNames: tls ? [...names.dnsNames, ...names.ipAddresses] : undefined,
   });
+  if (!tls) {
+    log.warn(
+      "api proxy serves plain HTTP: client-go (kubectl, controller-runtime) sends no credentials over it, " +
+        "so such an operator reaches the apiserver as system:anonymous",
+    );
+  }
 
   return {
     url,
     port: bound.port,
+    caPem: tls?.caPem,
     async close() {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
+      await closeServer(server);
       agent.destroy();
     },
   };
-}
-
-function statusBody(code: number, reason: string, message: string): Record<string, unknown> {
-  return { kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message, reason, code };
-}
-
-function respondStatus(res: ServerResponse, code: number, reason: string, message: string): void {
-  const body = JSON.stringify(statusBody(code, reason, message));
-  res.writeHead(code, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body) });
-  res.end(body);
 }

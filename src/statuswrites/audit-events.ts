@@ -44,20 +44,21 @@ function text(value: unknown): string | undefined {
 /** The stages that carry the response: one per request with the usual `omitStages: [RequestReceived]`. */
 const finalStages = new Set(["ResponseComplete", "Panic"]);
 
-export function parseAuditEventList(body: unknown): AuditBatch {
-  if (!isObject(body)) throw new AuditPayloadError("audit payload: expected a JSON object");
-  if (body.kind !== "EventList") {
-    throw new AuditPayloadError(`audit payload: kind must be EventList, got ${JSON.stringify(body.kind)}`);
+export function checkEnvelope(kind: unknown, apiVersion: unknown, items: unknown): void {
+  if (kind !== "EventList") {
+    throw new AuditPayloadError(`audit payload: kind must be EventList, got ${JSON.stringify(kind)}`);
   }
-  if (body.apiVersion !== "audit.k8s.io/v1") {
+  if (apiVersion !== "audit.k8s.io/v1") {
     throw new AuditPayloadError(
-      `audit payload: apiVersion must be audit.k8s.io/v1, got ${JSON.stringify(body.apiVersion)}`,
+      `audit payload: apiVersion must be audit.k8s.io/v1, got ${JSON.stringify(apiVersion)}`,
     );
   }
-  if (!Array.isArray(body.items)) throw new AuditPayloadError("audit payload: items must be an array");
+  if (!items) throw new AuditPayloadError("audit payload: items must be an array");
+}
 
-  const batch: AuditBatch = { writes: [], events: body.items.length, malformed: 0 };
-  for (const item of body.items) {
+function readItems(items: Iterable<unknown>, count: number): AuditBatch {
+  const batch: AuditBatch = { writes: [], events: count, malformed: 0 };
+  for (const item of items) {
     const result = readEvent(item);
     if (result === "malformed") batch.malformed++;
     else if (result) batch.writes.push(result);
@@ -65,8 +66,14 @@ export function parseAuditEventList(body: unknown): AuditBatch {
   return batch;
 }
 
+export function parseAuditEventList(body: unknown): AuditBatch {
+  if (!isObject(body)) throw new AuditPayloadError("audit payload: expected a JSON object");
+  checkEnvelope(body.kind, body.apiVersion, Array.isArray(body.items));
+  return readItems(body.items as unknown[], (body.items as unknown[]).length);
+}
+
 /** A status write, undefined for any other (valid) event, or "malformed". */
-function readEvent(item: unknown): AuditStatusWrite | undefined | "malformed" {
+export function readEvent(item: unknown): AuditStatusWrite | undefined | "malformed" {
   if (!isObject(item)) return "malformed";
   const stage = text(item.stage);
   const verb = text(item.verb);

@@ -2,15 +2,20 @@
 // backend posts EventList batches to. Status writes in them are counted with
 // the writer's identity. Callers authenticate with a bearer token and/or a
 // client certificate, both configured in the apiserver's webhook kubeconfig.
+//
+// Bounded for hostile callers: bodies in flight share one byte allowance
+// (audit-body.ts), connections are capped, and a connection must finish its
+// TLS handshake, headers and whole request within fixed times.
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createServer, type Server } from "node:https";
 import type { TLSSocket } from "node:tls";
 import type { Logger } from "../log.ts";
-import { AuditPayloadError, type AuditStatusWrite, parseAuditEventList } from "./audit-events.ts";
-import { classifyFailure } from "./classify.ts";
-import { type KindResolver, kindOrPlural, pluralKindResolver } from "./kinds.ts";
-import { bindServer, parseListenAddress } from "./listen-address.ts";
+import { closeServer, listenOn, parseHostPort } from "../net/listen.ts";
+import type { StatusWriteGroup } from "./audit-batch-reader.ts";
+import { InFlightBytes, readAuditBatch } from "./audit-body.ts";
+import { type ConfirmedLabels, confirmedLabels } from "./confirmed-labels.ts";
+import { type KindResolver, unconfirmingKindResolver } from "./kinds.ts";
 import type { StatusWriteMetrics } from "./metrics.ts";
 
 export interface AuditReceiverOptions {
@@ -27,13 +32,39 @@ export interface AuditReceiverOptions {
   path?: string;
   /** Largest accepted batch (default 32 MiB): 413 above it. */
   maxBodyBytes?: number;
+  /** Bytes of the events being read, across all requests (default 64 MiB): 429 with Retry-After above it. */
+  maxInFlightBytes?: number;
+  /** What the apiserver confirmed (kinds, namespaces); without it every target is counted as "other". */
   kinds?: KindResolver;
+  /** Connection limits; the defaults are below, the tests shorten them. */
+  timeouts?: Partial<typeof receiverTimeouts>;
 }
+
+/**
+ * The apiserver's webhook client gives up on a request after 30 s
+ * (k8s.io/apiserver pkg/util/webhook, defaultRequestTimeout), so a request
+ * still unfinished then is one nobody waits for. TLS handshake and headers
+ * take milliseconds from a real apiserver. The checking interval is how often
+ * Node.js looks for expired requests (30 s by default, which would let a
+ * stalled caller hold a connection up to a minute). Idle keep-alive
+ * connections are kept longer than Go's 90 s, so the apiserver closes first.
+ */
+export const receiverTimeouts = {
+  handshakeMs: 10_000,
+  headersMs: 10_000,
+  requestMs: 30_000,
+  checkIntervalMs: 2_000,
+  keepAliveMs: 120_000,
+  /** Simultaneous connections; an apiserver uses a few, an HA control plane a few per replica. */
+  maxConnections: 128,
+};
 
 export interface AuditReceiver {
   /** https://host:port/path */
   readonly url: string;
   readonly port: number;
+  /** Bytes of the events being read right now, across all requests. */
+  readonly heldBytes: number;
   close(): Promise<void>;
 }
 
@@ -46,7 +77,7 @@ export async function startAuditReceiver(
   metrics: StatusWriteMetrics,
   logger: Logger,
 ): Promise<AuditReceiver> {
-  const address = parseListenAddress(options.listen, "auditReceiver.listen");
+  const address = parseHostPort(options.listen, "auditReceiver.listen");
   if (!options.bearerToken && !options.clientCaPem) {
     throw new Error(
       "auditReceiver: set bearerToken and/or clientCaPem; an unauthenticated receiver is refused",
@@ -57,7 +88,9 @@ export async function startAuditReceiver(
   }
   const path = options.path ?? "/audit";
   const maxBodyBytes = options.maxBodyBytes ?? 32 * 1024 * 1024;
-  const kinds = options.kinds ?? pluralKindResolver;
+  const inFlight = new InFlightBytes(options.maxInFlightBytes ?? 64 * 1024 * 1024);
+  const timeouts = { ...receiverTimeouts, ...options.timeouts };
+  const kinds = options.kinds ?? unconfirmingKindResolver;
   const log = logger.child({ component: "audit-receiver" });
   // Compared as digests so the comparison takes the same time whatever the length.
   const expectedToken = options.bearerToken ? digest(`Bearer ${options.bearerToken}`) : undefined;
@@ -68,20 +101,43 @@ export async function startAuditReceiver(
     return options.clientCaPem !== undefined && (req.socket as TLSSocket).authorized === true;
   };
 
-  const record = (write: AuditStatusWrite): void => {
-    void kindOrPlural(kinds, write).then((kind) => {
+  const record = (writes: StatusWriteGroup, labels: ConfirmedLabels): void => {
+    for (const duration of writes.durations) {
       metrics.record({
         source: "audit",
-        group: write.group,
-        kind,
-        namespace: write.namespace,
-        verb: write.verb,
-        code: write.code,
-        failure: classifyFailure(write.code, write.status),
-        durationSeconds: write.durationSeconds,
-        user: write.user,
+        group: labels.group,
+        kind: labels.kind,
+        namespace: labels.namespace,
+        folded: labels.folded,
+        verb: writes.verb,
+        code: writes.code,
+        failure: writes.failure,
+        durationSeconds: Number.isNaN(duration) ? undefined : duration,
+        user: writes.user,
       });
-    });
+    }
+  };
+
+  /**
+   * Labels are confirmed once per distinct target and outcome of the batch,
+   * all started before any is awaited, so a success confirms its namespace
+   * for the failures of the same batch.
+   */
+  const recordAll = (groups: StatusWriteGroup[]): void => {
+    const byTarget = new Map<string, StatusWriteGroup[]>();
+    for (const group of groups) {
+      const succeeded = group.code >= 200 && group.code < 300;
+      const key = JSON.stringify([group.group, group.version, group.resource, group.namespace, succeeded]);
+      const same = byTarget.get(key);
+      if (same) same.push(group);
+      else byTarget.set(key, [group]);
+    }
+    for (const same of byTarget.values()) {
+      const first = same[0] as StatusWriteGroup;
+      void confirmedLabels(kinds, first, first.code).then((labels) => {
+        for (const group of same) record(group, labels);
+      });
+    }
   };
 
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
@@ -101,50 +157,24 @@ export async function startAuditReceiver(
       return;
     }
 
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let tooLarge = false;
-    req.on("data", (chunk: Buffer) => {
-      if (tooLarge) return;
-      size += chunk.length;
-      if (size > maxBodyBytes) {
-        tooLarge = true;
-        chunks.length = 0;
-        log.warn("rejected audit batch: too large", { limitBytes: maxBodyBytes });
-        reply(res, 413, `batch larger than ${maxBodyBytes} bytes`, true);
+    void readAuditBatch(req, { maxBodyBytes, inFlight }).then((result) => {
+      if (!result.ok) {
+        if (result.code === 0) return;
+        if (result.code === 500) log.error(result.log);
+        else log.warn(result.log, { code: result.code });
+        // The rest of the body is drained (the request timeout bounds how long),
+        // so the caller reads a clean answer instead of a broken pipe, which the
+        // apiserver's webhook would not retry. A bad Content-Length ends the connection.
+        reply(res, result.code, result.message, result.code === 400);
         return;
       }
-      chunks.push(chunk);
-    });
-    req.on("error", (error) => log.warn("audit request failed", { error }));
-    req.on("end", () => {
-      if (tooLarge) return;
-      let body: unknown;
-      try {
-        body = JSON.parse(Buffer.concat(chunks, size).toString("utf8"));
-      } catch (error) {
-        log.warn("rejected audit batch: not JSON", { bytes: size, error });
-        reply(res, 400, "body is not JSON");
-        return;
+      const { batch } = result;
+      recordAll(batch.groups);
+      if (batch.malformed > 0) {
+        log.warn("skipped malformed audit events", { malformed: batch.malformed, events: batch.events });
       }
-      try {
-        const batch = parseAuditEventList(body);
-        for (const write of batch.writes) record(write);
-        if (batch.malformed > 0) {
-          log.warn("skipped malformed audit events", { malformed: batch.malformed, events: batch.events });
-        }
-        log.debug("audit batch", { events: batch.events, statusWrites: batch.writes.length });
-        reply(res, 200, "ok");
-      } catch (error) {
-        if (error instanceof AuditPayloadError) {
-          log.warn("rejected audit batch", { bytes: size, error });
-          reply(res, 400, error.message);
-          return;
-        }
-        // A defect here must cost one batch (the apiserver retries it), never the process.
-        log.error("audit batch handling failed", { error });
-        reply(res, 500, "internal error");
-      }
+      log.debug("audit batch", { events: batch.events, statusWrites: batch.writes });
+      reply(res, 200, "ok");
     });
   };
 
@@ -156,12 +186,18 @@ export async function startAuditReceiver(
       requestCert: options.clientCaPem !== undefined,
       // Token callers have no certificate: the handler decides per request.
       rejectUnauthorized: false,
+      handshakeTimeout: timeouts.handshakeMs,
+      headersTimeout: timeouts.headersMs,
+      requestTimeout: timeouts.requestMs,
+      connectionsCheckingInterval: timeouts.checkIntervalMs,
+      keepAliveTimeout: timeouts.keepAliveMs,
     },
     handle,
   );
+  server.maxConnections = timeouts.maxConnections;
   server.on("tlsClientError", (error) => log.debug("TLS handshake failed", { error }));
 
-  const bound = await bindServer(server, address);
+  const bound = await listenOn(server, address);
   const url = `https://${bound.host}:${bound.port}${path}`;
   log.info("audit receiver listening", {
     url,
@@ -171,11 +207,11 @@ export async function startAuditReceiver(
   return {
     url,
     port: bound.port,
+    get heldBytes() {
+      return inFlight.held;
+    },
     async close() {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
+      await closeServer(server);
     },
   };
 }
@@ -187,6 +223,8 @@ function reply(res: ServerResponse, code: number, message: string, close = false
     "Content-Type": "text/plain; charset=utf-8",
     "Content-Length": Buffer.byteLength(body),
   };
+  // The webhook client retries a 429, after at least this long.
+  if (code === 429) headers["Retry-After"] = 1;
   if (close) headers.Connection = "close";
   res.writeHead(code, headers);
   res.end(body);

@@ -9,15 +9,22 @@ export {
 } from "./audit-events.ts";
 export { type AuditReceiver, type AuditReceiverOptions, startAuditReceiver } from "./audit-receiver.ts";
 export { classifyFailure, type FailureReason, failureReasons, parseStatusPrefix } from "./classify.ts";
-export { createDiscoveryFetcher, type DiscoveryFetcherOptions } from "./discovery-fetcher.ts";
-export { createDiscoveryKindResolver, type KindResolver, pluralKindResolver } from "./kinds.ts";
-export { isLoopbackHost, parseListenAddress } from "./listen-address.ts";
+export { confirmedLabels, type FoldedLabel, otherLabel } from "./confirmed-labels.ts";
+export {
+  createDiscoveryKindResolver,
+  type KindResolver,
+  staticKindResolver,
+  unconfirmingKindResolver,
+} from "./kinds.ts";
+export { isLoopbackHost } from "./listen-address.ts";
 export {
   createStatusWriteMetrics,
   type StatusWriteMetrics,
   type StatusWriteMetricsOptions,
   type StatusWriteObservation,
 } from "./metrics.ts";
+export { KnownNamespaces, type KnownNamespacesOptions } from "./namespaces.ts";
 export { operatorKubeconfigYaml, writeOperatorKubeconfig } from "./operator-kubeconfig.ts";
+export { type OperatorUser, operatorUserFrom } from "./operator-user.ts";
 export { isStatusWrite, parseResourceRequest, type ResourceRequest } from "./request-path.ts";
-export { inClusterUpstream, kubeconfigUpstream, serviceAccountTokenPath, type Upstream } from "./upstream.ts";
+export { serviceAccountTokenPath, type Upstream } from "./upstream.ts";

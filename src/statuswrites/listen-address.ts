@@ -1,24 +1,8 @@
-import type { AddressInfo, Server } from "node:net";
-// Listen addresses ("127.0.0.1:8001", "[::1]:8001") and the loopback rule:
-// the API proxy forwards the bearer tokens of whoever connects, so by default
-// only processes in the same network namespace (the pod) may reach it.
+// The loopback rule for listen addresses: the API proxy forwards the bearer
+// tokens of whoever connects, so by default only processes in the same network
+// namespace (the pod) may reach it.
 import { isIP } from "node:net";
-
-export interface ListenAddress {
-  host: string;
-  port: number;
-}
-
-/** Parses `host:port`; `field` names the option in the error. */
-export function parseListenAddress(value: string, field: string): ListenAddress {
-  const match = /^(?:\[([^\]]+)\]|([^:[\]]*)):(\d{1,5})$/.exec(value.trim());
-  const host = match?.[1] ?? match?.[2];
-  const port = Number(match?.[3]);
-  if (!match || host === undefined || !Number.isInteger(port) || port > 65535) {
-    throw new Error(`${field}: expected host:port (e.g. 127.0.0.1:8001), got ${JSON.stringify(value)}`);
-  }
-  return { host, port };
-}
+import type { HostPort } from "../net/listen.ts";
 
 /** True for 127.0.0.0/8, ::1, ::ffff:127.x and "localhost". */
 export function isLoopbackHost(host: string): boolean {
@@ -34,7 +18,7 @@ export function isLoopbackHost(host: string): boolean {
  * other addresses. An empty host (all interfaces) is not loopback.
  */
 export function assertLoopbackUnlessAllowed(
-  address: ListenAddress,
+  address: HostPort,
   allowNonLoopback: boolean,
   field: string,
 ): void {
@@ -44,20 +28,4 @@ export function assertLoopbackUnlessAllowed(
       "the proxy forwards the credentials of any caller that can reach it; " +
       "use 127.0.0.1 or set allowNonLoopback explicitly",
   );
-}
-
-/** Starts `server` listening on `address`; resolves with the bound host (IPv6 in brackets) and port. */
-export async function bindServer(
-  server: Server,
-  address: ListenAddress,
-): Promise<{ host: string; port: number }> {
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(address.port, address.host, () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-  const bound = server.address() as AddressInfo;
-  return { host: bound.family === "IPv6" ? `[${bound.address}]` : bound.address, port: bound.port };
 }

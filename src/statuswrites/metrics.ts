@@ -1,7 +1,12 @@
 // The status-update request families (docs/metrics.md, "Status-update
-// requests"), shared by the API proxy and the audit receiver.
+// requests"), shared by the API proxy and the audit receiver. Their labels
+// are bounded twice: group/kind/namespace come only from what the apiserver
+// confirmed (confirmed-labels.ts), and all four families share one series
+// budget; past it, a new combination is counted with its group, kind,
+// namespace and user folded into "other". Every fold is counted.
 import { Counter, Histogram, type Registry } from "@prometheus-io/client";
 import type { FailureReason } from "./classify.ts";
+import { type FoldedLabel, otherLabel } from "./confirmed-labels.ts";
 
 export type StatusWriteSource = "proxy" | "audit";
 
@@ -21,6 +26,8 @@ export interface StatusWriteObservation {
   durationSeconds: number | undefined;
   /** The writer's user name, when the source knows it (audit). */
   user?: string | undefined;
+  /** Labels already folded into "other" because the apiserver did not confirm them. */
+  folded?: readonly FoldedLabel[] | undefined;
 }
 
 export interface StatusWriteMetrics {
@@ -34,13 +41,71 @@ export interface StatusWriteMetricsOptions {
    * controllers, so a cluster normally has a few dozen.
    */
   maxUsers?: number;
+  /**
+   * Series the four families may hold together (a histogram label set counts
+   * as its 15 series). 10,000 is about what 200 objects cost in per-object
+   * families; a cluster's real writers (kinds × namespaces × codes) stay far
+   * below it.
+   */
+  maxSeries?: number;
 }
 
 // Status writes take milliseconds when healthy, seconds under apiserver load
 // or a slow admission webhook (whose own timeout defaults to 10 s).
 const durationBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+/** Series of one histogram label set: the buckets, +Inf, _sum and _count. */
+const histogramSeries = durationBuckets.length + 3;
 
-export const otherUser = "other";
+export const otherUser = otherLabel;
+
+/** HTTP codes as labels: 0 (no response) or 100–599; anything else would be a defect, kept bounded anyway. */
+function codeLabel(code: number): string {
+  return code === 0 || (Number.isInteger(code) && code >= 100 && code <= 599) ? String(code) : otherLabel;
+}
+
+/** Label sets admitted so far, and what they cost. */
+class SeriesBudget {
+  readonly #max: number;
+  readonly #admitted = new Set<string>();
+  #used = 0;
+
+  constructor(max: number) {
+    this.#max = max;
+  }
+
+  /**
+   * The labels to record under: `labels` when the set is known or fits,
+   * else `labels` with `foldable` set to "other" (noted in `folded`). The
+   * folded sets are admitted whatever the budget: their remaining labels
+   * (verb, code, reason, source) are bounded by construction.
+   */
+  admit<L extends Record<string, string>>(
+    family: string,
+    labels: L,
+    cost: number,
+    foldable: readonly (keyof L & FoldedLabel)[],
+    folded: Set<FoldedLabel>,
+  ): L {
+    const key = `${family}\u0000${Object.values(labels).join("\u0000")}`;
+    if (this.#admitted.has(key)) return labels;
+    if (this.#used + cost <= this.#max) {
+      this.#admitted.add(key);
+      this.#used += cost;
+      return labels;
+    }
+    const narrowed: Record<string, string> = { ...labels };
+    for (const name of foldable) {
+      if (narrowed[name] !== otherLabel) folded.add(name);
+      narrowed[name] = otherLabel;
+    }
+    const narrowedKey = `${family}\u0000${Object.values(narrowed).join("\u0000")}`;
+    if (!this.#admitted.has(narrowedKey)) {
+      this.#admitted.add(narrowedKey);
+      this.#used += cost;
+    }
+    return narrowed as L;
+  }
+}
 
 export function createStatusWriteMetrics(
   registry: Registry,
@@ -73,41 +138,79 @@ export function createStatusWriteMetrics(
     labelNames: ["user", "group", "kind", "code"] as const,
     registers,
   });
+  const foldedCount = new Counter({
+    name: `${prefix}status_update_labels_folded_total`,
+    help: 'Status writes counted with a label folded into "other", by label and cause (unconfirmed by the apiserver, or over the series budget).',
+    labelNames: ["source", "label", "cause"] as const,
+    registers,
+  });
   const maxUsers = options.maxUsers ?? 100;
+  const budget = new SeriesBudget(options.maxSeries ?? 10_000);
   const users = new Set<string>();
 
-  const userLabel = (user: string): string => {
+  const userLabel = (user: string, folded: Set<FoldedLabel>): string => {
     if (users.has(user)) return user;
-    if (users.size >= maxUsers) return otherUser;
+    if (users.size >= maxUsers) {
+      folded.add("user");
+      return otherUser;
+    }
     users.add(user);
     return user;
   };
 
   return {
     record(o) {
-      const code = String(o.code);
-      requests.inc({
-        group: o.group,
-        kind: o.kind,
-        namespace: o.namespace,
-        verb: o.verb,
-        code,
-        source: o.source,
-      });
+      const code = codeLabel(o.code);
+      const overBudget = new Set<FoldedLabel>();
+      const place = { group: o.group, kind: o.kind, namespace: o.namespace };
+      requests.inc(
+        budget.admit(
+          "requests",
+          { ...place, verb: o.verb, code, source: o.source },
+          1,
+          ["group", "kind", "namespace"],
+          overBudget,
+        ),
+      );
       if (o.failure) {
-        failures.inc({
-          group: o.group,
-          kind: o.kind,
-          namespace: o.namespace,
-          reason: o.failure,
-          source: o.source,
-        });
+        failures.inc(
+          budget.admit(
+            "failures",
+            { ...place, reason: o.failure, source: o.source },
+            1,
+            ["group", "kind", "namespace"],
+            overBudget,
+          ),
+        );
       }
       if (o.durationSeconds !== undefined && o.durationSeconds >= 0) {
-        duration.observe({ group: o.group, kind: o.kind, verb: o.verb, source: o.source }, o.durationSeconds);
+        duration.observe(
+          budget.admit(
+            "duration",
+            { group: o.group, kind: o.kind, verb: o.verb, source: o.source },
+            histogramSeries,
+            ["group", "kind"],
+            overBudget,
+          ),
+          o.durationSeconds,
+        );
       }
       if (o.user !== undefined) {
-        byUser.inc({ user: userLabel(o.user), group: o.group, kind: o.kind, code });
+        const user = userLabel(o.user, overBudget);
+        byUser.inc(
+          budget.admit(
+            "byUser",
+            { user, group: o.group, kind: o.kind, code },
+            1,
+            ["user", "group", "kind"],
+            overBudget,
+          ),
+        );
+      }
+      const unconfirmed = new Set(o.folded ?? []);
+      for (const label of unconfirmed) foldedCount.inc({ source: o.source, label, cause: "unconfirmed" });
+      for (const label of overBudget) {
+        if (!unconfirmed.has(label)) foldedCount.inc({ source: o.source, label, cause: "budget" });
       }
     },
   };

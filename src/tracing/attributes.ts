@@ -32,8 +32,13 @@ export const CONDITION_TYPE = "cr_status.condition.type";
 export const CONDITION_STATUS = "cr_status.condition.status";
 /** The status the condition moved to when the interval ended by a transition. */
 export const CONDITION_NEXT_STATUS = "cr_status.condition.next_status";
+/** The first reason of the interval; later ones are `REASON_CHANGED` events. */
 export const CONDITION_REASON = "cr_status.condition.reason";
-/** Truncated. */
+/** On a `REASON_CHANGED` event: the reason before the change. */
+export const CONDITION_PREVIOUS_REASON = "cr_status.condition.previous_reason";
+/** Reason changes beyond the bound on `REASON_CHANGED` events (counted, not recorded). */
+export const CONDITION_REASON_CHANGES_DROPPED = "cr_status.condition.reason_changes_dropped";
+/** Truncated; on a span the first message of the interval, on a `REASON_CHANGED` event the one given with that reason. */
 export const CONDITION_MESSAGE = "cr_status.condition.message";
 /** lastTransitionTime exactly as the API gave it (RFC 3339), before clamping into the root span. */
 export const CONDITION_LAST_TRANSITION_TIME = "cr_status.condition.last_transition_time";
@@ -42,6 +47,9 @@ export const CONDITION_OBSERVED_GENERATION = "cr_status.condition.observed_gener
 export const PHASE = "cr_status.phase";
 export const PREVIOUS_PHASE = "cr_status.previous_phase";
 export const NEXT_PHASE = "cr_status.next_phase";
+
+/** Span event: the condition kept its status but changed its reason (`CONDITION_REASON` is the new one). */
+export const REASON_CHANGED = "condition reason changed";
 
 /** How a root span (a generation or a degraded episode) ended. */
 export type Outcome =

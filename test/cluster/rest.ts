@@ -2,6 +2,9 @@
 // codes and every patch type (merge, JSON, apply), so it speaks REST directly
 // instead of going through a generated client.
 import { Agent, request } from "node:https";
+import { jsonOrText, readBody } from "../../src/net/http-body.ts";
+
+const maxBodyBytes = 256 * 1024 * 1024;
 
 export type PatchType = "merge" | "json" | "strategic" | "apply";
 
@@ -73,19 +76,10 @@ export class RestClient {
     }
     return new Promise((resolve, reject) => {
       const req = request(url, { method, headers, agent: this.#agent, timeout: 30_000 }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (chunk: Buffer) => chunks.push(chunk));
-        res.on("error", reject);
-        res.on("end", () => {
-          const text = Buffer.concat(chunks).toString("utf8");
-          let parsed: unknown = text;
-          try {
-            parsed = text ? JSON.parse(text) : undefined;
-          } catch {
-            // Non-JSON bodies (/readyz, /metrics) are returned as text.
-          }
-          resolve({ status: res.statusCode ?? 0, body: parsed as T });
-        });
+        readBody(res, maxBodyBytes).then(
+          (body) => resolve({ status: res.statusCode ?? 0, body: jsonOrText(body) as T }),
+          reject,
+        );
       });
       req.on("timeout", () => req.destroy(new Error(`${method} ${url.pathname} timed out`)));
       req.on("error", reject);

@@ -5,10 +5,10 @@
 // as `npm run deploy:sync`, from the repository's alerts/ and dashboards/ when
 // they exist, else from the placeholder sources in test/fixtures/deploy.
 import { execFileSync } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { parseAllDocuments } from "yaml";
+import { isAbsolute, join } from "node:path";
+import { parseAllDocuments, stringify } from "yaml";
 import { repositoryRoot, sourcePaths, writeCopies } from "../../scripts/deploy-sync.ts";
 import type { DeployTools } from "./tools.ts";
 
@@ -28,7 +28,7 @@ export const fixtureSources = join(repositoryRoot, "test", "fixtures", "deploy",
 
 /** The repository's generated alerts and dashboards when present, else the test placeholders. */
 export function monitoringSources(): string {
-  const real = [sourcePaths.prometheusRule, sourcePaths.ruleFile, sourcePaths.dashboards].every((p) =>
+  const real = [sourcePaths.prometheusRule, sourcePaths.ruleTemplate, sourcePaths.dashboards].every((p) =>
     existsSync(join(repositoryRoot, p)),
   );
   return real ? repositoryRoot : fixtureSources;
@@ -42,6 +42,8 @@ export interface RenderedModes {
   helmDefault: KubeObject[];
   helmAll: KubeObject[];
   helmSidecar: KubeObject[];
+  /** The chart directory inside `directory` (with the monitoring copies written). */
+  chart: string;
   cleanup(): void;
 }
 
@@ -57,6 +59,50 @@ export function parseObjects(text: string): KubeObject[] {
 
 export const helmNamespace = "monitoring";
 export const helmSidecarNamespace = "example-operator-system";
+/** The Kubernetes version the chart is rendered for (its kubeVersion needs >= 1.29). */
+export const kubeVersion = "1.36.3";
+
+export interface HelmRender {
+  /** Values files, relative to the chart (ci/…) or absolute. */
+  valuesFiles?: string[];
+  /** Values given inline (written to a scratch file, applied after valuesFiles). */
+  values?: Record<string, unknown>;
+  set?: string[];
+  namespace?: string;
+  release?: string;
+  /** Extra helm flags, e.g. ["--show-only", "templates/prometheusrule.yaml"]. */
+  flags?: string[];
+}
+
+/** `helm template` of the chart under `chart`; throws with helm's stderr when it refuses. */
+export function helmTemplate(tools: DeployTools, chart: string, render: HelmRender = {}): KubeObject[] {
+  const scratch = mkdtempSync(join(tmpdir(), "cr-helm-values-"));
+  try {
+    const inline = render.values ? join(scratch, "values.yaml") : undefined;
+    if (inline) writeFileSync(inline, stringify(render.values));
+    const files = [
+      ...(render.valuesFiles ?? []).map((f) => (isAbsolute(f) ? f : join(chart, f))),
+      ...(inline ? [inline] : []),
+    ];
+    const args = [
+      "template",
+      render.release ?? "cr-status-exporter",
+      chart,
+      "--namespace",
+      render.namespace ?? helmNamespace,
+      "--kube-version",
+      kubeVersion,
+      ...files.flatMap((f) => ["--values", f]),
+      ...(render.set ?? []).flatMap((s) => ["--set", s]),
+      ...(render.flags ?? []),
+    ];
+    return parseObjects(
+      execFileSync(tools.helm, args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }),
+    );
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
 
 export function renderAll(tools: DeployTools): RenderedModes {
   const directory = mkdtempSync(join(tmpdir(), "cr-deploy-"));
@@ -67,16 +113,7 @@ export function renderAll(tools: DeployTools): RenderedModes {
     parseObjects(execFileSync(command, args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }));
   const chart = join(directory, "deploy", "helm", "cr-status-exporter");
   const helm = (release: string, namespace: string, values?: string): KubeObject[] =>
-    run(tools.helm, [
-      "template",
-      release,
-      chart,
-      "--namespace",
-      namespace,
-      "--kube-version",
-      "1.36.3",
-      ...(values ? ["--values", join(chart, "ci", values)] : []),
-    ]);
+    helmTemplate(tools, chart, { release, namespace, valuesFiles: values ? [`ci/${values}`] : [] });
   return {
     directory,
     sources,
@@ -85,6 +122,7 @@ export function renderAll(tools: DeployTools): RenderedModes {
     helmDefault: helm("cr-status-exporter", helmNamespace),
     helmAll: helm("cr-status-exporter", helmNamespace, "values-all.yaml"),
     helmSidecar: helm("cr-status-exporter", helmSidecarNamespace, "values-sidecar.yaml"),
+    chart,
     cleanup: () => rmSync(directory, { recursive: true, force: true }),
   };
 }

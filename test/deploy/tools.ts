@@ -19,23 +19,28 @@ export interface DeployTools {
 
 let cached: DeployTools | undefined;
 
-export function resolveDeployTools(): DeployTools {
-  if (cached) return cached;
-  const output = execFileSync("bash", [join(here, "build-tools.sh")], {
-    stdio: ["ignore", "pipe", "inherit"],
-    encoding: "utf8",
-  });
+/** Reads the `key=value` lines a build script prints; the getter throws naming a missing key. */
+export function keyValueLines(output: string, script: string): (key: string) => string {
   const found = new Map(
     output
       .trim()
       .split("\n")
       .map((line) => line.split("=", 2) as [string, string]),
   );
-  const get = (key: string): string => {
+  return (key) => {
     const value = found.get(key);
-    if (!value) throw new Error(`build-tools.sh printed no ${key}= line:\n${output}`);
+    if (!value) throw new Error(`${script} printed no ${key}= line:\n${output}`);
     return value;
   };
+}
+
+export function resolveDeployTools(): DeployTools {
+  if (cached) return cached;
+  const output = execFileSync("bash", [join(here, "build-tools.sh")], {
+    stdio: ["ignore", "pipe", "inherit"],
+    encoding: "utf8",
+  });
+  const get = keyValueLines(output, "build-tools.sh");
   cached = { kustomize: get("kustomize"), helm: get("helm"), prometheusOperator: get("prometheus-operator") };
   return cached;
 }

@@ -5,11 +5,12 @@
 // Security Standard, and the embedded rules and dashboards arrive unchanged.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { parse } from "yaml";
-import { sourcePaths } from "../../scripts/deploy-sync.ts";
+import { parse, stringify } from "yaml";
+import { alertTuningComponent, renderAlertTuningPatch } from "../../scripts/alert-tuning.ts";
+import { repositoryRoot, sourcePaths } from "../../scripts/deploy-sync.ts";
 import { ControlPlane, installCrd } from "../cluster/index.ts";
 import { DryRunApplier } from "../deploy/apply.ts";
 import {
@@ -18,6 +19,8 @@ import {
   helmNamespace,
   helmSidecarNamespace,
   type KubeObject,
+  kubeVersion,
+  parseObjects,
   type RenderedModes,
   renderAll,
 } from "../deploy/render.ts";
@@ -129,17 +132,35 @@ test("every rendered pod is admitted under the restricted Pod Security Standard"
   assert.match(refused.body?.message ?? "", /violates PodSecurity "restricted/);
 });
 
-test("the rules reach both PrometheusRules unchanged, {{ $labels }} templates included", () => {
+test("the rules reach the PrometheusRules unchanged, {{ $labels }} templates included; helm's are tuned by values", () => {
   const ruleFile = readFileSync(join(rendered.sources, sourcePaths.ruleFile), "utf8");
   const prometheusRule = parse(readFileSync(join(rendered.sources, sourcePaths.prometheusRule), "utf8")) as {
     spec: unknown;
   };
   assert.match(ruleFile, /\{\{ \$labels\./);
-  const fromHelm = find(rendered.helmAll, "PrometheusRule");
-  assert.deepEqual(fromHelm.spec, parse(ruleFile));
-  assert.equal(fromHelm.metadata.labels?.release, "kube-prometheus-stack");
   assert.deepEqual(find(rendered.kustomizeBase, "PrometheusRule").spec, prometheusRule.spec);
   assert.deepEqual(find(rendered.kustomizeSidecar, "PrometheusRule").spec, prometheusRule.spec);
+  // ci/values-sidecar.yaml keeps the default tuning: the shipped rule file exactly.
+  assert.deepEqual(find(rendered.helmSidecar, "PrometheusRule").spec, parse(ruleFile));
+  // ci/values-all.yaml tunes: NotReady pages after 30m, flapping is off, every alert carries team=platform.
+  const fromHelm = find(rendered.helmAll, "PrometheusRule");
+  assert.equal(fromHelm.metadata.labels?.release, "kube-prometheus-stack");
+  const alerts = (
+    fromHelm.spec as {
+      groups: { rules: { alert?: string; for?: string; labels?: Record<string, string> }[] }[];
+    }
+  ).groups
+    .flatMap((g) => g.rules)
+    .filter((r) => r.alert);
+  assert.deepEqual(
+    alerts.filter((r) => r.alert === "CustomResourceNotReady").map((r) => [r.for, r.labels?.severity]),
+    [["30m", "critical"]],
+  );
+  assert.equal(
+    alerts.find((r) => r.alert === "CustomResourceReadyFlapping"),
+    undefined,
+  );
+  assert.ok(alerts.every((r) => r.labels?.team === "platform"));
 });
 
 test("every dashboard is one ConfigMap labelled for Grafana's sidecar, its JSON unchanged", () => {
@@ -214,9 +235,23 @@ test("helm derives its RBAC from config.resources: exactly those, list and watch
   ]);
   assert.deepEqual(grants(rendered.helmAll), [
     "apiextensions.k8s.io/customresourcedefinitions:list,watch",
+    // tracing.lease: create the Lease, then get and update that one only.
+    "coordination.k8s.io/leases:create",
+    "coordination.k8s.io/leases:get,update",
     "example.com/gadgets:list,watch",
     "example.com/widgets:list,watch",
   ]);
+  const leaseRole = find(rendered.helmAll, "Role", "cr-status-exporter-lease");
+  assert.deepEqual((leaseRole.rules as { resourceNames?: string[] }[])[1]?.resourceNames, [
+    "cr-status-exporter",
+  ]);
+  // web.auth: kubernetes: the exporter may create TokenReviews and SubjectAccessReviews.
+  const delegator = find(rendered.helmAll, "ClusterRoleBinding", "cr-status-exporter-auth-delegator");
+  assert.deepEqual(delegator.roleRef, {
+    apiGroup: "rbac.authorization.k8s.io",
+    kind: "ClusterRole",
+    name: "system:auth-delegator",
+  });
   assert.deepEqual(grants(rendered.helmSidecar), ["example.com/widgets:list,watch"]);
   const role = find(rendered.helmSidecar, "Role");
   const binding = find(rendered.helmSidecar, "RoleBinding");
@@ -237,7 +272,13 @@ test("helm refuses what it cannot grant exactly, naming the value", () => {
   const helm = resolveDeployTools().helm;
   const attempt = (...sets: string[]): string => {
     try {
-      execFileSync(helm, ["template", "x", chart, ...sets.flatMap((s) => ["--set", s])], { stdio: "pipe" });
+      execFileSync(
+        helm,
+        ["template", "x", chart, "--kube-version", kubeVersion, ...sets.flatMap((s) => ["--set", s])],
+        {
+          stdio: "pipe",
+        },
+      );
       return "rendered";
     } catch (error) {
       return String((error as { stderr?: Buffer }).stderr);
@@ -265,4 +306,147 @@ test("helm refuses what it cannot grant exactly, naming the value", () => {
     ),
     "rendered",
   );
+});
+
+function helmInstall(...args: string[]): { status: number; output: string } {
+  const chart = join(rendered.directory, "deploy", "helm", "cr-status-exporter");
+  try {
+    const output = execFileSync(
+      resolveDeployTools().helm,
+      [
+        "install",
+        "cr-status-exporter",
+        chart,
+        "--dry-run=server",
+        "--kubeconfig",
+        admin().kubeconfigPath,
+        ...args,
+      ],
+      { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] },
+    );
+    return { status: 0, output };
+  } catch (error) {
+    const e = error as { status: number; stdout: string; stderr: string };
+    return { status: e.status, output: `${e.stdout}${e.stderr}` };
+  }
+}
+
+test("helm install against the testbed: a misspelt value fails; NOTES warn while no release label is set", () => {
+  const typo = helmInstall("--namespace", helmNamespace, "--set", "serviceMonitor.enable=true");
+  assert.notEqual(typo.status, 0);
+  assert.match(typo.output, /at '\/serviceMonitor': additional properties 'enable' not allowed/);
+  const unlabelled = helmInstall("--namespace", helmNamespace, "--set", "serviceMonitor.enabled=true");
+  assert.equal(unlabelled.status, 0, unlabelled.output);
+  assert.match(unlabelled.output, /WARNING: no `release` label on the ServiceMonitor\. /);
+  const labelled = helmInstall(
+    "--namespace",
+    helmNamespace,
+    "--set",
+    "serviceMonitor.enabled=true",
+    "--set",
+    "prometheusRule.enabled=true",
+    "--set",
+    "releaseLabel=kube-prometheus-stack",
+  );
+  assert.equal(labelled.status, 0, labelled.output);
+  assert.doesNotMatch(labelled.output, /WARNING/);
+  assert.match(labelled.output, /The alerts select job="cr-status-exporter"/);
+});
+
+test("sidecar mode: what NOTES.txt tells to add makes a pod the apiserver admits (restricted); no readiness probe", async () => {
+  const install = helmInstall(
+    "--namespace",
+    helmSidecarNamespace,
+    "--values",
+    join(rendered.directory, "deploy", "helm", "cr-status-exporter", "ci", "values-sidecar.yaml"),
+  );
+  assert.equal(install.status, 0, install.output);
+  const notes = install.output.slice(install.output.indexOf("\nNOTES:\n"));
+  const snippet = /\n(spec:\n[\s\S]*?)\n\n/.exec(notes)?.[1];
+  assert.ok(snippet, `no pod spec snippet in the notes:\n${notes}`);
+  const added = parse(snippet) as {
+    spec: { template: { spec: { initContainers: Record<string, unknown>[]; volumes: unknown[] } } };
+  };
+  const [sidecar] = added.spec.template.spec.initContainers;
+  assert.ok(sidecar);
+  assert.equal(sidecar.restartPolicy, "Always");
+  assert.equal(
+    sidecar.readinessProbe,
+    undefined,
+    "a native sidecar's readiness would gate the operator's pod",
+  );
+  assert.equal((sidecar.livenessProbe as { httpGet: { path: string } }).httpGet.path, "/healthz");
+  const sizing = readFileSync(join(repositoryRoot, "docs", "sizing.md"), "utf8");
+  const row = /^\| sidecar \|\s*(\S+) \|\s*(\S+) \|\s*(\S+) \|$/m.exec(sizing);
+  assert.ok(row, "docs/sizing.md has the sidecar row");
+  assert.deepEqual(sidecar.resources, {
+    requests: { cpu: row[1], memory: row[2] },
+    limits: { memory: row[3] },
+  });
+  // The stand-in operator of the kustomize overlay, with what the notes say to add.
+  const operator = find(rendered.kustomizeSidecar, "Deployment", "example-operator-controller-manager");
+  const podSpec = structuredClone(
+    (operator.spec as { template: { spec: Record<string, unknown> } }).template.spec,
+  );
+  const manager = (podSpec.containers as Record<string, unknown>[])[0];
+  assert.ok(manager);
+  podSpec.initContainers = [sidecar];
+  podSpec.volumes = added.spec.template.spec.volumes;
+  manager.env = [{ name: "KUBECONFIG", value: "/var/run/cr-status-exporter/kubeconfig" }];
+  manager.volumeMounts = [
+    { name: "cr-status-exporter-api-proxy", mountPath: "/var/run/cr-status-exporter", readOnly: true },
+  ];
+  const response = await admin().rest.raw<{ message?: string }>(
+    "POST",
+    "/api/v1/namespaces/psa-restricted/pods",
+    { apiVersion: "v1", kind: "Pod", metadata: { name: "operator-with-sidecar" }, spec: podSpec },
+    { query: { dryRun: "All" } },
+  );
+  assert.equal(response.status, 201, response.body?.message);
+});
+
+test("kustomize: the alert-tuning component gives the base the chart's rules for its values, and the apiserver takes them", async () => {
+  const tools = resolveDeployTools();
+  const component = join(rendered.directory, alertTuningComponent);
+  writeFileSync(
+    join(component, "values.yaml"),
+    stringify({
+      prometheusRule: {
+        job: "cr-status-exporter",
+        additionalRuleLabels: { team: "platform" },
+        alerts: { CustomResourceNotReady: { for: "30m" }, CustomResourceReadyFlapping: { enabled: false } },
+      },
+    }),
+  );
+  writeFileSync(
+    join(component, "prometheusrule-patch.yaml"),
+    renderAlertTuningPatch(tools.helm, join(component, "values.yaml")),
+  );
+  const overlay = join(rendered.directory, "tuned-overlay");
+  mkdirSync(overlay);
+  writeFileSync(
+    join(overlay, "kustomization.yaml"),
+    stringify({
+      resources: ["../deploy/kustomize/base"],
+      components: ["../deploy/kustomize/components/alert-tuning"],
+    }),
+  );
+  const objects = parseObjects(execFileSync(tools.kustomize, ["build", overlay], { encoding: "utf8" }));
+  const rule = find(objects, "PrometheusRule", "cr-status-exporter");
+  assert.equal(rule.metadata.namespace, "cr-status-exporter", "the base's namespace stays");
+  const alerts = (
+    rule.spec as { groups: { rules: { alert?: string; for?: string; labels?: Record<string, string> }[] }[] }
+  ).groups
+    .flatMap((g) => g.rules)
+    .filter((r) => r.alert);
+  assert.deepEqual(
+    alerts.filter((r) => r.alert === "CustomResourceNotReady").map((r) => r.for),
+    ["30m"],
+  );
+  assert.equal(
+    alerts.find((r) => r.alert === "CustomResourceReadyFlapping"),
+    undefined,
+  );
+  assert.ok(alerts.every((r) => r.labels?.team === "platform"));
+  assert.deepEqual(await applyAll([rule]), []);
 });

@@ -1,8 +1,9 @@
 // The exporter as users run it (`node src/main.ts`, what `npm start` runs):
 // a configuration file reloaded while running — a bad edit is rejected and the
 // last good configuration keeps running; a good edit takes effect, and a new
-// metric selection re-renders without a restart — bad flags and files exit
-// non-zero before serving, SIGTERM ends it cleanly, and a full scrape passes
+// metric selection re-renders without a restart — bad flags and files exit 2
+// before serving, runtime failures exit 1, SIGTERM ends it cleanly with 0;
+// -h/--help, --check-config; every stderr line is JSON; a full scrape passes
 // `promtool check metrics`.
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
@@ -195,28 +196,118 @@ test("--metric-allowlist exports exactly the families named", async () => {
   }
 });
 
-test("bad configuration exits 2 before serving, naming the field and value", () => {
+function run(args: string[], env: NodeJS.ProcessEnv = process.env) {
+  return spawnSync(process.execPath, [main, ...args], { encoding: "utf8", timeout: 30_000, env });
+}
+
+/** Every stderr line parsed as a JSON log record (a line that is not JSON fails the test). */
+function logLines(stderr: string): Record<string, unknown>[] {
+  return stderr
+    .split("\n")
+    .filter((line) => line !== "")
+    .map((line) => {
+      try {
+        return JSON.parse(line) as Record<string, unknown>;
+      } catch {
+        throw new Error(`not a JSON log line: ${line}`);
+      }
+    });
+}
+
+test("bad configuration exits 2 before serving, as a JSON log line naming each field and value", () => {
   const config = join(dir, "bad.yaml");
   writeFileSync(config, "resources:\n  - groups: ['*']\n    mode: turbo\nlisten: nowhere\n");
-  const result = spawnSync(
-    process.execPath,
-    [main, "--kubeconfig", testbed.plane.kubeconfigPath, "--config", config],
-    {
-      encoding: "utf8",
-      timeout: 30_000,
-    },
-  );
-  assert.equal(result.status, 2);
-  assert.match(result.stderr, /resources\[0\]\.mode: expected one of objects, aggregate, got "turbo"/);
-  assert.match(result.stderr, /listen: expected host:port, got "nowhere"/);
+  const result = run(["--kubeconfig", testbed.plane.kubeconfigPath, "--config", config]);
+  assert.equal(result.status, 2, result.stderr);
+  const [line, ...rest] = logLines(result.stderr);
+  assert.deepEqual(rest, []);
+  assert.equal(line?.level, "error");
+  assert.equal(line?.msg, "invalid configuration");
+  assert.deepEqual(line?.problems, [
+    `${config}: resources[0].mode: expected one of objects, aggregate, got "turbo"`,
+    `${config}: listen: expected host:port, got "nowhere"`,
+  ]);
 });
 
-test("no cluster configured: a clear error, not a stack trace", () => {
-  const result = spawnSync(process.execPath, [main, "--kubeconfig", join(dir, "missing.yaml")], {
-    encoding: "utf8",
-    timeout: 30_000,
-  });
+test("configuration errors from flags and OTEL_* variables exit 2 too", () => {
+  const flag = run(["--no-such-flag"]);
+  assert.equal(flag.status, 2);
+  assert.match(String(logLines(flag.stderr)[0]?.problems), /command line: Unknown option '--no-such-flag'/);
+  const grpc = run(
+    ["--kubeconfig", testbed.plane.kubeconfigPath, "--tracing-endpoint", "http://127.0.0.1:1"],
+    {
+      ...process.env,
+      OTEL_EXPORTER_OTLP_PROTOCOL: "grpc",
+    },
+  );
+  assert.equal(grpc.status, 2, grpc.stderr);
+  assert.match(
+    String(logLines(grpc.stderr).at(-1)?.problems),
+    /OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" is not supported/,
+  );
+});
+
+test("no cluster configured: exit 1 with a clear JSON error, not a stack trace", () => {
+  const result = run(["--kubeconfig", join(dir, "missing.yaml")]);
   assert.equal(result.status, 1);
-  assert.match(result.stderr, /^cr-status-exporter: .*missing\.yaml/m);
+  const last = logLines(result.stderr).at(-1);
+  assert.equal(last?.msg, "cannot start");
+  assert.match(String(last?.error), /missing\.yaml/);
   assert.doesNotMatch(result.stderr, /\n\s+at /, "no stack trace");
+});
+
+test("-h and --help: flags, environment variables and exit codes on stdout, exit 0", () => {
+  const short = run(["-h"]);
+  const long = run(["--help"]);
+  assert.equal(short.status, 0);
+  assert.equal(long.status, 0);
+  assert.equal(short.stdout, long.stdout);
+  assert.equal(long.stderr, "");
+  for (const expected of [
+    /^Usage: cr-status-exporter \[flags\]/,
+    /--check-config PATH/,
+    /^Environment:$/m,
+    /^ {2}KUBECONFIG /m,
+    /^ {2}OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT$/m,
+    /^ {2}OTEL_EXPORTER_OTLP_PROTOCOL, OTEL_EXPORTER_OTLP_TRACES_PROTOCOL$/m,
+    /^Exit codes:$/m,
+    /^ {2}0 {2}stopped by SIGTERM or SIGINT/m,
+    /^ {2}1 {2}runtime error/m,
+    /^ {2}2 {2}configuration error/m,
+  ]) {
+    assert.match(long.stdout, expected);
+  }
+});
+
+test("--check-config: 0 for a valid file (without contacting a cluster), 2 naming the problem", () => {
+  const good = join(dir, "good.yaml");
+  writeFileSync(good, "resources:\n  - group: example.com\n    resource: widgets\n");
+  const ok = run(["--check-config", good, "--kubeconfig", join(dir, "missing.yaml")]);
+  assert.equal(ok.status, 0, ok.stderr);
+  const [line] = logLines(ok.stderr);
+  assert.equal(line?.msg, "configuration is valid");
+  assert.equal(line?.config, good);
+  assert.equal(line?.tracing, "off (no OTLP endpoint configured)");
+
+  const traced = run(["--check-config", good], {
+    ...process.env,
+    OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318",
+    OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+  });
+  assert.equal(traced.status, 0, traced.stderr);
+  assert.equal(logLines(traced.stderr)[0]?.tracing, "on (http/json to http://collector:4318/v1/traces)");
+
+  const bad = join(dir, "bad-check.yaml");
+  writeFileSync(bad, "resources:\n  - group: example.com\n    resource: widgets\n    failedAfter: soon\n");
+  const rejected = run(["--check-config", bad]);
+  assert.equal(rejected.status, 2);
+  assert.match(
+    String(logLines(rejected.stderr)[0]?.problems),
+    /resources\[0\]\.failedAfter: expected a duration/,
+  );
+  assert.equal(
+    run(["--check-config", join(dir, "absent.yaml")]).status,
+    2,
+    "an unreadable file is a config error",
+  );
 });

@@ -1,17 +1,23 @@
 // The shipped alert rules and dashboards against the real exporter: a real
 // kube-apiserver, the exporter watching it (and proxying an operator's status
-// writes), and a real Prometheus scraping the exporter with the generated rules.
-// A widget driven to Ready=False must raise CustomResourceNotReady (pending,
-// then firing), keep it firing through a change of reason, and resolve it when
-// Ready turns True; every dashboard panel query must return data.
+// writes), and a real Prometheus scraping the exporter with the rules the Helm
+// chart renders. The chart is rendered with nameOverride, so the scraped job is
+// not "cr-status-exporter": Prometheus gets the job the way prometheus-operator
+// derives it from the rendered ServiceMonitor and Service (relabelling of the
+// Service's labels), and the rendered rules must follow it. A widget driven to
+// Ready=False must raise CustomResourceNotReady (pending, then firing, with the
+// severity and routing label set in the values), keep it firing through a
+// change of reason, and resolve it when Ready turns True; every dashboard panel
+// query must return data.
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { DEFAULT_ALERT_OPTIONS, generateRuleGroups, renderRuleFile } from "../../alerts/src/index.ts";
+import { type RuleGroup, renderRuleFile } from "../../alerts/src/index.ts";
 import { panelQueries } from "../../dashboards/src/index.ts";
+import { repositoryRoot } from "../../scripts/deploy-sync.ts";
 import {
   changeSpec,
   condition,
@@ -22,10 +28,15 @@ import {
   refFor,
   useControlPlane,
 } from "../cluster/index.ts";
+import { find, helmTemplate } from "../deploy/render.ts";
+import { serviceMonitorScrape } from "../deploy/service-monitor.ts";
+import { resolveDeployTools } from "../deploy/tools.ts";
+import { HttpJsonClient } from "../helpers/http-json.ts";
 import { type PromAlert, PrometheusServer } from "../prometheus/index.ts";
 import { type ExporterHandle, eventually, runExporter } from "../support/exporter.ts";
 
-const JOB = "cr-status-exporter";
+// The job prometheus-operator gives the chart's targets with nameOverride: crs.
+const JOB = "crs";
 const testbed = useControlPlane();
 let exporter: ExporterHandle;
 let prometheus: PrometheusServer;
@@ -54,16 +65,29 @@ before(async () => {
   });
   await eventually("exporter ready", async () => (await fetch(`${exporter.exporter.url}/readyz`)).ok);
   ruleDir = mkdtempSync(join(tmpdir(), "cr-rules-"));
-  // No keep_firing_for, so that resolution is seen as soon as Ready turns True.
-  const groups = generateRuleGroups({
-    ...DEFAULT_ALERT_OPTIONS,
-    selector: `job="${JOB}"`,
-    keepFiringFor: null,
-    for: { ...DEFAULT_ALERT_OPTIONS.for, notReady: "4s" },
-  });
-  writeFileSync(join(ruleDir, "rules.yaml"), renderRuleFile(groups));
+  // The chart, as a user with nameOverride and a shortened, paging NotReady alert would install it.
+  const objects = helmTemplate(
+    resolveDeployTools(),
+    join(repositoryRoot, "deploy", "helm", "cr-status-exporter"),
+    {
+      release: "platform",
+      values: {
+        nameOverride: JOB,
+        serviceMonitor: { enabled: true, interval: "1s" },
+        prometheusRule: {
+          enabled: true,
+          additionalRuleLabels: { team: "platform" },
+          // No keep_firing_for, so that resolution is seen as soon as Ready turns True.
+          keepFiringFor: "",
+          alerts: { CustomResourceNotReady: { for: "4s", severity: "critical" } },
+        },
+      },
+    },
+  );
+  const rules = find(objects, "PrometheusRule").spec as { groups: RuleGroup[] };
+  writeFileSync(join(ruleDir, "rules.yaml"), renderRuleFile(rules.groups));
   prometheus = await PrometheusServer.start({
-    scrape: [{ job: JOB, targets: [new URL(exporter.exporter.url).host] }],
+    scrape: [serviceMonitorScrape(objects, new URL(exporter.exporter.url).host)],
     ruleFiles: [join(ruleDir, "rules.yaml")],
     scrapeInterval: "1s",
     evaluationInterval: "1s",
@@ -83,15 +107,14 @@ async function throughProxy(
   body: unknown,
   contentType: string,
 ): Promise<number> {
-  const proxy = exporter.exporter.statusWrites.proxyUrl;
-  assert.ok(proxy, "the API proxy is running");
-  const response = await fetch(`${proxy}${path}`, {
-    method,
-    headers: { Authorization: `Bearer ${testbed.plane.admin.token}`, "Content-Type": contentType },
-    body: JSON.stringify(body),
-  });
-  await response.arrayBuffer();
-  return response.status;
+  const { proxyUrl, proxyCaPem } = exporter.exporter.statusWrites;
+  assert.ok(proxyUrl, "the API proxy is running");
+  const client = new HttpJsonClient(proxyUrl, testbed.plane.admin.token, proxyCaPem);
+  try {
+    return (await client.send(method, path, body, contentType)).status;
+  } finally {
+    client.close();
+  }
 }
 
 test("a widget driven to Ready=False fires CustomResourceNotReady through the real exporter", async () => {
@@ -131,6 +154,8 @@ test("a widget driven to Ready=False fires CustomResourceNotReady through the re
   assert.deepEqual(seen, ["pending", "firing"]);
   assert.equal(firing.labels.namespace, ns);
   assert.equal(firing.labels.kind, "Widget");
+  assert.equal(firing.labels.severity, "critical");
+  assert.equal(firing.labels.team, "platform");
   assert.equal(firing.labels.reason, undefined, "reason is not part of the alert identity");
   assert.match(firing.annotations.description ?? "", /reason: ImagePullBackOff\./);
 
@@ -189,7 +214,10 @@ test("every dashboard panel query returns data", async () => {
   await sleep(1_100);
   await patchStatus(rest, ref, { phase: "Running", conditions: [condition("Ready", "True", "Ok", "", 1)] });
   await changeSpec(rest, ref, { size: 2 });
-  await sleep(1_100);
+  // Until the controller catches up, the object is behind its generation: wait until Prometheus has a sample of it.
+  await prometheus.waitFor("the generation lag to be scraped", async () =>
+    (await prometheus.query(`cr_generation_lag{job="${JOB}", name="w2"} > 0`)).length > 0 ? true : undefined,
+  );
   await patchStatus(rest, ref, {
     observedGeneration: 2,
     conditions: [condition("Ready", "True", "Ok", "", 2)],

@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { after, test } from "node:test";
 import { DEFAULT_ALERT_OPTIONS, generateRuleGroups, renderRuleFile } from "../../alerts/src/index.ts";
 import { panelQueries } from "../../dashboards/src/index.ts";
+import { closeServer, listenOn } from "../../src/net/listen.ts";
 import { type PromAlert, usePrometheus } from "../prometheus/index.ts";
 
 const JOB = "cr-status-exporter";
@@ -44,10 +45,8 @@ const prometheus = usePrometheus(async () => {
     response.writeHead(200, { "content-type": "text/plain; version=0.0.4" }).end(metricsPage());
   });
   http = page;
-  await new Promise<void>((resolve) => page.listen(0, "127.0.0.1", resolve));
-  const address = page.address();
-  assert.ok(address && typeof address === "object");
-  target = `127.0.0.1:${address.port}`;
+  const bound = await listenOn(page, { host: "127.0.0.1", port: 0 });
+  target = `${bound.host}:${bound.port}`;
 
   ruleDir = mkdtempSync(join(tmpdir(), "cr-rules-"));
   const groups = generateRuleGroups({
@@ -65,7 +64,7 @@ const prometheus = usePrometheus(async () => {
 });
 
 after(async () => {
-  await new Promise<void>((resolve) => (http ? http.close(() => resolve()) : resolve()));
+  if (http) await closeServer(http);
   if (ruleDir) rmSync(ruleDir, { recursive: true, force: true });
 });
 

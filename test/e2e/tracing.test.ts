@@ -1,20 +1,16 @@
 // One custom resource driven through two rollouts on a real kube-apiserver,
-// watched by the exporter (its collectors feed the tracer), traced through the
-// real SDK and OTLP/HTTP exporter into a real Jaeger, and read back through
-// Jaeger's query API.
+// watched by the exporter configured for tracing (its collectors feed the
+// tracer), traced through the real SDK and OTLP/HTTP exporter into a real
+// Jaeger — once per OTLP/HTTP protocol, http/protobuf and http/json — and read
+// back through Jaeger's query API.
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
-import { test } from "node:test";
+import { before, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { KubeConfig } from "@kubernetes/client-node";
-import { validateConfig } from "../../src/config/validate.ts";
 import { defaultProjectionSettings, projectObject } from "../../src/core/project.ts";
 import type { ObjectState, ResourceIdentity } from "../../src/core/state.ts";
-import { startExporter } from "../../src/exporter.ts";
-import { createLogger } from "../../src/log.ts";
 import * as attr from "../../src/tracing/attributes.ts";
 import { generationTraceKey, spanIdOf, traceIdOf } from "../../src/tracing/ids.ts";
-import { createTracing } from "../../src/tracing/sdk.ts";
 import {
   changeSpec,
   condition,
@@ -26,7 +22,7 @@ import {
   useControlPlane,
 } from "../cluster/index.ts";
 import { type JaegerSpan, type JaegerTrace, useJaeger } from "../jaeger/index.ts";
-import { eventually } from "../support/exporter.ts";
+import { eventually, runExporter } from "../support/exporter.ts";
 
 const testbed = useControlPlane();
 const backend = useJaeger();
@@ -84,31 +80,38 @@ function render(trace: JaegerTrace): string {
   return `trace ${trace.traceID}\n${lines.join("\n")}`;
 }
 
-test("a rollout on a real apiserver becomes the expected traces in Jaeger", async () => {
+before(async () => {
+  await installCrd((await testbed.ready()).admin.rest, "widgets");
+});
+
+for (const protocol of ["http/protobuf", "http/json"] as const) {
+  test(`a rollout on a real apiserver becomes the expected traces in Jaeger (OTLP ${protocol})`, async () => {
+    await rollout(protocol);
+  });
+}
+
+async function rollout(protocol: "http/protobuf" | "http/json"): Promise<void> {
   const { admin } = testbed.plane;
   const { jaeger } = backend;
-  await installCrd(admin.rest, "widgets");
   const ns = await testbed.plane.createNamespace("traced");
   const ref = refFor("widgets", ns, "w1");
   const cluster = `e2e-${randomBytes(3).toString("hex")}`;
-  const tracer = await createTracing(
-    { cluster, endpoint: jaeger.otlpEndpoint, serviceName: "cr-status-exporter-e2e", env: {} },
-    createLogger({ level: "warn" }),
-  );
-  assert.ok(tracer, "tracing is on with an endpoint");
-
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromFile(testbed.plane.kubeconfigPath);
-  const exporter = await startExporter({
-    config: validateConfig({
-      listen: "127.0.0.1:0",
+  const handle = await runExporter(
+    testbed.plane.kubeconfigPath,
+    {
       resources: [{ group: "example.com", resource: "widgets", namespaces: [ns] }],
-    }),
-    configHash: "test",
-    kubeConfig,
-    logger: createLogger({ level: "warn" }),
-    tracer,
-  });
+      // A base endpoint: the exporter posts to <endpoint>/v1/traces.
+      tracing: { endpoint: jaeger.otlpEndpoint, clusterName: cluster },
+    },
+    { env: { OTEL_EXPORTER_OTLP_PROTOCOL: protocol, OTEL_SERVICE_NAME: "cr-status-exporter-e2e" } },
+  );
+  const exporter = handle.exporter;
+  const tracer = exporter.tracer;
+  assert.ok(tracer, "tracing is on with an endpoint");
+  assert.match(
+    handle.logs.join("\n"),
+    new RegExp(`"msg":"tracing on","url":"${jaeger.otlpEndpoint}/v1/traces","protocol":"${protocol}"`),
+  );
   await eventually("exporter ready", async () => (await fetch(`${exporter.url}/readyz`)).ok);
   const collector = () => exporter.manager.collectors().find((c) => c.identity.resource === "widgets");
   /** The object as the API has it now, once the exporter's watch has delivered that version. */
@@ -177,6 +180,12 @@ test("a rollout on a real apiserver becomes the expected traces in Jaeger", asyn
       exemplar?.includes(`trace_id="${traceIdOf(key2)}"`),
       `reconcile-duration exemplar names the trace: ${exemplar}`,
     );
+    const health = (await handle.scrape()).samples;
+    assert.equal(health.get("cr_exporter_tracing_leader"), 1);
+    assert.equal(health.get("cr_exporter_tracing_spans_emitted_total"), 6, "4 spans of generation 1, 2 of 2");
+    assert.equal(health.get("cr_exporter_tracing_spans_deduplicated_total"), 0);
+    assert.equal(health.get("cr_exporter_tracing_open_episodes"), 0);
+    // Stopping flushes the batch to Jaeger.
     await exporter.stop();
 
     const trace1 = await jaeger.waitForTrace(traceIdOf(key1), 4);
@@ -262,4 +271,4 @@ test("a rollout on a real apiserver becomes the expected traces in Jaeger", asyn
   } finally {
     await exporter.stop();
   }
-});
+}

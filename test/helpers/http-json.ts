@@ -1,6 +1,11 @@
-// A plain-HTTP JSON client for talking to the API proxy the way an operator
-// in the same pod does (bearer token, keep-alive), plus a streaming watch.
-import { Agent, type IncomingMessage, request } from "node:http";
+// A JSON client for talking to the API proxy the way an operator in the same
+// pod does (bearer token, keep-alive, https trusting the proxy's CA), plus a
+// streaming watch.
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
+import { Agent as HttpsAgent, request as httpsRequest, type RequestOptions } from "node:https";
+import { jsonOrText, readBody } from "../../src/net/http-body.ts";
+
+const maxBodyBytes = 64 * 1024 * 1024;
 
 export interface HttpResponse<T = unknown> {
   status: number;
@@ -9,15 +14,24 @@ export interface HttpResponse<T = unknown> {
   reusedSocket: boolean;
 }
 
+/** http or https by the URL's scheme; https trusts `caPem` (the system CAs when undefined). */
+function send(url: URL, caPem: string | undefined, options: RequestOptions) {
+  return url.protocol === "https:" ? httpsRequest(url, { ca: caPem, ...options }) : httpRequest(url, options);
+}
+
 export class HttpJsonClient {
   readonly base: string;
   readonly #token: string | undefined;
-  readonly agent: Agent;
+  readonly #caPem: string | undefined;
+  readonly agent: HttpAgent;
 
-  constructor(base: string, token: string | undefined) {
+  constructor(base: string, token: string | undefined, caPem?: string) {
     this.base = base;
     this.#token = token;
-    this.agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    this.#caPem = caPem;
+    this.agent = base.startsWith("https:")
+      ? new HttpsAgent({ keepAlive: true, maxSockets: 1, ca: caPem })
+      : new HttpAgent({ keepAlive: true, maxSockets: 1 });
   }
 
   send<T = unknown>(
@@ -34,25 +48,18 @@ export class HttpJsonClient {
       headers["Content-Length"] = String(Buffer.byteLength(payload));
     }
     return new Promise((resolve, reject) => {
-      const req = request(
-        new URL(path, this.base),
-        { method, headers, agent: this.agent, timeout: 30_000 },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on("data", (c: Buffer) => chunks.push(c));
-          res.on("error", reject);
-          res.on("end", () => {
-            const text = Buffer.concat(chunks).toString("utf8");
-            let parsed: unknown = text;
-            try {
-              parsed = text ? JSON.parse(text) : undefined;
-            } catch {
-              // plain text stays text
-            }
-            resolve({ status: res.statusCode ?? 0, body: parsed as T, reusedSocket: req.reusedSocket });
-          });
-        },
-      );
+      const req = send(new URL(path, this.base), this.#caPem, {
+        method,
+        headers,
+        agent: this.agent,
+        timeout: 30_000,
+      });
+      req.on("response", (res) => {
+        readBody(res, maxBodyBytes).then((raw) => {
+          const body = jsonOrText(raw) as T;
+          resolve({ status: res.statusCode ?? 0, body, reusedSocket: req.reusedSocket });
+        }, reject);
+      });
       req.on("timeout", () => req.destroy(new Error(`${method} ${path} timed out`)));
       req.on("error", reject);
       req.end(payload);
@@ -66,7 +73,10 @@ export class HttpJsonClient {
 
 export interface WatchEvent {
   type: string;
-  object: { metadata?: { name?: string; resourceVersion?: string }; status?: Record<string, unknown> };
+  object: {
+    metadata?: { name?: string; resourceVersion?: string; generation?: number };
+    status?: Record<string, unknown>;
+  };
 }
 
 export interface WatchStream {
@@ -78,11 +88,17 @@ export interface WatchStream {
 }
 
 /** Opens a watch and collects its events as they stream in. */
-export function openWatch(base: string, path: string, token: string): Promise<WatchStream> {
+export function openWatch(base: string, path: string, token: string, caPem?: string): Promise<WatchStream> {
   return new Promise((resolve, reject) => {
-    const req = request(new URL(path, base), { headers: { Authorization: `Bearer ${token}` }, agent: false });
+    const req = send(new URL(path, base), caPem, {
+      headers: { Authorization: `Bearer ${token}` },
+      agent: false,
+    });
+    // Until the response starts: a proxy that never answers fails the test instead of hanging it.
+    req.setTimeout(30_000, () => req.destroy(new Error(`watch ${path}: no response in 30 s`)));
     req.on("error", reject);
     req.on("response", (res: IncomingMessage) => {
+      req.setTimeout(0);
       const events: WatchEvent[] = [];
       const waiters: { predicate: (e: WatchEvent) => boolean; resolve: (e: WatchEvent) => void }[] = [];
       let buffered = "";

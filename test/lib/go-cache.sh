@@ -6,6 +6,10 @@
 #                                       a second caller waits, then finds the stamp fresh
 #   go_cache_done <dest> <want>         write the stamp
 #   go_build_env                        the build settings every peer uses
+#   go_cache_begin <dest> <want> <no-go message> <bin>…
+#                                       true when fresh; else checks for Go (failing with
+#                                       the message), sets the build env and takes the
+#                                       lock, then true when another build finished meanwhile
 
 go_cache_want() {
   cat "$1/go.mod" "$1/go.sum" | sha256sum | cut -d' ' -f1
@@ -32,4 +36,17 @@ go_cache_done() {
 
 go_build_env() {
   export GOTOOLCHAIN=local GOWORK=off CGO_ENABLED=0 GOFLAGS=-trimpath
+}
+
+go_cache_begin() {
+  local dest=$1 want=$2 no_go=$3
+  shift 3
+  go_cache_fresh "$dest" "$want" "$@" && return 0
+  if ! command -v go >/dev/null 2>&1; then
+    echo "$no_go" >&2
+    exit 1
+  fi
+  go_build_env
+  go_cache_lock "$dest"
+  go_cache_fresh "$dest" "$want" "$@"
 }

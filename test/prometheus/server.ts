@@ -16,6 +16,14 @@ export interface ScrapeTarget {
   readonly metricsPath?: string;
   /** Keep the target's own labels (namespace, …) over Prometheus' target labels, as the shipped monitors do. */
   readonly honorLabels?: boolean;
+  readonly scheme?: "http" | "https";
+  /** Prometheus' tls_config: the CA to trust, and a client certificate to present. */
+  readonly tls?: { readonly caFile: string; readonly certFile?: string; readonly keyFile?: string };
+  /** Sent as `Authorization: Bearer <file content>`. */
+  readonly bearerTokenFile?: string;
+  /** Labels of the static target (`__meta_*` ones are only seen by relabelConfigs). */
+  readonly labels?: Readonly<Record<string, string>>;
+  readonly relabelConfigs?: readonly Readonly<Record<string, unknown>>[];
 }
 
 export interface PrometheusOptions {
@@ -39,6 +47,15 @@ export interface PromAlert {
   readonly state: "pending" | "firing";
   readonly activeAt: string;
   readonly value: string;
+}
+
+export interface PromTarget {
+  readonly labels: Record<string, string>;
+  readonly scrapeUrl: string;
+  readonly health: "up" | "down" | "unknown";
+  readonly lastError: string;
+  /** RFC 3339. */
+  readonly lastScrape: string;
 }
 
 interface ApiResponse<T> {
@@ -94,7 +111,16 @@ export class PrometheusServer {
         job_name: s.job,
         metrics_path: s.metricsPath ?? "/metrics",
         honor_labels: s.honorLabels ?? true,
-        static_configs: [{ targets: s.targets }],
+        ...(s.scheme && { scheme: s.scheme }),
+        ...(s.tls && {
+          tls_config: {
+            ca_file: s.tls.caFile,
+            ...(s.tls.certFile && { cert_file: s.tls.certFile, key_file: s.tls.keyFile }),
+          },
+        }),
+        ...(s.bearerTokenFile && { authorization: { type: "Bearer", credentials_file: s.bearerTokenFile } }),
+        ...(s.relabelConfigs && { relabel_configs: s.relabelConfigs }),
+        static_configs: [{ targets: s.targets, ...(s.labels && { labels: s.labels }) }],
       })),
     };
     const configFile = join(dir, "prometheus.yml");
@@ -192,11 +218,9 @@ export class PrometheusServer {
     return body.data.groups;
   }
 
-  async targets(): Promise<{ labels: Record<string, string>; health: string; lastError: string }[]> {
+  async targets(): Promise<PromTarget[]> {
     const response = await fetch(`${this.url}/api/v1/targets`, { signal: AbortSignal.timeout(10_000) });
-    const body = (await response.json()) as ApiResponse<{
-      activeTargets: { labels: Record<string, string>; health: string; lastError: string }[];
-    }>;
+    const body = (await response.json()) as ApiResponse<{ activeTargets: PromTarget[] }>;
     return body.data.activeTargets;
   }
 

@@ -2,7 +2,7 @@
 // exposition it produces: for golden files and property tests of the pipeline
 // from raw object to /metrics text.
 import { Registry } from "@prometheus-io/client";
-import { ResourceCollector, type StateObserver } from "../../src/collectors/resource-collector.ts";
+import { ResourceCollector } from "../../src/collectors/resource-collector.ts";
 import { type FamilyRules, selectFamilies } from "../../src/core/family-selection.ts";
 import type { ObservedGenerationSource } from "../../src/core/generations.ts";
 import { defaultProjectionSettings, type ProjectionSettings } from "../../src/core/project.ts";
@@ -10,6 +10,7 @@ import type { KubeClient } from "../../src/kube/client.ts";
 import { silentLogger } from "../../src/log.ts";
 import { createSelfMetrics, type SelfMetrics } from "../../src/metrics/self-metrics.ts";
 import { writeExposition } from "../../src/metrics/writer.ts";
+import type { StateTracer } from "../../src/tracing/state-tracer.ts";
 
 const unusedClient: KubeClient = {
   server: "https://unused.invalid",
@@ -37,7 +38,7 @@ export interface OfflineOptions {
   generationSource?: ObservedGenerationSource;
   readyCondition?: string;
   failedAfterSeconds?: number;
-  tracer?: StateObserver;
+  tracer?: StateTracer;
   /** Epoch seconds; default 2026-01-01T01:00:00Z. */
   now?: number;
 }

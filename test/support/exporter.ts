@@ -1,13 +1,13 @@
-// Runs the exporter in-process against a test control plane, and reads its
-// /metrics as parsed samples.
-import { KubeConfig } from "@kubernetes/client-node";
+// Runs the exporter in-process against a test control plane, through the same
+// composition root main.ts uses, and reads its /metrics as parsed samples.
+import { type App, type AppDeps, buildApp } from "../../src/app/build.ts";
 import { validateConfig } from "../../src/config/validate.ts";
-import { type Exporter, startExporter } from "../../src/exporter.ts";
+import { loadKubeConfig } from "../../src/kube/kubeconfig.ts";
 import { createLogger, type Logger } from "../../src/log.ts";
 import { type ParsedExposition, parseExposition } from "./exposition-check.ts";
 
 export interface ExporterHandle {
-  exporter: Exporter;
+  exporter: App;
   logs: string[];
   scrape(accept?: string): Promise<ParsedExposition & { text: string }>;
   stop(): Promise<void>;
@@ -16,19 +16,26 @@ export interface ExporterHandle {
 export async function runExporter(
   kubeconfigPath: string,
   config: Record<string, unknown>,
+  deps: Partial<Pick<AppDeps, "env" | "spanProcessors">> = {},
 ): Promise<ExporterHandle> {
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromFile(kubeconfigPath);
+  const kubeConfig = await loadKubeConfig({ path: kubeconfigPath, context: undefined });
   const logs: string[] = [];
   const logger: Logger = createLogger({ level: "debug", write: (line) => logs.push(line) });
-  const exporter = await startExporter({
-    config: validateConfig({ listen: "127.0.0.1:0", ...config }),
-    configHash: "test",
+  const exporter = await buildApp(validateConfig({ listen: "127.0.0.1:0", ...config }), {
     kubeConfig,
     logger,
+    configHash: "test",
+    // Tracing (and its OTEL_* variables) only when a test asks for it.
+    env: {},
     // Short watches so reconnects happen during tests too.
     listWatch: { watchTimeoutSeconds: [5, 10], inactivityMs: 30_000 },
+    ...deps,
   });
+  try {
+    await exporter.start();
+  } catch (error) {
+    throw new Error(`the exporter did not start: ${String(error)}\n${logs.join("\n")}`, { cause: error });
+  }
   return {
     exporter,
     logs,

@@ -35,8 +35,8 @@ test("config.example.yaml loads and says what it shows", () => {
   assert.equal(config.tracing.generationTimeoutSeconds, 3600);
 });
 
-test("an empty file means defaults: every CRD, loopback listen", () => {
-  const config = parseConfigText("", "empty.yaml");
+test("{} means defaults: every CRD, loopback listen", () => {
+  const config = parseConfigText("{}", "empty.yaml");
   assert.equal(config.listen, "127.0.0.1:9184");
   assert.deepEqual(config.resources[0]?.groups, ["*"]);
 });
@@ -121,6 +121,16 @@ const bad: [string, unknown, RegExp][] = [
     /^resources\[0\]\.conditionReasons: no longer an option: cr_condition_reason is in the default set/,
   ],
   [
+    "API proxy plainHttp not a boolean",
+    { apiProxy: { listen: "127.0.0.1:8001", plainHttp: "yes" } },
+    /^apiProxy\.plainHttp: expected true or false, got "yes"$/,
+  ],
+  [
+    "API proxy user given twice",
+    { apiProxy: { listen: "127.0.0.1:8001", tokenFile: "/t", userFromKubeconfig: "/k" } },
+    /^apiProxy: give tokenFile or userFromKubeconfig, not both/,
+  ],
+  [
     "audit receiver needs authentication",
     { auditReceiver: { listen: ":9443", certFile: "c", keyFile: "k" } },
     /must be authenticated/,
@@ -156,8 +166,15 @@ test("flags override the file and go through the same validation", () => {
   assert.equal(config.listen, "0.0.0.0:9999");
   assert.equal(config.logLevel, "warn");
   assert.equal(config.apiProxy?.listen, "127.0.0.1:8001");
+  assert.equal(config.apiProxy?.plainHttp, false, "TLS unless asked");
+  const plain = parseConfigText(
+    "{}",
+    "f.yaml",
+    flagOverrides(parseFlags(["--api-proxy-listen", "127.0.0.1:1", "--api-proxy-plain-http"])),
+  );
+  assert.equal(plain.apiProxy?.plainHttp, true);
   assert.throws(
-    () => parseConfigText("", "f.yaml", flagOverrides(parseFlags(["--listen", "x"]))),
+    () => parseConfigText("{}", "f.yaml", flagOverrides(parseFlags(["--listen", "x"]))),
     /listen: expected host:port/,
   );
 });
@@ -207,7 +224,7 @@ test("metric flags replace the file's global rules (kube-state-metrics' flag nam
   assert.deepEqual(optIn.metrics.optIn, ["cr_condition_stale"]);
   assert.equal(optIn.metrics.deny, undefined);
   assert.throws(
-    () => parseConfigText("", "f.yaml", flagOverrides(parseFlags(["--metric-denylist", "cr_nothing*"]))),
+    () => parseConfigText("{}", "f.yaml", flagOverrides(parseFlags(["--metric-denylist", "cr_nothing*"]))),
     /metrics\.deny\[0\]: "cr_nothing\*" matches no metric family/,
   );
 });

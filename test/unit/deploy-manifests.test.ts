@@ -61,27 +61,67 @@ test("sidecar overlay: the Role grants exactly the configured resources, in the 
     /- name: POD_NAMESPACE\n\s+valueFrom:\n\s+fieldRef:\n\s+fieldPath: metadata\.namespace/,
   );
   assert.ok(kustomization.namespace);
+  // A native sidecar's readiness counts toward the operator pod's Ready condition: it has no readiness probe.
+  assert.doesNotMatch(patch.replace(/#.*$/gm, ""), /readinessProbe/);
+  assert.match(patch, /restartPolicy: Always/);
 });
 
-test("Dockerfile: the project's Node, production dependencies, numeric non-root user, no HEALTHCHECK", () => {
+test("Dockerfile: bases pinned by digest, the project's Node, production dependencies, no npm in the final stage", () => {
   const dockerfile = read("deploy/Dockerfile");
-  const pkg = JSON.parse(read("package.json")) as { devDependencies: Record<string, string> };
-  assert.match(
-    dockerfile,
-    new RegExp(`^ARG NODE_VERSION=${pkg.devDependencies.node?.replaceAll(".", "\\.")}$`, "m"),
-  );
+  const pkg = JSON.parse(read("package.json")) as {
+    version: string;
+    devDependencies: Record<string, string>;
+  };
   const stages = dockerfile.match(/^FROM .*$/gm) ?? [];
   assert.ok(stages.length >= 2, "multi-stage");
-  for (const from of stages) assert.match(from, /^FROM node:\$\{NODE_VERSION\}-slim/);
+  for (const from of stages)
+    assert.match(from, /^FROM \S+:\S+@sha256:[0-9a-f]{64}( AS \w+)?$/, "tag and digest");
+  assert.match(
+    stages[0] ?? "",
+    new RegExp(`^FROM node:${pkg.devDependencies.node?.replaceAll(".", "\\.")}-`),
+  );
+  const finalStage = dockerfile.slice(dockerfile.lastIndexOf("\nFROM "));
+  assert.doesNotMatch(
+    finalStage.split("\n")[1] ?? "",
+    /^FROM node:/,
+    "the final stage is not the Node image",
+  );
+  // From the Node stage only the binary and the production node_modules reach the final stage.
+  assert.deepEqual(
+    [...finalStage.matchAll(/^COPY --from=node (\S+)/gm)].map((m) => m[1]),
+    ["/usr/local/bin/node", "/app/node_modules"],
+  );
+  assert.doesNotMatch(finalStage, /\b(npm|npx|yarn|corepack)\b/);
   assert.match(dockerfile, /npm ci --omit=dev/);
   assert.doesNotMatch(dockerfile, /^HEALTHCHECK/m);
-  const user = /^USER (\d+):(\d+)$/m.exec(dockerfile);
-  assert.ok(user && Number(user[1]) > 0, "USER is numeric and not root (runAsNonRoot can verify it)");
+  assert.match(finalStage, new RegExp(`^ARG VERSION=${pkg.version.replaceAll(".", "\\.")}$`, "m"));
   const image = imageCommand(dockerfile);
-  assert.deepEqual(image.entrypoint, ["node", "src/main.ts"]);
+  assert.ok(image.user && /^[1-9]\d*:\d+$/.test(image.user), "USER is numeric and not root");
+  assert.deepEqual(image.entrypoint, [
+    "node",
+    "--liftoff-only",
+    "--max-old-space-size-percentage=75",
+    "src/main.ts",
+  ]);
   assert.deepEqual(image.cmd, ["--config", "/etc/cr-status-exporter/config.yaml"]);
+  for (const label of ["title", "description", "licenses", "source", "version", "revision", "created"]) {
+    assert.ok(image.labels[`org.opencontainers.image.${label}`], `OCI label ${label}`);
+  }
   const ignore = read(".dockerignore").split("\n");
   for (const path of ["!package.json", "!package-lock.json", "!src"]) assert.ok(ignore.includes(path), path);
+});
+
+test("deploy/image/Containerfile (what build.sh builds) has the Dockerfile's configuration", () => {
+  const dockerfile = imageCommand(read("deploy/Dockerfile"));
+  const containerfile = imageCommand(read("deploy/image/Containerfile"));
+  for (const key of ["workdir", "entrypoint", "cmd", "user", "expose"] as const) {
+    assert.deepEqual(containerfile[key], dockerfile[key], key);
+  }
+  assert.equal(containerfile.env.NODE_ENV, dockerfile.env.NODE_ENV);
+  for (const [key, value] of Object.entries(dockerfile.labels))
+    assert.equal(containerfile.labels[key], value, key);
+  // Only COPY builds the layers: building needs no container runtime.
+  assert.doesNotMatch(read("deploy/image/Containerfile"), /^RUN /m);
 });
 
 test("the image tag, the chart's appVersion and package.json agree", () => {

@@ -30,13 +30,13 @@ test("writeCopies then checkCopies: up to date, byte for byte", () => {
   const sources = freshSources("fresh");
   const target = join(scratch, "fresh", "target");
   const written = writeCopies(sources, target);
-  assert.ok(written.includes(`${chartFiles}/cr-status-exporter.rules.yaml`));
+  assert.ok(written.includes(`${chartFiles}/cr-status-exporter.rules.template.yaml`));
   assert.ok(written.includes(`${kustomizeMonitoring}/prometheusrule.yaml`));
   assert.ok(written.includes(`${chartFiles}/dashboards/cr-status-fixture.json`));
   assert.deepEqual(checkCopies(sources, target), []);
   assert.equal(
-    readFileSync(join(target, chartFiles, "cr-status-exporter.rules.yaml"), "utf8"),
-    readFileSync(join(sources, sourcePaths.ruleFile), "utf8"),
+    readFileSync(join(target, chartFiles, "cr-status-exporter.rules.template.yaml"), "utf8"),
+    readFileSync(join(sources, sourcePaths.ruleTemplate), "utf8"),
   );
   const kustomization = readFileSync(join(target, kustomizeMonitoring, "kustomization.yaml"), "utf8");
   assert.match(
@@ -49,10 +49,10 @@ test("a changed rule, a new dashboard and a removed dashboard are each reported"
   const sources = freshSources("stale");
   const target = join(scratch, "stale", "target");
   writeCopies(sources, target);
-  writeFileSync(join(sources, sourcePaths.ruleFile), "groups: []\n");
+  writeFileSync(join(sources, sourcePaths.ruleTemplate), "groups: []\n");
   writeFileSync(join(sources, sourcePaths.dashboards, "cr-status-new.json"), "{}\n");
   assert.deepEqual(checkCopies(sources, target).sort(), [
-    `${chartFiles}/cr-status-exporter.rules.yaml: stale`,
+    `${chartFiles}/cr-status-exporter.rules.template.yaml: stale`,
     `${chartFiles}/dashboards/cr-status-new.json: missing`,
     `${kustomizeMonitoring}/dashboards/cr-status-new.json: missing`,
     `${kustomizeMonitoring}/kustomization.yaml: stale`,
@@ -74,10 +74,10 @@ test("missing sources and broken dashboards are named", () => {
   const sources = freshSources("broken");
   writeFileSync(join(sources, sourcePaths.dashboards, "cr-status-fixture.json"), "{ not json");
   assert.throws(() => writeCopies(sources, join(scratch, "broken", "target")), /JSON/);
-  rmSync(join(sources, sourcePaths.ruleFile));
+  rmSync(join(sources, sourcePaths.ruleTemplate));
   assert.throws(
     () => checkCopies(sources, join(scratch, "broken", "target")),
-    /alerts\/cr-status-exporter\.rules\.yaml does not exist: generate the alerts and dashboards first/,
+    /alerts\/cr-status-exporter\.rules\.template\.yaml does not exist: generate the alerts and dashboards first/,
   );
 });
 
@@ -86,7 +86,7 @@ test("dashboard ConfigMap names", () => {
   assert.equal(dashboardConfigMapName("custom.json"), "cr-status-exporter-dashboard-custom");
 });
 
-const generated = [sourcePaths.prometheusRule, sourcePaths.ruleFile, sourcePaths.dashboards].every((p) =>
+const generated = [sourcePaths.prometheusRule, sourcePaths.ruleTemplate, sourcePaths.dashboards].every((p) =>
   existsSync(join(repositoryRoot, p)),
 );
 

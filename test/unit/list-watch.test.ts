@@ -1,105 +1,56 @@
-// The list/watch loop against a scripted fake API (fast and exact); the real
-// apiserver cases (410 after compaction, restarts, 403) are in test/e2e.
+// The list/watch loop against a scripted fake API (fast and exact): paging,
+// resuming, events, relisting on 410 and stopping. The delays between retries
+// are in list-watch-retry.test.ts; the real apiserver cases (410 after
+// compaction, restarts, 403) are in test/e2e. Every loop is stopped by
+// startLoop's t.after, so a failing assertion never leaves one running.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { setTimeout as sleep } from "node:timers/promises";
-import { type KubeClient, KubeHttpError, type StreamOptions } from "../../src/kube/client.ts";
-import { ListWatch, type ListWatchHandler, type ListWatchObserver } from "../../src/kube/list-watch.ts";
+import { setImmediate as nextTurn } from "node:timers/promises";
+import { KubeHttpError } from "../../src/kube/client.ts";
+import { ListWatch } from "../../src/kube/list-watch.ts";
+import {
+  type ApiCall,
+  fakeKubeApi,
+  object,
+  startLoop,
+  waitFor,
+  watchLine,
+} from "../support/fake-kube-api.ts";
 
-type Call =
-  | { kind: "list"; query: Record<string, unknown> }
-  | { kind: "watch"; query: Record<string, unknown> };
+const watches = (calls: ApiCall[]) => calls.filter((c) => c.kind === "watch");
+const without = (log: string[], prefix: string) => log.filter((l) => !l.startsWith(prefix));
 
-/** A fake API: lists and watches answer from queues the test fills. */
-function fakeApi(script: {
-  lists: (query: Record<string, unknown>) => { status: number; body: unknown };
-  watches: ((options: StreamOptions) => Promise<void>)[];
-}): { client: KubeClient; calls: Call[] } {
-  const calls: Call[] = [];
-  const client: KubeClient = {
-    server: "https://fake.invalid",
-    async request(_method, _path, options = {}) {
-      calls.push({ kind: "list", query: { ...options.query } });
-      return script.lists(options.query ?? {}) as { status: number; body: never };
+test("paginated list, then a watch from the list's resourceVersion; bookmarks move it; a throwing handler is contained", async (t) => {
+  const run = startLoop(
+    t,
+    {
+      lists: (q) =>
+        q.continue === undefined
+          ? {
+              status: 200,
+              body: { items: [object("a", "1")], metadata: { continue: "page2", resourceVersion: "10" } },
+            }
+          : { status: 200, body: { items: [object("b", "2")], metadata: { resourceVersion: "10" } } },
+      watches: [
+        (o) => {
+          o.onOpen?.();
+          o.onLine(watchLine("ADDED", object("c", "11")));
+          o.onLine(watchLine("MODIFIED", object("boom", "12")));
+          o.onLine("not json");
+          o.onLine(watchLine("BOOKMARK", object("", "15")));
+        },
+      ],
     },
-    async stream(_path, options) {
-      calls.push({ kind: "watch", query: { ...options.query } });
-      const next = script.watches.shift();
-      if (!next) {
-        await new Promise<void>((resolve) =>
-          options.signal.addEventListener("abort", () => resolve(), { once: true }),
-        );
-        return;
-      }
-      options.onOpen?.();
-      await next(options);
-    },
-  };
-  return { client, calls };
-}
-
-function recorder(): { handler: ListWatchHandler; observer: ListWatchObserver; log: string[] } {
-  const log: string[] = [];
-  return {
-    log,
-    handler: {
-      listStarted: (reason) => log.push(`listStarted:${reason}`),
-      listed: (o) => log.push(`listed:${(o as { metadata: { name: string } }).metadata.name}`),
-      listFinished: () => log.push("listFinished"),
-      event: (type, o) => {
-        const name = (o as { metadata: { name: string } }).metadata.name;
-        if (name === "boom") throw new Error("handler failed");
-        log.push(`${type}:${name}`);
-      },
-    },
-    observer: {
-      synced: (s) => log.push(`synced:${s}`),
-      relist: () => {},
-      listDuration: () => {},
-      watchEvent: () => {},
-      error: (op, code) => log.push(`error:${op}:${code}`),
-      handlerError: () => log.push("handlerError"),
-    },
-  };
-}
-
-const obj = (name: string, rv: string) => ({ metadata: { name, resourceVersion: rv } });
-const line = (type: string, object: unknown) => JSON.stringify({ type, object });
-
-async function until(condition: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !condition(); i++) await sleep(10);
-  assert.ok(condition(), "timed out");
-}
-
-test("paginated list, then a watch from the list's resourceVersion; bookmarks move it; a throwing handler is contained", async () => {
-  const { client, calls } = fakeApi({
-    lists: (q) =>
-      q.continue === undefined
-        ? {
-            status: 200,
-            body: { items: [obj("a", "1")], metadata: { continue: "page2", resourceVersion: "10" } },
-          }
-        : { status: 200, body: { items: [obj("b", "2")], metadata: { resourceVersion: "10" } } },
-    watches: [
-      async (o) => {
-        o.onLine(line("ADDED", obj("c", "11")));
-        o.onLine(line("MODIFIED", obj("boom", "12")));
-        o.onLine("not json");
-        o.onLine(line("BOOKMARK", obj("", "15")));
-      },
-    ],
-  });
-  const r = recorder();
-  const loop = new ListWatch(client, r.handler, r.observer, {
-    path: "/x",
-    pageSize: 1,
-    backoff: { initialMs: 5, maxMs: 10 },
-  });
-  loop.start();
-  await until(() => calls.filter((c) => c.kind === "watch").length === 2);
-  await loop.stop();
-  assert.deepEqual(r.log.slice(0, 8), [
+    { pageSize: 1, labelSelector: "tier=web" },
+  );
+  await waitFor(
+    () => watches(run.calls).length === 2,
+    "the second watch",
+    () => run.log,
+  );
+  assert.deepEqual(without(run.log, "watchEvent:").slice(0, 10), [
     "synced:false",
+    "relist:initial",
     "listStarted:initial",
     "listed:a",
     "listed:b",
@@ -107,96 +58,421 @@ test("paginated list, then a watch from the list's resourceVersion; bookmarks mo
     "synced:true",
     "ADDED:c",
     "handlerError",
+    "handlerError", // the malformed line is counted too
   ]);
-  assert.equal(r.log[8], "handlerError", "the malformed line is counted too");
-  const watches = calls.filter((c) => c.kind === "watch");
-  assert.equal(watches[0]?.query.resourceVersion, "10");
-  assert.equal(watches[0]?.query.allowWatchBookmarks, true);
-  assert.equal(watches[1]?.query.resourceVersion, "15", "resumes from the bookmark");
-  assert.equal(calls[1]?.query.continue, "page2");
+  const [first, second] = run.calls;
+  assert.equal(first?.method, "GET");
+  assert.equal(first?.path, "/apis/example.com/v1/widgets");
+  assert.deepEqual(first?.query, { limit: 1, continue: undefined, labelSelector: "tier=web" });
+  assert.equal(second?.query.continue, "page2");
+  const [watch1, watch2] = watches(run.calls);
+  assert.equal(watch1?.query.resourceVersion, "10");
+  assert.equal(watch1?.query.allowWatchBookmarks, true);
+  assert.equal(watch1?.query.watch, 1);
+  assert.equal(watch1?.query.labelSelector, "tier=web");
+  assert.equal(watch2?.query.resourceVersion, "15", "resumes from the bookmark");
+  assert.deepEqual(run.durations.at(0)?.[1], 2, "objects over all pages");
 });
 
-test("an ERROR 410 in the stream relists; other errors back off and resume without relisting", async () => {
+test("every event type reaches the observer; ADDED, MODIFIED and DELETED reach the handler, others do not", async (t) => {
+  const run = startLoop(t, {
+    watches: [
+      (o) => {
+        o.onOpen?.();
+        o.onLine(watchLine("ADDED", object("a", "2")));
+        o.onLine(watchLine("MODIFIED", object("a", "3")));
+        o.onLine(watchLine("DELETED", object("a", "4")));
+        o.onLine(watchLine("BOOKMARK", object("", "5")));
+        o.onLine(JSON.stringify({ object: object("odd", "6") }));
+      },
+    ],
+  });
+  await waitFor(
+    () => watches(run.calls).length === 2,
+    "the second watch",
+    () => run.log,
+  );
+  assert.deepEqual(
+    run.log.filter((l) => /^(watchEvent|ADDED|MODIFIED|DELETED|BOOKMARK)/.test(l)),
+    [
+      "watchEvent:ADDED",
+      "ADDED:a",
+      "watchEvent:MODIFIED",
+      "MODIFIED:a",
+      "watchEvent:DELETED",
+      "DELETED:a",
+      "watchEvent:BOOKMARK",
+      "watchEvent:UNKNOWN",
+    ],
+  );
+  assert.equal(
+    watches(run.calls)[1]?.query.resourceVersion,
+    "6",
+    "any event with a resourceVersion moves it",
+  );
+});
+
+test("a list answer with no body is an empty list, not an error; without a resourceVersion the watch starts from ''", async (t) => {
+  const run = startLoop(t, { lists: [{ status: 200 }] });
+  await waitFor(
+    () => watches(run.calls).length === 1,
+    "the watch",
+    () => run.log,
+  );
+  assert.deepEqual(without(run.log, "synced"), ["relist:initial", "listStarted:initial", "listFinished"]);
+  assert.equal(watches(run.calls)[0]?.query.resourceVersion, "");
+  assert.equal(run.durations[0]?.[1], 0);
+});
+
+test("only a 2xx list answer is accepted: 199 and 300 are errors that name the path", async (t) => {
+  const run = startLoop(t, {
+    lists: [
+      { status: 199, body: { items: [object("x", "1")] } },
+      { status: 300, body: { message: "multiple choices", items: [object("y", "1")] } },
+    ],
+  });
+  await waitFor(
+    () => watches(run.calls).length === 1,
+    "the watch",
+    () => run.log,
+  );
+  assert.deepEqual(
+    run.log.filter((l) => l.startsWith("error") || l.startsWith("listed")),
+    ["error:list:199", "error:list:300"],
+  );
+  const error = run.errors[1];
+  assert.ok(error instanceof KubeHttpError);
+  assert.equal(error.message, "list /apis/example.com/v1/widgets: HTTP 300: multiple choices");
+});
+
+test("list duration is measured on the injected clock, in seconds", async (t) => {
+  let nowMs = 5_000;
+  const run = startLoop(
+    t,
+    {
+      lists: (q) => {
+        nowMs += 750;
+        return q.continue === undefined
+          ? {
+              status: 200,
+              body: { items: [object("a", "1"), object("b", "1")], metadata: { continue: "p2" } },
+            }
+          : { status: 200, body: { items: [object("c", "1")], metadata: { resourceVersion: "9" } } };
+      },
+    },
+    { now: () => nowMs },
+  );
+  await waitFor(
+    () => watches(run.calls).length === 1,
+    "the watch",
+    () => run.log,
+  );
+  assert.deepEqual(run.durations, [[1.5, 3]]);
+});
+
+test("the server-side watch timeout is drawn between min and max with the injected random", async (t) => {
+  const run = startLoop(t, {}, { watchTimeoutSeconds: [100, 300], random: () => 0.25 });
+  await waitFor(
+    () => watches(run.calls).length === 1,
+    "the watch",
+    () => run.log,
+  );
+  assert.equal(watches(run.calls)[0]?.query.timeoutSeconds, 150);
+});
+
+test("an HTTP 410 on the watch relists (reported); an ERROR 410 event relists (not reported); neither waits", async (t) => {
   let lists = 0;
-  const { client, calls } = fakeApi({
+  const run = startLoop(t, {
     lists: () => {
       lists++;
       return { status: 200, body: { items: [], metadata: { resourceVersion: String(lists * 100) } } };
     },
     watches: [
-      async () => {
-        throw new KubeHttpError(500, { message: "boom" }, "watch");
+      () => {
+        throw new KubeHttpError(410, { message: "gone" }, "watch");
       },
-      async (o) =>
-        o.onLine(line("ERROR", { kind: "Status", code: 410, message: "too old resource version" })),
+      (o) => {
+        o.onOpen?.();
+        o.onLine(watchLine("ERROR", { kind: "Status", code: 410, message: "too old resource version" }));
+      },
     ],
   });
-  const r = recorder();
-  const loop = new ListWatch(client, r.handler, r.observer, {
-    path: "/x",
-    backoff: { initialMs: 5, maxMs: 10 },
-  });
-  loop.start();
-  await until(() => lists === 2 && calls.filter((c) => c.kind === "watch").length === 3);
-  await loop.stop();
-  assert.ok(r.log.includes("error:watch:500"));
-  assert.ok(r.log.includes("listStarted:expired"));
-  const watches = calls.filter((c) => c.kind === "watch").map((c) => c.query.resourceVersion);
+  await waitFor(
+    () => watches(run.calls).length === 3,
+    "the third watch",
+    () => run.log,
+  );
   assert.deepEqual(
-    watches,
-    ["100", "100", "200"],
-    "after a 500 the same resourceVersion; after 410 the new list's",
+    run.log.filter((l) => /^(error|relist|listStarted)/.test(l)),
+    [
+      "relist:initial",
+      "listStarted:initial",
+      "error:watch:410",
+      "relist:expired",
+      "listStarted:expired",
+      "relist:expired",
+      "listStarted:expired",
+    ],
+  );
+  assert.deepEqual(
+    watches(run.calls).map((c) => c.query.resourceVersion),
+    ["100", "200", "300"],
+  );
+  assert.deepEqual(run.delays, [], "a relist after 410 starts at once");
+});
+
+test("a continue token that expired mid-list relists from the start, without reporting an error", async (t) => {
+  let calls = 0;
+  const run = startLoop(t, {
+    lists: (q) => {
+      calls++;
+      if (q.continue === undefined) {
+        return { status: 200, body: { items: [object(`a${calls}`, "1")], metadata: { continue: "p2" } } };
+      }
+      return calls === 2
+        ? { status: 410, body: { kind: "Status", code: 410 } }
+        : { status: 200, body: { items: [], metadata: { resourceVersion: "20" } } };
+    },
+  });
+  await waitFor(
+    () => watches(run.calls).length === 1,
+    "the watch",
+    () => run.log,
+  );
+  assert.deepEqual(
+    run.log.filter((l) => /^(error|listStarted|listed)/.test(l)),
+    ["listStarted:initial", "listed:a1", "listStarted:expired", "listed:a3"],
+  );
+  assert.deepEqual(run.delays, []);
+});
+
+test("after a failed list the relist says 'error'; a failed watch resumes without relisting", async (t) => {
+  const run = startLoop(t, {
+    lists: [{ status: 403, body: { kind: "Status", code: 403, message: "forbidden" } }],
+    watches: [
+      () => {
+        throw new KubeHttpError(500, {}, "watch");
+      },
+    ],
+  });
+  await waitFor(
+    () => watches(run.calls).length === 2,
+    "the second watch",
+    () => run.log,
+  );
+  assert.deepEqual(
+    run.log.filter((l) => /^(error|listStarted)/.test(l)),
+    ["listStarted:initial", "error:list:403", "listStarted:error", "error:watch:500"],
   );
 });
 
-test("a failing list is retried with backoff and reported; it never throws out of the loop", async () => {
-  let attempts = 0;
-  const { client } = fakeApi({
-    lists: () => {
-      attempts++;
-      return attempts < 3
-        ? { status: 403, body: { kind: "Status", code: 403, message: "forbidden" } }
-        : { status: 200, body: { items: [], metadata: { resourceVersion: "1" } } };
-    },
-    watches: [],
-  });
-  const r = recorder();
-  const loop = new ListWatch(client, r.handler, r.observer, {
-    path: "/x",
-    backoff: { initialMs: 5, maxMs: 10 },
-  });
-  loop.start();
-  await until(() => r.log.includes("listFinished"));
-  await loop.stop();
-  assert.equal(r.log.filter((l) => l === "error:list:403").length, 2);
-  assert.ok(r.log.includes("listStarted:error"), "a relist after an error says so");
+test("an HTTP 410 on a list without a continue token is reported and relists as expired", async (t) => {
+  const run = startLoop(t, { lists: [{ status: 410, body: { message: "gone" } }] });
+  await waitFor(
+    () => watches(run.calls).length === 1,
+    "the watch",
+    () => run.log,
+  );
+  assert.deepEqual(
+    run.log.filter((l) => /^(error|listStarted)/.test(l)),
+    ["listStarted:initial", "error:list:410", "listStarted:expired"],
+  );
 });
 
-test("the inactivity watchdog reconnects a silent watch from the same resourceVersion", async () => {
-  const { client, calls } = fakeApi({
-    lists: () => ({ status: 200, body: { items: [], metadata: { resourceVersion: "7" } } }),
+test("an ERROR event other than 410 ends the watch at once (later lines ignored) and resumes without relisting", async (t) => {
+  let abortedAfterError = false;
+  const run = startLoop(t, {
+    lists: [{ status: 200, body: { items: [], metadata: { resourceVersion: "7" } } }],
     watches: [
-      (o) =>
-        new Promise<void>((_resolve, reject) =>
-          o.signal.addEventListener("abort", () => reject(new Error("aborted"))),
-        ),
+      (o) => {
+        o.onOpen?.();
+        o.onLine(watchLine("ERROR", { kind: "Status", code: 500, message: "internal" }));
+        abortedAfterError = o.signal.aborted;
+        if (!o.signal.aborted) o.onLine(watchLine("ADDED", object("late", "8")));
+      },
     ],
   });
-  const r = recorder();
-  const loop = new ListWatch(client, r.handler, r.observer, {
-    path: "/x",
-    inactivityMs: 50,
-    backoff: { initialMs: 5, maxMs: 10 },
-  });
-  loop.start();
-  await until(() => calls.filter((c) => c.kind === "watch").length >= 2);
-  await loop.stop();
-  assert.ok(r.log.includes("error:watch:0"));
+  await waitFor(
+    () => watches(run.calls).length === 2,
+    "the second watch",
+    () => run.log,
+  );
+  assert.equal(abortedAfterError, true, "the stream is aborted as soon as the ERROR arrives");
+  assert.ok(!run.log.includes("ADDED:late"));
+  assert.ok(run.log.includes("error:watch:500"));
+  assert.match(String(run.errors[0]), /watch \/apis\/example\.com\/v1\/widgets: HTTP 500: internal/);
   assert.deepEqual(
-    calls
-      .filter((c) => c.kind === "watch")
+    watches(run.calls).map((c) => c.query.resourceVersion),
+    ["7", "7"],
+  );
+  assert.equal(run.log.filter((l) => l.startsWith("listStarted")).length, 1);
+});
+
+test("an error marks the collection unsynced until the next watch opens", async (t) => {
+  const run = startLoop(t, {
+    watches: [
+      (o) => {
+        o.onOpen?.();
+        throw new KubeHttpError(500, {}, "watch");
+      },
+      (o) => o.onOpen?.(),
+    ],
+  });
+  await waitFor(
+    () => watches(run.calls).length === 3,
+    "the third watch",
+    () => run.log,
+  );
+  assert.deepEqual(
+    run.log.filter((l) => /^(synced|error)/.test(l)),
+    ["synced:false", "synced:true", "synced:false", "error:watch:500", "synced:true"],
+  );
+});
+
+test("the inactivity watchdog reconnects a silent watch from the same resourceVersion and says why", async (t) => {
+  const run = startLoop(
+    t,
+    {
+      lists: [{ status: 200, body: { items: [], metadata: { resourceVersion: "7" } } }],
+      watches: [
+        (o) =>
+          new Promise<void>((_resolve, reject) =>
+            o.signal.addEventListener("abort", () => reject(new Error("aborted"))),
+          ),
+      ],
+    },
+    { inactivityMs: 50 },
+  );
+  await waitFor(
+    () => watches(run.calls).length >= 2,
+    "the second watch",
+    () => run.log,
+  );
+  assert.ok(run.log.includes("error:watch:0"));
+  assert.match(String(run.errors[0]), /no data on the watch for 50 ms; reconnecting/);
+  assert.deepEqual(
+    watches(run.calls)
       .map((c) => c.query.resourceVersion)
       .slice(0, 2),
     ["7", "7"],
   );
+});
+
+test("activity re-arms the inactivity watchdog: a stream that keeps talking is never cut", async (t) => {
+  t.mock.timers.enable({ apis: ["setTimeout"] });
+  const run = startLoop(
+    t,
+    {
+      watches: [
+        (o) => {
+          o.onOpen?.();
+          // 10 × 60 ms of a 100 ms watchdog: it would fire at 100 ms if not re-armed.
+          for (let i = 0; i < 10; i++) {
+            o.onActivity?.();
+            t.mock.timers.tick(60);
+          }
+          o.onLine(watchLine("ADDED", object("alive", "2")));
+        },
+      ],
+    },
+    { inactivityMs: 100 },
+  );
+  // setTimeout is mocked here, so wait by yielding to the event loop instead of sleeping.
+  const deadline = performance.now() + 5_000;
+  while (watches(run.calls).length < 2 && performance.now() < deadline) await nextTurn();
+  assert.ok(run.log.includes("ADDED:alive"), JSON.stringify(run.log));
+  assert.equal(watches(run.calls).length, 2, "the loop went on to the next watch");
+  assert.deepEqual(
+    run.log.filter((l) => l.startsWith("error")),
+    [],
+  );
+});
+
+test("stopping during a pending request ends the loop without reporting an error and leaves it unsynced", async (t) => {
+  let pending = false;
+  const run = startLoop(t, {
+    lists: (_query, signal) => {
+      pending = true;
+      // As a real request does: it fails once its signal aborts.
+      return new Promise((_resolve, reject) =>
+        signal?.addEventListener("abort", () => reject(new Error("request aborted")), { once: true }),
+      );
+    },
+  });
+  await waitFor(
+    () => pending,
+    "the list request",
+    () => run.log,
+  );
+  await run.loop.stop();
+  assert.deepEqual(
+    run.log.filter((l) => l.startsWith("error")),
+    [],
+  );
+  assert.equal(run.log.at(-1), "synced:false");
+});
+
+test("a watch that ended lets go of the stop signal: stopping later does not reach it", async (t) => {
+  const opened: AbortSignal[] = [];
+  const quick = (o: { signal: AbortSignal; onOpen?: () => void }): void => {
+    opened.push(o.signal);
+    o.onOpen?.();
+  };
+  const run = startLoop(t, { watches: Array.from({ length: 20 }, () => quick) });
+  await waitFor(
+    () => watches(run.calls).length === 21,
+    "21 watches",
+    () => run.log,
+  );
+  await run.loop.stop();
+  // Each watch links its own abort to the stop signal; a link left behind
+  // would abort every finished watch at stop, and leak one per reconnect.
+  assert.deepEqual(
+    opened.filter((s) => s.aborted),
+    [],
+  );
+});
+
+test("a handler and an observer that throw everywhere, handlerError included, never stop the loop", async (t) => {
+  const { client, calls } = fakeKubeApi({
+    watches: [
+      (o) => {
+        o.onOpen?.();
+        o.onLine(watchLine("ADDED", object("a", "2")));
+      },
+    ],
+  });
+  const broken = (): never => {
+    throw new Error("broken");
+  };
+  const events: string[] = [];
+  const loop = new ListWatch(
+    client,
+    {
+      listStarted: broken,
+      listed: broken,
+      listFinished: broken,
+      event: (type) => {
+        events.push(type);
+        broken();
+      },
+    },
+    {
+      synced: broken,
+      relist: broken,
+      listDuration: broken,
+      watchEvent: broken,
+      error: broken,
+      handlerError: broken,
+    },
+    { path: "/x", sleep: async () => {} },
+  );
+  t.after(() => loop.stop());
+  loop.start();
+  await waitFor(
+    () => watches(calls).length === 2,
+    "the second watch",
+    () => calls,
+  );
+  assert.deepEqual(events, ["ADDED"]);
 });

@@ -13,6 +13,7 @@ import { applyChange, shapeOf } from "../../src/core/object-update.ts";
 import { defaultProjectionSettings } from "../../src/core/project.ts";
 import { createSelfMetrics } from "../../src/metrics/self-metrics.ts";
 import { createStatusWriteMetrics } from "../../src/statuswrites/index.ts";
+import { registerTracingMetrics } from "../../src/tracing/metrics.ts";
 import { documentedDefaultSet, documentedFamilies } from "../support/metrics-doc.ts";
 
 interface Expected {
@@ -41,6 +42,7 @@ async function emittable(): Promise<Map<string, Expected>> {
     });
   }
   const self = createSelfMetrics("cr_", "test");
+  registerTracingMetrics(self.registry, "cr_");
   const statusWrites = new Registry();
   createStatusWriteMetrics(statusWrites, "cr_");
   for (const registry of [self.registry, statusWrites]) {

@@ -48,5 +48,5 @@ test("statusPage: values and defaults", () => {
     flappingWindowSeconds: 3600,
     flappingTransitions: 4,
   });
-  assert.equal(parseConfigText("", "c.yaml").statusPage.refreshSeconds, 30);
+  assert.equal(parseConfigText("{}", "c.yaml").statusPage.refreshSeconds, 30);
 });

@@ -3,15 +3,16 @@
 // end to end), and a huge error body passes through whole while only its
 // prefix is read for the Status reason. The real apiserver is in the e2e.
 import assert from "node:assert/strict";
-import { request } from "node:http";
-import { createServer, type Server } from "node:https";
-import type { AddressInfo } from "node:net";
+import { createServer, request, type Server } from "node:https";
 import { after, before, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Registry } from "@prometheus-io/client";
 import { silentLogger } from "../../../src/log.ts";
+import { closeServer, listenOn } from "../../../src/net/listen.ts";
 import { type ApiProxy, startApiProxy } from "../../../src/statuswrites/api-proxy.ts";
+import { staticKindResolver } from "../../../src/statuswrites/kinds.ts";
 import { createStatusWriteMetrics } from "../../../src/statuswrites/metrics.ts";
+import { HttpJsonClient } from "../../helpers/http-json.ts";
 import { makeTestCertificates } from "../../helpers/tls-certs.ts";
 
 const chunk = Buffer.alloc(64 * 1024, "x");
@@ -55,10 +56,13 @@ before(async () => {
     res.writeHead(409, { "Content-Type": "application/json" });
     res.end(status);
   });
-  await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
-  const port = (upstream.address() as AddressInfo).port;
+  const { port } = await listenOn(upstream, { host: "127.0.0.1", port: 0 });
   proxy = await startApiProxy(
-    { listen: "127.0.0.1:0", upstream: { server: `https://127.0.0.1:${port}`, caPem: certs.caPem } },
+    {
+      listen: "127.0.0.1:0",
+      upstream: { server: `https://127.0.0.1:${port}`, caPem: certs.caPem },
+      kinds: staticKindResolver([{ group: "example.com", resource: "widgets", kind: "Widget" }], ["ns1"]),
+    },
     createStatusWriteMetrics(registry),
     silentLogger,
   );
@@ -66,14 +70,13 @@ before(async () => {
 
 after(async () => {
   await proxy.close();
-  upstream.closeAllConnections();
-  await new Promise<void>((resolve) => upstream.close(() => resolve()));
+  await closeServer(upstream);
 });
 
 test("a paused client pauses the upstream; the whole body arrives once it reads again", async () => {
   let received = 0;
   const done = new Promise<number>((resolve, reject) => {
-    const req = request(`${proxy.url}/big`, { agent: false }, (res) => {
+    const req = request(`${proxy.url}/big`, { agent: false, ca: proxy.caPem }, (res) => {
       res.on("data", (data: Buffer) => {
         received += data.length;
         if (received >= 1024 * 1024 && received - data.length < 1024 * 1024) {
@@ -108,6 +111,7 @@ test("a huge error body passes through whole; its Status prefix classifies the f
       {
         method: "PUT",
         agent: false,
+        ca: proxy.caPem,
         headers: { Authorization: "Bearer caller-token", "Content-Type": "application/json" },
       },
       (res) => {
@@ -127,7 +131,7 @@ test("a huge error body passes through whole; its Status prefix classifies the f
   await sleep(10);
   assert.match(
     await registry.metrics(),
-    /cr_status_update_failures_total\{group="example.com",kind="widgets",namespace="ns1",reason="Conflict",source="proxy"\} 1/,
+    /cr_status_update_failures_total\{group="example.com",kind="Widget",namespace="ns1",reason="Conflict",source="proxy"\} 1/,
   );
   assert.equal(
     seenAuthorization.at(-1),
@@ -160,12 +164,15 @@ test("an upstream that cannot be reached gets a 502 Status and counts as ServerE
     silentLogger,
   );
   try {
-    const response = await fetch(`${unreachable.url}/apis/example.com/v1/widgets/g1/status`, {
-      method: "PATCH",
-      body: "{}",
-    });
+    const client = new HttpJsonClient(unreachable.url, undefined, unreachable.caPem);
+    const response = await client.send<{ kind?: string }>(
+      "PATCH",
+      "/apis/example.com/v1/widgets/g1/status",
+      {},
+    );
+    client.close();
     assert.equal(response.status, 502);
-    assert.equal(((await response.json()) as { kind?: string }).kind, "Status");
+    assert.equal(response.body.kind, "Status");
     await sleep(10);
     assert.match(await local.metrics(), /reason="ServerError",source="proxy"\} 1/);
   } finally {

@@ -6,6 +6,7 @@ import { after, before, test } from "node:test";
 import { Registry } from "@prometheus-io/client";
 import { createLogger } from "../../../src/log.ts";
 import { type AuditReceiver, startAuditReceiver } from "../../../src/statuswrites/audit-receiver.ts";
+import { staticKindResolver } from "../../../src/statuswrites/kinds.ts";
 import { createStatusWriteMetrics } from "../../../src/statuswrites/metrics.ts";
 import { makeTestCertificates, type TestCertificates } from "../../helpers/tls-certs.ts";
 
@@ -27,6 +28,7 @@ before(async () => {
       bearerToken: token,
       clientCaPem: certs.caPem,
       maxBodyBytes: 64 * 1024,
+      kinds: staticKindResolver([{ group: "example.com", resource: "widgets", kind: "Widget" }], ["ns1"]),
     },
     createStatusWriteMetrics(registry),
     logger,
@@ -102,13 +104,13 @@ test("a batch with the bearer token is counted by user, code and reason", async 
   assert.equal(response.status, 200);
   assert.equal(
     await metricValue(
-      /cr_status_update_failures_total\{group="example.com",kind="widgets",namespace="ns1",reason="Conflict",source="audit"\} (\d+)/,
+      /cr_status_update_failures_total\{group="example.com",kind="Widget",namespace="ns1",reason="Conflict",source="audit"\} (\d+)/,
     ),
     1,
   );
   assert.equal(
     await metricValue(
-      /cr_status_update_requests_by_user_total\{user="controller-a",group="example.com",kind="widgets",code="409"\} (\d+)/,
+      /cr_status_update_requests_by_user_total\{user="controller-a",group="example.com",kind="Widget",code="409"\} (\d+)/,
     ),
     1,
   );
@@ -181,7 +183,7 @@ test("wrong path, wrong method and oversize batches are refused", async () => {
     status: -1,
     text: String(error),
   }));
-  // The receiver answers 413 and closes; the client may see the answer or the reset.
+  // The receiver answers 413 from Content-Length alone and closes; the client may see the answer or the reset.
   assert.ok(response.status === 413 || response.status === -1, `got ${response.status}`);
   assert.ok(logLines.some((l) => l.msg === "rejected audit batch: too large"));
 });

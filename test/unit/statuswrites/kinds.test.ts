@@ -41,7 +41,7 @@ test("concurrent misses share one discovery request", async () => {
   assert.equal(discovery.calls.length, 1);
 });
 
-test("an unknown plural falls back to itself and refreshes at most once per interval", async () => {
+test("an unknown plural is not confirmed, and refreshes at most once per interval", async () => {
   let clock = 0;
   const responses: Record<string, ApiResourceList | Error> = { "example.com/v1": widgetsList };
   const discovery = fakeDiscovery(responses);
@@ -50,9 +50,9 @@ test("an unknown plural falls back to itself and refreshes at most once per inte
     retryAfterMs: 30_000,
     now: () => clock,
   });
-  assert.equal(await resolver.kindOf("example.com", "v1", "gears"), "gears");
+  assert.equal(await resolver.kindOf("example.com", "v1", "gears"), undefined);
   clock = 10_000;
-  assert.equal(await resolver.kindOf("example.com", "v1", "gears"), "gears");
+  assert.equal(await resolver.kindOf("example.com", "v1", "gears"), undefined);
   assert.equal(discovery.calls.length, 1, "no refetch inside the interval");
   // The CRD gets installed; after the interval the miss refreshes discovery.
   responses["example.com/v1"] = {
@@ -63,14 +63,14 @@ test("an unknown plural falls back to itself and refreshes at most once per inte
   assert.equal(discovery.calls.length, 2);
 });
 
-test("discovery errors are reported and the plural is used", async () => {
+test("discovery errors are reported and nothing is confirmed", async () => {
   const errors: string[] = [];
   const discovery = fakeDiscovery({ "example.com/v1": new Error("403 forbidden") });
   const resolver = createDiscoveryKindResolver({
     fetchResourceList: discovery.fetchResourceList,
     onError: (error, group, version) => errors.push(`${group}/${version}: ${String(error)}`),
   });
-  assert.equal(await resolver.kindOf("example.com", "v1", "widgets"), "widgets");
+  assert.equal(await resolver.kindOf("example.com", "v1", "widgets"), undefined);
   assert.deepEqual(errors, ["example.com/v1: Error: 403 forbidden"]);
 });
 
@@ -86,6 +86,6 @@ test("known kinds are used without asking discovery; malformed entries are ignor
   });
   assert.equal(await resolver.kindOf("example.com", "v1", "widgets"), "Widget");
   assert.deepEqual(discovery.calls, []);
-  assert.equal(await resolver.kindOf("example.com", "v1", "gears"), "gears");
+  assert.equal(await resolver.kindOf("example.com", "v1", "gears"), undefined);
   assert.equal(await resolver.kindOf("example.com", "v1", "cogs"), "Cog");
 });

@@ -1,11 +1,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { Registry } from "@prometheus-io/client";
-import { parse } from "yaml";
 import { BoundedPrefix } from "../../../src/statuswrites/bounded-prefix.ts";
 import { endToEndHeaders } from "../../../src/statuswrites/headers.ts";
 import { createStatusWriteMetrics } from "../../../src/statuswrites/metrics.ts";
-import { operatorKubeconfigYaml } from "../../../src/statuswrites/operator-kubeconfig.ts";
 
 test("BoundedPrefix keeps only the first bytes", () => {
   const prefix = new BoundedPrefix(10);
@@ -42,14 +40,6 @@ test("end-to-end headers pass, hop-by-hop and Connection-listed headers do not",
     Warning: ['299 - "first"', '299 - "second"'],
     "Content-Type": "application/json",
   });
-});
-
-test("the operator kubeconfig points at the proxy with the service-account token file", () => {
-  const config = parse(operatorKubeconfigYaml("http://127.0.0.1:8001"));
-  assert.equal(config.clusters[0].cluster.server, "http://127.0.0.1:8001");
-  assert.equal(config.users[0].user.tokenFile, "/var/run/secrets/kubernetes.io/serviceaccount/token");
-  assert.equal(config.users[0].user.token, undefined);
-  assert.equal(config["current-context"], config.contexts[0].name);
 });
 
 test("metrics: one observation updates requests, failures and duration; users are capped", async () => {

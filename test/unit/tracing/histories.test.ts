@@ -6,13 +6,16 @@ import * as attr from "../../../src/tracing/attributes.ts";
 import {
   at,
   condition,
+  conditionSpan,
   degradedIds,
+  degradedSpan,
   generationIds,
+  generationSpan,
   History,
-  identity,
-  iso,
   memoryTracing,
   object,
+  phaseSpan,
+  reasonChanged,
   type SpanView,
   sprockets,
   T,
@@ -49,7 +52,7 @@ function rolloutHistory(history: History): void {
   });
 }
 
-test("bump → Progressing → Ready: a generation root with condition and phase children", () => {
+test("bump → Progressing → Ready: a generation root with condition and phase children", async () => {
   const tracing = memoryTracing();
   const history = new History(tracing.tracer);
   history.step({ now: 1, object: object() });
@@ -64,7 +67,7 @@ test("bump → Progressing → Ready: a generation root with condition and phase
       ],
     }),
   });
-  assert.deepEqual(tracing.take(), [], "nothing ends before the object is reconciled");
+  assert.deepEqual(await tracing.take(), [], "nothing ends before the object is reconciled");
   assert.equal(tracing.tracer.openEpisodes, 1);
 
   history.step({
@@ -79,90 +82,51 @@ test("bump → Progressing → Ready: a generation root with condition and phase
     }),
   });
   const expected: SpanView[] = [
-    {
-      name: "condition Progressing",
-      traceId: g1.traceId,
-      spanId: g1.condition("Progressing", 2, "True"),
-      parentSpanId: g1.root,
+    conditionSpan(g1, {
+      type: "Progressing",
+      status: "True",
+      since: 2,
       startMs: at(2),
       endMs: at(5),
-      status: "unset",
-      attributes: {
-        ...identity(),
-        [attr.CONDITION_TYPE]: "Progressing",
-        [attr.CONDITION_STATUS]: "True",
-        [attr.START_SOURCE]: "condition",
-        [attr.CONDITION_LAST_TRANSITION_TIME]: iso(2),
-        [attr.CONDITION_REASON]: "InProgress",
-        [attr.CONDITION_MESSAGE]: "creating",
-        [attr.CONDITION_NEXT_STATUS]: "False",
-        [attr.END_SOURCE]: "condition",
-      },
-      links: [],
-    },
-    {
-      name: "condition Ready",
-      traceId: g1.traceId,
-      spanId: g1.condition("Ready", 2, "False"),
-      parentSpanId: g1.root,
+      reason: "InProgress",
+      message: "creating",
+      nextStatus: "False",
+      endSource: "condition",
+    }),
+    conditionSpan(g1, {
+      type: "Ready",
+      status: "False",
+      since: 2,
       startMs: at(2),
       endMs: at(5),
-      status: "unset",
-      attributes: {
-        ...identity(),
-        [attr.CONDITION_TYPE]: "Ready",
-        [attr.CONDITION_STATUS]: "False",
-        [attr.START_SOURCE]: "condition",
-        [attr.CONDITION_LAST_TRANSITION_TIME]: iso(2),
-        [attr.CONDITION_REASON]: "Pending",
-        [attr.CONDITION_NEXT_STATUS]: "True",
-        [attr.END_SOURCE]: "condition",
-      },
-      links: [],
-    },
-    {
-      // Phases have no server time: seen at T+3, and its end is capped at the root's end.
-      name: "phase Provisioning",
-      traceId: g1.traceId,
-      spanId: g1.phase("Provisioning", at(3)),
-      parentSpanId: g1.root,
+      reason: "Pending",
+      nextStatus: "True",
+      endSource: "condition",
+    }),
+    // Phases have no server time: seen at T+3, and its end is capped at the root's end.
+    phaseSpan(g1, {
+      phase: "Provisioning",
       startMs: at(3),
       endMs: at(5),
-      status: "unset",
-      attributes: {
-        ...identity(),
-        [attr.PHASE]: "Provisioning",
-        [attr.START_SOURCE]: "observed",
-        [attr.NEXT_PHASE]: "Running",
-        [attr.END_SOURCE]: "observed",
-      },
-      links: [],
-    },
-    {
-      name: "Widget generation",
-      traceId: g1.traceId,
-      spanId: g1.root,
-      parentSpanId: undefined,
+      nextPhase: "Running",
+      endSource: "observed",
+    }),
+    generationSpan(1, {
       startMs: at(0),
       endMs: at(5),
       status: "ok",
-      attributes: {
-        ...identity(),
-        [attr.K8S_OBJECT_GENERATION]: 1,
-        [attr.START_SOURCE]: "creation_timestamp",
-        [attr.OUTCOME]: "ready",
-        [attr.END_SOURCE]: "condition",
-        [attr.OBSERVED_GENERATION]: 1,
-      },
-      links: [],
-    },
+      startSource: "creation_timestamp",
+      outcome: "ready",
+      endSource: "condition",
+      observedGeneration: 1,
+    }),
   ];
-  assert.deepEqual(tracing.take(), expected);
+  assert.deepEqual(await tracing.take(), expected);
   assert.equal(tracing.tracer.openEpisodes, 0);
   assert.equal(tracing.tracer.traceIdFor(widgets, "uid-1", 1), g1.traceId);
 });
 
-test("superseded generation: the old root ends at the spec change, the new one links to it", () => {
+test("superseded generation: the old root ends at the spec change, the new one links to it", async () => {
   const tracing = memoryTracing();
   const history = new History(tracing.tracer);
   history.step({
@@ -178,7 +142,7 @@ test("superseded generation: the old root ends at the spec change, the new one l
       conditions: [condition("Ready", "False", 1)],
     }),
   });
-  const superseded = tracing.take();
+  const superseded = await tracing.take();
   assert.deepEqual(
     superseded.map((s) => [s.name, s.spanId, s.parentSpanId, s.startMs, s.endMs, s.status]),
     [
@@ -200,52 +164,31 @@ test("superseded generation: the old root ends at the spec change, the new one l
     }),
   });
   const expected: SpanView[] = [
-    {
-      // Ready was already False at the spec change: clamped into the new root, raw time kept.
-      name: "condition Ready",
-      traceId: g2.traceId,
-      spanId: g2.condition("Ready", 1, "False"),
-      parentSpanId: g2.root,
+    // Ready was already False at the spec change: clamped into the new root, raw time kept.
+    conditionSpan(g2, {
+      type: "Ready",
+      status: "False",
+      since: 1,
       startMs: at(10),
       endMs: at(15),
-      status: "unset",
-      attributes: {
-        ...identity(),
-        [attr.CONDITION_TYPE]: "Ready",
-        [attr.CONDITION_STATUS]: "False",
-        [attr.START_SOURCE]: "condition",
-        [attr.CONDITION_LAST_TRANSITION_TIME]: iso(1),
-        [attr.CONDITION_NEXT_STATUS]: "True",
-        [attr.END_SOURCE]: "condition",
-      },
-      links: [],
-    },
-    {
-      name: "Widget generation",
-      traceId: g2.traceId,
-      spanId: g2.root,
-      parentSpanId: undefined,
+      nextStatus: "True",
+      endSource: "condition",
+    }),
+    generationSpan(2, {
       startMs: at(10),
       endMs: at(15),
       status: "ok",
-      attributes: {
-        ...identity(),
-        [attr.K8S_OBJECT_GENERATION]: 2,
-        [attr.START_SOURCE]: "spec_change",
-        [attr.OUTCOME]: "ready",
-        [attr.END_SOURCE]: "condition",
-        [attr.OBSERVED_GENERATION]: 2,
-      },
-      links: [
-        { traceId: g1.traceId, spanId: g1.root, attributes: { [attr.LINK_REASON]: "previous_generation" } },
-      ],
-    },
+      startSource: "spec_change",
+      outcome: "ready",
+      endSource: "condition",
+      observedGeneration: 2,
+    }),
   ];
-  assert.deepEqual(tracing.take(), expected);
+  assert.deepEqual(await tracing.take(), expected);
   assert.equal(tracing.tracer.traceIdFor(widgets, "uid-1", 2), g2.traceId);
 });
 
-test("deleted mid-rollout: children and root end at the deletion, outcome deleted", () => {
+test("deleted mid-rollout: children and root end at the deletion, outcome deleted", async () => {
   const tracing = memoryTracing();
   const history = new History(tracing.tracer);
   history.step({
@@ -254,9 +197,14 @@ test("deleted mid-rollout: children and root end at the deletion, outcome delete
   });
   history.step({ now: 20, object: undefined });
   assert.deepEqual(
-    tracing
-      .take()
-      .map((s) => [s.name, s.spanId, s.startMs, s.endMs, s.attributes[attr.END_SOURCE], s.status]),
+    (await tracing.take()).map((s) => [
+      s.name,
+      s.spanId,
+      s.startMs,
+      s.endMs,
+      s.attributes[attr.END_SOURCE],
+      s.status,
+    ]),
     [
       ["condition Ready", g1.condition("Ready", 0, "False"), at(0), at(20), "observed", "unset"],
       ["phase Provisioning", g1.phase("Provisioning", at(1)), at(1), at(20), "observed", "unset"],
@@ -267,14 +215,14 @@ test("deleted mid-rollout: children and root end at the deletion, outcome delete
   assert.equal(tracing.tracer.traceIdFor(widgets, "uid-1", 1), undefined, "a deleted object is forgotten");
 });
 
-test("timeout: the root ends at its deadline with ERROR; a later Ready emits nothing", () => {
+test("timeout: the root ends at its deadline with ERROR; a later Ready emits nothing", async () => {
   const tracing = memoryTracing({ settings: { timeoutMs: 60_000 } });
   const history = new History(tracing.tracer);
   history.step({ now: 1, object: object({ conditions: [condition("Ready", "False", 1, "Waiting")] }) });
   tracing.tracer.tick(at(30));
-  assert.deepEqual(tracing.take(), []);
+  assert.deepEqual(await tracing.take(), []);
   tracing.tracer.tick(at(61));
-  const spans = tracing.take();
+  const spans = await tracing.take();
   assert.deepEqual(
     spans.map((s) => [s.name, s.spanId, s.startMs, s.endMs, s.attributes[attr.END_SOURCE], s.status]),
     [
@@ -292,56 +240,35 @@ test("timeout: the root ends at its deadline with ERROR; a later Ready emits not
       conditions: [condition("Ready", "True", 65, "Succeeded", "", 1)],
     }),
   });
-  assert.deepEqual(tracing.take(), []);
+  assert.deepEqual(await tracing.take(), []);
 });
 
-test("flap: Ready True→False→True with no spec change is its own trace, linked to the generation", () => {
+/** Observed with only a Ready condition that entered `status` at T + `since` (generation 1, observed). */
+function ready(status: "True" | "False", since: number, reason: string, message = "") {
+  return object({
+    observedGeneration: 1,
+    conditions: [condition("Ready", status, since, reason, message, 1)],
+  });
+}
+
+test("flap: Ready True→False→True with no spec change is its own trace, linked to the generation, with its reason history", async () => {
   const tracing = memoryTracing();
   const history = new History(tracing.tracer);
-  const settled = object({
-    observedGeneration: 1,
-    conditions: [condition("Ready", "True", 2, "Succeeded", "", 1)],
-  });
-  history.step({ now: 5, object: settled, replay: true });
-  history.step({
-    now: 101,
-    object: object({
-      observedGeneration: 1,
-      conditions: [condition("Ready", "False", 100, "Unhealthy", "probe failed", 1)],
-    }),
-  });
-  history.step({
-    now: 131,
-    object: object({
-      observedGeneration: 1,
-      conditions: [condition("Ready", "True", 130, "Succeeded", "", 1)],
-    }),
-  });
-  const flap = degradedIds(100, "False");
-  assert.deepEqual(tracing.take(), [
-    {
-      name: "Widget degraded",
-      traceId: flap.traceId,
-      spanId: flap.root,
-      parentSpanId: undefined,
+  history.step({ now: 5, object: ready("True", 2, "Succeeded"), replay: true });
+  history.step({ now: 101, object: ready("False", 100, "Unhealthy", "probe failed") });
+  history.step({ now: 110, object: ready("False", 100, "Evicted") });
+  history.step({ now: 131, object: ready("True", 130, "Succeeded") });
+  assert.deepEqual(await tracing.take(), [
+    degradedSpan(100, {
+      status: "False",
       startMs: at(100),
       endMs: at(130),
-      status: "ok",
-      attributes: {
-        ...identity(),
-        [attr.START_SOURCE]: "condition",
-        [attr.CONDITION_TYPE]: "Ready",
-        [attr.CONDITION_STATUS]: "False",
-        [attr.K8S_OBJECT_GENERATION]: 1,
-        [attr.CONDITION_LAST_TRANSITION_TIME]: iso(100),
-        [attr.CONDITION_REASON]: "Unhealthy",
-        [attr.CONDITION_MESSAGE]: "probe failed",
-        [attr.OUTCOME]: "recovered",
-        [attr.END_SOURCE]: "condition",
-        [attr.CONDITION_NEXT_STATUS]: "True",
-      },
-      links: [{ traceId: g1.traceId, spanId: g1.root, attributes: { [attr.LINK_REASON]: "generation" } }],
-    },
+      reason: "Unhealthy",
+      message: "probe failed",
+      nextStatus: "True",
+      endSource: "condition",
+      events: [reasonChanged(at(110), "Unhealthy", "Evicted")],
+    }),
   ]);
   assert.equal(
     tracing.tracer.traceIdFor(widgets, "uid-1", 1),
@@ -350,7 +277,7 @@ test("flap: Ready True→False→True with no spec change is its own trace, link
   );
 });
 
-test("relist that coalesces a spec change and its reconciliation: one complete root", () => {
+test("relist that coalesces a spec change and its reconciliation: one complete root", async () => {
   const tracing = memoryTracing();
   const history = new History(tracing.tracer);
   history.step({
@@ -373,35 +300,24 @@ test("relist that coalesces a spec change and its reconciliation: one complete r
       conditions: [condition("Ready", "True", 205, "Succeeded", "", 2)],
     }),
   });
-  assert.deepEqual(tracing.take(), [
-    {
-      name: "Widget generation",
-      traceId: g2.traceId,
-      spanId: g2.root,
-      parentSpanId: undefined,
+  assert.deepEqual(await tracing.take(), [
+    generationSpan(2, {
       startMs: at(200),
       endMs: at(205),
       status: "ok",
-      attributes: {
-        ...identity(),
-        [attr.K8S_OBJECT_GENERATION]: 2,
-        [attr.START_SOURCE]: "spec_change",
-        [attr.OUTCOME]: "ready",
-        [attr.END_SOURCE]: "condition",
-        [attr.OBSERVED_GENERATION]: 2,
-      },
-      links: [
-        { traceId: g1.traceId, spanId: g1.root, attributes: { [attr.LINK_REASON]: "previous_generation" } },
-      ],
-    },
+      startSource: "spec_change",
+      outcome: "ready",
+      endSource: "condition",
+      observedGeneration: 2,
+    }),
   ]);
 });
 
-test("relist that coalesces Progressing and Ready transitions mid-rollout: children keep server times", () => {
+test("relist that coalesces Progressing and Ready transitions mid-rollout: children keep server times", async () => {
   const tracing = memoryTracing();
   const history = new History(tracing.tracer);
   rolloutHistory(history);
-  const live = tracing.take();
+  const live = await tracing.take();
 
   const relisted = memoryTracing();
   const gap = new History(relisted.tracer);
@@ -430,11 +346,11 @@ test("relist that coalesces Progressing and Ready transitions mid-rollout: child
       ],
     }),
   });
-  assert.deepEqual(relisted.take(), live, "the late relist yields the same spans as watching live");
+  assert.deepEqual(await relisted.take(), live, "the late relist yields the same spans as watching live");
 });
 
-test("restart mid-rollout: the open root resumes with identical ids, times and links", () => {
-  const rollout = (live: boolean) => {
+test("restart mid-rollout: the open root resumes with identical ids, times and links", async () => {
+  const rollout = async (live: boolean) => {
     const tracing = memoryTracing();
     const history = new History(tracing.tracer);
     if (live) {
@@ -466,10 +382,10 @@ test("restart mid-rollout: the open root resumes with identical ids, times and l
         conditions: [condition("Ready", "True", 20, "Succeeded", "", 2)],
       }),
     });
-    return tracing.take();
+    return await tracing.take();
   };
-  const uninterrupted = rollout(true);
-  const restarted = rollout(false);
+  const uninterrupted = await rollout(true);
+  const restarted = await rollout(false);
   assert.equal(uninterrupted.length, 2);
   assert.deepEqual(restarted, uninterrupted);
   assert.deepEqual(
@@ -481,7 +397,7 @@ test("restart mid-rollout: the open root resumes with identical ids, times and l
   );
 });
 
-test("restart: settled objects emit nothing, now or on later unchanged observations", () => {
+test("restart: settled objects emit nothing, now or on later unchanged observations", async () => {
   const tracing = memoryTracing();
   const history = new History(tracing.tracer);
   const settled = object({
@@ -495,11 +411,11 @@ test("restart: settled objects emit nothing, now or on later unchanged observati
   history.step({ now: 200, object: { ...settled, resourceVersion: "2", heartbeat: T + 190 } });
   history.step({ now: 300, object: settled, replay: true });
   tracing.tracer.tick(at(10_000));
-  assert.deepEqual(tracing.take(), []);
+  assert.deepEqual(await tracing.take(), []);
   assert.equal(tracing.tracer.openEpisodes, 0);
 });
 
-test("a kind without a status subresource is traced by its ready condition only", () => {
+test("a kind without a status subresource is traced by its ready condition only", async () => {
   const tracing = memoryTracing();
   const history = new History(tracing.tracer, sprockets, false);
   history.step({ now: 1, object: object() });
@@ -520,7 +436,7 @@ test("a kind without a status subresource is traced by its ready condition only"
     }),
   });
   const notReady = degradedIds(2, "False");
-  const spans = tracing.take();
+  const spans = await tracing.take();
   assert.deepEqual(
     spans.map((s) => [s.name, s.traceId, s.spanId, s.parentSpanId, s.startMs, s.endMs, s.status]),
     [
@@ -532,7 +448,7 @@ test("a kind without a status subresource is traced by its ready condition only"
   assert.deepEqual(spans[1]?.links, []);
 });
 
-test("stalled: the root ends with ERROR and the stall reason as error.type", () => {
+test("stalled: the root ends with ERROR and the stall reason as error.type", async () => {
   const tracing = memoryTracing();
   const history = new History(tracing.tracer);
   history.step({ now: 1, object: object({ conditions: [condition("Ready", "False", 1, "Pending")] }) });
@@ -546,7 +462,7 @@ test("stalled: the root ends with ERROR and the stall reason as error.type", () 
       ],
     }),
   });
-  const spans = tracing.take();
+  const spans = await tracing.take();
   const root = spans.at(-1);
   assert.equal(root?.name, "Widget generation");
   assert.equal(root?.status, "error");
@@ -559,7 +475,7 @@ test("stalled: the root ends with ERROR and the stall reason as error.type", () 
   );
 });
 
-test("not the leader: state is kept but nothing is exported until it leads", () => {
+test("not the leader: state is kept but nothing is exported until it leads", async () => {
   let leader = false;
   const tracing = memoryTracing({ tracer: { isLeader: () => leader } });
   const history = new History(tracing.tracer);
@@ -572,7 +488,7 @@ test("not the leader: state is kept but nothing is exported until it leads", () 
     now: 3,
     object: object({ conditions: [condition("Ready", "False", 1), condition("Synced", "True", 3)] }),
   });
-  assert.deepEqual(tracing.take(), [], "the Synced interval ended while another replica led");
+  assert.deepEqual(await tracing.take(), [], "the Synced interval ended while another replica led");
   leader = true;
   history.step({
     now: 4,
@@ -582,7 +498,7 @@ test("not the leader: state is kept but nothing is exported until it leads", () 
     }),
   });
   assert.deepEqual(
-    tracing.take().map((s) => [s.name, s.startMs, s.endMs]),
+    (await tracing.take()).map((s) => [s.name, s.startMs, s.endMs]),
     [
       ["condition Ready", at(1), at(4)],
       ["Widget generation", at(0), at(4)],
@@ -594,9 +510,9 @@ test("shutdown keeps open roots for a restart by default, or ends them as interr
   const kept = memoryTracing();
   new History(kept.tracer).step({ now: 1, object: object({ conditions: [condition("Ready", "False", 1)] }) });
   await kept.tracer.shutdown();
-  assert.deepEqual(kept.take(), []);
+  assert.deepEqual(await kept.take(), []);
 
-  const ended = memoryTracing({ tracer: { endOpenSpansOnShutdown: true, now: () => at(7) } });
+  const ended = memoryTracing({ tracer: { endOpenSpansOnShutdown: true, nowMs: () => at(7) } });
   new History(ended.tracer).step({
     now: 1,
     object: object({ conditions: [condition("Ready", "False", 1)] }),
@@ -612,4 +528,63 @@ test("shutdown keeps open roots for a restart by default, or ends them as interr
   };
   await ended.tracer.shutdown();
   assert.deepEqual(seen, ["condition Ready:", "Widget generation:interrupted"]);
+});
+
+test("a reason change inside a False interval: one span, the first reason on it, the change as an event", async () => {
+  const tracing = memoryTracing();
+  const history = new History(tracing.tracer);
+  history.step({
+    now: 1,
+    object: object({
+      conditions: [condition("Ready", "False", 1, "RequestChanged", "applying the request")],
+    }),
+  });
+  history.step({
+    now: 4,
+    object: object({ conditions: [condition("Ready", "False", 1, "RequestChanged", "still applying")] }),
+  });
+  history.step({
+    now: 7,
+    object: object({
+      conditions: [condition("Ready", "False", 1, "SecretMismatch", "secret s1 has no key")],
+    }),
+  });
+  history.step({
+    now: 12,
+    object: object({
+      observedGeneration: 1,
+      conditions: [condition("Ready", "True", 11, "Succeeded", "", 1)],
+    }),
+  });
+  const [ready, root] = await tracing.take();
+  assert.deepEqual(
+    ready,
+    conditionSpan(g1, {
+      type: "Ready",
+      status: "False",
+      since: 1,
+      startMs: at(1),
+      endMs: at(11),
+      reason: "RequestChanged",
+      message: "applying the request",
+      nextStatus: "True",
+      endSource: "condition",
+      events: [reasonChanged(at(7), "RequestChanged", "SecretMismatch", "secret s1 has no key")],
+    }),
+  );
+  assert.equal(root?.name, "Widget generation");
+});
+
+test("reason changes are bounded per interval; the rest are counted on the span", async () => {
+  const tracing = memoryTracing({ settings: { maxReasonChangeEvents: 2 } });
+  const history = new History(tracing.tracer);
+  const reasons = ["A", "B", "C", "D", "E"];
+  reasons.forEach((reason, i) => {
+    history.step({ now: 1 + i, object: object({ conditions: [condition("Ready", "False", 1, reason)] }) });
+  });
+  history.step({ now: 20, object: undefined });
+  const ready = (await tracing.take()).find((s) => s.name === "condition Ready");
+  assert.deepEqual(ready?.events, [reasonChanged(at(2), "A", "B"), reasonChanged(at(3), "B", "C")]);
+  assert.equal(ready?.attributes[attr.CONDITION_REASON], "A");
+  assert.equal(ready?.attributes[attr.CONDITION_REASON_CHANGES_DROPPED], 2);
 });

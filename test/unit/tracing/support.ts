@@ -1,24 +1,17 @@
-// Builders and an in-memory SDK for the tracing unit tests: ObjectState
-// values, histories fed through a real StateTracer, and the spans exactly as
-// the OpenTelemetry SDK finished them.
-import type { Sampler } from "@opentelemetry/api";
-import {
-  AlwaysOnSampler,
-  InMemorySpanExporter,
-  ParentBasedSampler,
-  type ReadableSpan,
-  SimpleSpanProcessor,
-  TracerProvider,
-} from "@opentelemetry/sdk-trace";
+// Builders for the tracing unit tests: ObjectState values, histories fed
+// through the production tracing factory (with an in-memory span exporter
+// instead of OTLP), the spans exactly as the OpenTelemetry SDK finished them,
+// and the expected spans of each kind.
+import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from "@opentelemetry/sdk-trace";
 import type { ConditionState, ObjectState, ResourceIdentity } from "../../../src/core/state.ts";
 import { silentLogger } from "../../../src/log.ts";
+import type { TimeSource } from "../../../src/tracing/attributes.ts";
 import * as attr from "../../../src/tracing/attributes.ts";
 import { degradedTraceKey, generationTraceKey, spanIdOf, traceIdOf } from "../../../src/tracing/ids.ts";
-import { PlannedIdGenerator } from "../../../src/tracing/ids-slot.ts";
-import { type PlannerSettings, plannerSettings } from "../../../src/tracing/model.ts";
-import type { ObjectObservation } from "../../../src/tracing/observation.ts";
-import { SdkSpanSink } from "../../../src/tracing/sink.ts";
-import { StateTracer, type TracerOptions } from "../../../src/tracing/tracer.ts";
+import type { RootSampling } from "../../../src/tracing/otel-env.ts";
+import type { PlannerSettings } from "../../../src/tracing/planner/model.ts";
+import { createTracing, type TracingOptions } from "../../../src/tracing/sdk-setup.ts";
+import type { ObjectObservation, StateTracer } from "../../../src/tracing/state-tracer.ts";
 
 /** 2026-01-01T00:00:00Z in epoch seconds: every history counts from here. */
 export const T = 1_767_225_600;
@@ -88,22 +81,37 @@ export function identity(resource: ResourceIdentity = widgets, name = "w1"): Rec
   };
 }
 
-/** The deterministic ids of one generation trace. */
-export function generationIds(generation: number, uid = "uid-1") {
-  const key = generationTraceKey(cluster, uid, generation);
+export interface TraceIds {
+  traceId: string;
+  root: string;
+  /** The span id of the interval of `type` that entered `status` at T + `since` seconds. */
+  condition(type: string, since: number, status: string): string;
+  phase(name: string, sinceMs: number): string;
+}
+
+function traceIds(key: string): TraceIds {
   return {
     traceId: traceIdOf(key),
     root: spanIdOf(key, "root"),
-    condition: (type: string, since: number, status: string) =>
-      spanIdOf(key, `cond=${type}|since=${T + since}|status=${status}`),
-    phase: (name: string, sinceMs: number) => spanIdOf(key, `phase=${name}|since=${sinceMs}`),
+    condition: (type, since, status) => spanIdOf(key, `cond=${type}|since=${T + since}|status=${status}`),
+    phase: (name, sinceMs) => spanIdOf(key, `phase=${name}|since=${sinceMs}`),
   };
 }
 
+/** The deterministic ids of one generation trace. */
+export function generationIds(generation: number, uid = "uid-1"): TraceIds {
+  return traceIds(generationTraceKey(cluster, uid, generation));
+}
+
 /** The deterministic ids of one degraded trace (the ready condition left True at T + `since`). */
-export function degradedIds(since: number, status: string, uid = "uid-1") {
-  const key = degradedTraceKey(cluster, uid, "Ready", `${T + since}|${status}`);
-  return { traceId: traceIdOf(key), root: spanIdOf(key, "root") };
+export function degradedIds(since: number, status: string, uid = "uid-1"): TraceIds {
+  return traceIds(degradedTraceKey(cluster, uid, "Ready", `${T + since}|${status}`));
+}
+
+export interface EventView {
+  name: string;
+  timeMs: number;
+  attributes: Record<string, unknown>;
 }
 
 export interface SpanView {
@@ -116,6 +124,7 @@ export interface SpanView {
   status: "unset" | "ok" | "error";
   attributes: Record<string, unknown>;
   links: { traceId: string; spanId: string; attributes: Record<string, unknown> }[];
+  events: EventView[];
 }
 
 function ms(time: readonly [number, number]): number {
@@ -138,42 +147,47 @@ export function view(span: ReadableSpan): SpanView {
       spanId: l.context.spanId,
       attributes: { ...(l.attributes ?? {}) },
     })),
+    events: span.events.map((e) => ({ name: e.name, timeMs: ms(e.time), attributes: { ...e.attributes } })),
   };
 }
 
 export interface MemoryTracing {
   tracer: StateTracer;
   exporter: InMemorySpanExporter;
-  /** Spans finished so far, in the order they ended; clears the exporter. */
-  take(): SpanView[];
+  /**
+   * Spans finished so far, in the order they ended; clears the exporter. The
+   * SDK exports a span once the resource's asynchronous attributes (host
+   * detection) are in, so this waits for the processor first.
+   */
+  take(): Promise<SpanView[]>;
 }
 
+/** The production tracing factory, exporting into memory. */
 export function memoryTracing(
   options: {
     settings?: Partial<Omit<PlannerSettings, "cluster">>;
-    rootSampler?: Sampler;
-    tracer?: Partial<Omit<TracerOptions, "settings" | "sink" | "logger">>;
+    sampling?: RootSampling;
+    tracer?: Partial<
+      Pick<TracingOptions, "isLeader" | "endOpenSpansOnShutdown" | "nowMs" | "metrics" | "emittedCapacity">
+    >;
   } = {},
 ): MemoryTracing {
   const exporter = new InMemorySpanExporter();
-  const ids = new PlannedIdGenerator();
-  const rootSampler = options.rootSampler ?? new AlwaysOnSampler();
-  const provider = new TracerProvider({
-    idGenerator: ids,
-    sampler: new ParentBasedSampler({ root: rootSampler }),
-    spanProcessors: [new SimpleSpanProcessor({ exporter })],
-  });
-  const sink = new SdkSpanSink(provider.getTracer("test"), ids, rootSampler, () => provider.shutdown());
-  const tracer = new StateTracer({
-    settings: plannerSettings(cluster, options.settings),
-    sink,
-    logger: silentLogger,
+  const processor = new SimpleSpanProcessor({ exporter });
+  const tracer = createTracing({
+    cluster,
+    destination: { spanProcessors: [processor] },
+    sampling: options.sampling ?? { kind: "always_on" },
+    ...(options.settings && { planner: options.settings }),
     ...options.tracer,
+    env: {},
+    logger: silentLogger,
   });
   return {
     tracer,
     exporter,
-    take() {
+    async take() {
+      await processor.forceFlush();
       const spans = exporter.getFinishedSpans().map(view);
       exporter.reset();
       return spans;
@@ -208,10 +222,173 @@ export class History {
       statusSubresource: this.#statusSubresource,
       previous: this.#previous,
       current: step.object,
-      now: at(step.now),
+      nowMs: at(step.now),
       replay: step.replay ?? false,
     };
     this.#tracer.observe(observation);
     this.#previous = step.object;
   }
+}
+
+// ---------------------------------------------------------------------------
+// Expected spans. Each builder fills in what every span of its kind carries
+// (identity, ids, parent, start source, no links or events); a test states
+// only what its history decides.
+
+interface Ended {
+  startMs: number;
+  endMs: number;
+  endSource: TimeSource;
+  /** Further attributes (or overrides). */
+  attributes?: Record<string, unknown>;
+  events?: EventView[];
+}
+
+/** A `condition <type>` child: the interval `type` spent in `status` from T + `since`. */
+export function conditionSpan(
+  trace: TraceIds,
+  c: Ended & {
+    type: string;
+    status: string;
+    since: number;
+    reason?: string;
+    message?: string;
+    nextStatus?: string;
+  },
+): SpanView {
+  const attributes: Record<string, unknown> = {
+    ...identity(),
+    [attr.CONDITION_TYPE]: c.type,
+    [attr.CONDITION_STATUS]: c.status,
+    [attr.START_SOURCE]: "condition",
+    [attr.CONDITION_LAST_TRANSITION_TIME]: iso(c.since),
+    [attr.END_SOURCE]: c.endSource,
+  };
+  if (c.reason) attributes[attr.CONDITION_REASON] = c.reason;
+  if (c.message) attributes[attr.CONDITION_MESSAGE] = c.message;
+  if (c.nextStatus) attributes[attr.CONDITION_NEXT_STATUS] = c.nextStatus;
+  return child(trace, `condition ${c.type}`, trace.condition(c.type, c.since, c.status), c, attributes);
+}
+
+/** A `phase <phase>` child, first seen at `startMs`. */
+export function phaseSpan(
+  trace: TraceIds,
+  p: Ended & { phase: string; startSource?: TimeSource; nextPhase?: string },
+): SpanView {
+  const attributes: Record<string, unknown> = {
+    ...identity(),
+    [attr.PHASE]: p.phase,
+    [attr.START_SOURCE]: p.startSource ?? "observed",
+    [attr.END_SOURCE]: p.endSource,
+  };
+  if (p.nextPhase) attributes[attr.NEXT_PHASE] = p.nextPhase;
+  return child(trace, `phase ${p.phase}`, trace.phase(p.phase, p.startMs), p, attributes);
+}
+
+/** A child of the trace's root: what every child span has in common. */
+function child(
+  trace: TraceIds,
+  name: string,
+  spanId: string,
+  ended: Ended,
+  attributes: Record<string, unknown>,
+): SpanView {
+  return {
+    name,
+    traceId: trace.traceId,
+    spanId,
+    parentSpanId: trace.root,
+    startMs: ended.startMs,
+    endMs: ended.endMs,
+    status: "unset",
+    attributes: { ...attributes, ...ended.attributes },
+    links: [],
+    events: ended.events ?? [],
+  };
+}
+
+/** A `Widget generation` root; generations after the first link to the one before. */
+export function generationSpan(
+  generation: number,
+  g: Ended & {
+    startSource: TimeSource;
+    outcome: attr.Outcome;
+    status: SpanView["status"];
+    observedGeneration?: number;
+  },
+): SpanView {
+  const attributes: Record<string, unknown> = {
+    ...identity(),
+    [attr.K8S_OBJECT_GENERATION]: generation,
+    [attr.START_SOURCE]: g.startSource,
+    [attr.OUTCOME]: g.outcome,
+    [attr.END_SOURCE]: g.endSource,
+  };
+  if (g.observedGeneration !== undefined) attributes[attr.OBSERVED_GENERATION] = g.observedGeneration;
+  const ids = generationIds(generation);
+  const previous = generation > 1 ? generationIds(generation - 1) : undefined;
+  return {
+    name: "Widget generation",
+    traceId: ids.traceId,
+    spanId: ids.root,
+    parentSpanId: undefined,
+    startMs: g.startMs,
+    endMs: g.endMs,
+    status: g.status,
+    attributes: { ...attributes, ...g.attributes },
+    links: previous
+      ? [
+          {
+            traceId: previous.traceId,
+            spanId: previous.root,
+            attributes: { [attr.LINK_REASON]: "previous_generation" },
+          },
+        ]
+      : [],
+    events: g.events ?? [],
+  };
+}
+
+/** A `Widget degraded` root: Ready away from True from T + `since`, within generation 1. */
+export function degradedSpan(
+  since: number,
+  d: Ended & { status: string; reason?: string; message?: string; nextStatus: string },
+): SpanView {
+  const ids = degradedIds(since, d.status);
+  const g1 = generationIds(1);
+  const attributes: Record<string, unknown> = {
+    ...identity(),
+    [attr.START_SOURCE]: "condition",
+    [attr.CONDITION_TYPE]: "Ready",
+    [attr.CONDITION_STATUS]: d.status,
+    [attr.K8S_OBJECT_GENERATION]: 1,
+    [attr.CONDITION_LAST_TRANSITION_TIME]: iso(since),
+    [attr.OUTCOME]: "recovered",
+    [attr.END_SOURCE]: d.endSource,
+    [attr.CONDITION_NEXT_STATUS]: d.nextStatus,
+  };
+  if (d.reason) attributes[attr.CONDITION_REASON] = d.reason;
+  if (d.message) attributes[attr.CONDITION_MESSAGE] = d.message;
+  return {
+    name: "Widget degraded",
+    traceId: ids.traceId,
+    spanId: ids.root,
+    parentSpanId: undefined,
+    startMs: d.startMs,
+    endMs: d.endMs,
+    status: "ok",
+    attributes: { ...attributes, ...d.attributes },
+    links: [{ traceId: g1.traceId, spanId: g1.root, attributes: { [attr.LINK_REASON]: "generation" } }],
+    events: d.events ?? [],
+  };
+}
+
+/** The event of a reason change seen at `timeMs`. */
+export function reasonChanged(timeMs: number, previous: string, reason: string, message?: string): EventView {
+  const attributes: Record<string, unknown> = {
+    [attr.CONDITION_PREVIOUS_REASON]: previous,
+    [attr.CONDITION_REASON]: reason,
+  };
+  if (message) attributes[attr.CONDITION_MESSAGE] = message;
+  return { name: attr.REASON_CHANGED, timeMs, attributes };
 }

@@ -13,7 +13,7 @@
 {{- end }}
 {{- end }}
 
-{{/* app.kubernetes.io/name is the ServiceMonitor's jobLabel: job="cr-status-exporter" whatever the release is called. */}}
+{{/* app.kubernetes.io/name is the ServiceMonitor's jobLabel: job="<chart name or nameOverride>" whatever the release is called. */}}
 {{- define "cr-status-exporter.selectorLabels" -}}
 app.kubernetes.io/name: {{ include "cr-status-exporter.name" . }}
 app.kubernetes.io/instance: {{ .Release.Name }}
@@ -24,6 +24,43 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
 app.kubernetes.io/managed-by: {{ .Release.Service }}
 helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
+{{- with .Values.commonLabels }}
+{{ toYaml . }}
+{{- end }}
+{{- end }}
+
+{{/* Labels of the ServiceMonitor and PrometheusRule: kube-prometheus-stack selects them by `release`. Call with (dict "ctx" $ "extra" <additionalLabels>). */}}
+{{- define "cr-status-exporter.monitoringLabels" -}}
+{{ include "cr-status-exporter.labels" .ctx }}
+{{- with .ctx.Values.releaseLabel }}
+release: {{ . | quote }}
+{{- end }}
+{{- with .extra }}
+{{ toYaml . }}
+{{- end }}
+{{- end }}
+
+{{- define "cr-status-exporter.serviceLabels" -}}
+{{ include "cr-status-exporter.labels" . }}
+{{- with .Values.service.labels }}
+{{ toYaml . }}
+{{- end }}
+{{- end }}
+
+{{/*
+The `job` the alert rules select: what prometheus-operator makes of the
+ServiceMonitor (the Service's jobLabel label when it has one, else the
+Service's name), unless prometheusRule.job says otherwise.
+*/}}
+{{- define "cr-status-exporter.job" -}}
+{{- if .Values.prometheusRule.job }}
+{{- .Values.prometheusRule.job }}
+{{- else }}
+{{- $labels := include "cr-status-exporter.serviceLabels" . | fromYaml }}
+{{- $fromLabel := "" }}
+{{- with .Values.serviceMonitor.jobLabel }}{{ $fromLabel = get $labels . }}{{ end }}
+{{- $fromLabel | default (include "cr-status-exporter.fullname" .) }}
+{{- end }}
 {{- end }}
 
 {{- define "cr-status-exporter.serviceAccountName" -}}
@@ -37,19 +74,65 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
 {{- end }}
 
 {{- define "cr-status-exporter.image" -}}
-{{- if .Values.image.digest }}
-{{- printf "%s@%s" .Values.image.repository .Values.image.digest }}
+{{- $image := .Values.image }}
+{{- $repository := $image.repository }}
+{{- with $image.registry }}{{ $repository = printf "%s/%s" . $image.repository }}{{ end }}
+{{- $tag := default .Chart.AppVersion $image.tag }}
+{{- if $image.digest }}
+{{- printf "%s:%s@%s" $repository $tag $image.digest }}
 {{- else }}
-{{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) }}
+{{- printf "%s:%s" $repository $tag }}
 {{- end }}
 {{- end }}
 
-{{- define "cr-status-exporter.validateMode" -}}
-{{- if not (has .Values.mode (list "cluster" "sidecar")) }}
-{{- fail (printf "mode: expected cluster or sidecar, got %q" .Values.mode) }}
+{{- define "cr-status-exporter.imagePullSecrets" -}}
+{{- range .Values.imagePullSecrets }}
+{{- if kindIs "string" . }}
+- name: {{ . }}
+{{- else }}
+- {{ toYaml . }}
 {{- end }}
-{{- if not (has .Values.rbac.scope (list "cluster" "namespace")) }}
-{{- fail (printf "rbac.scope: expected cluster or namespace, got %q" .Values.rbac.scope) }}
+{{- end }}
+{{- end }}
+
+{{/* Ports and scheme of the metrics endpoint. */}}
+{{- define "cr-status-exporter.portName" -}}
+{{- eq .Values.mode "sidecar" | ternary "cr-metrics" "metrics" }}
+{{- end }}
+
+{{/* Where the chart mounts what it mounts (never below the config ConfigMap's read-only mount). */}}
+{{- define "cr-status-exporter.secretsDir" -}}/var/run/secrets/cr-status-exporter{{- end }}
+
+{{/* Checks of combinations the schema cannot express; each failure names the values. */}}
+{{- define "cr-status-exporter.validate" -}}
+{{- $v := .Values }}
+{{- if and (eq $v.mode "sidecar") $v.auditReceiver.enabled }}
+{{- fail "auditReceiver.enabled: the audit receiver runs in cluster mode only (it serves the apiserver's audit webhook for the whole cluster)" }}
+{{- end }}
+{{- if and (eq $v.web.auth "kubernetes") (not $v.web.tls.enabled) }}
+{{- fail "web.auth: kubernetes needs web.tls.enabled: true (the scraper's token must not cross the network in clear text)" }}
+{{- end }}
+{{- if and $v.web.tls.enabled (not $v.web.tls.secretName) }}
+{{- fail "web.tls.secretName: required with web.tls.enabled (a kubernetes.io/tls Secret with tls.crt and tls.key)" }}
+{{- end }}
+{{- if and (has $v.web.tls.clientAuthType (list "VerifyClientCertIfGiven" "RequireAndVerifyClientCert")) (not $v.web.tls.clientCASecretName) }}
+{{- fail (printf "web.tls.clientCASecretName: required with web.tls.clientAuthType %s" $v.web.tls.clientAuthType) }}
+{{- end }}
+{{- if $v.auditReceiver.enabled }}
+{{- if not $v.auditReceiver.tlsSecretName }}
+{{- fail "auditReceiver.tlsSecretName: required with auditReceiver.enabled (its serving certificate and key)" }}
+{{- end }}
+{{- if not (or $v.auditReceiver.tokenSecretName $v.auditReceiver.clientCASecretName) }}
+{{- fail "auditReceiver: set tokenSecretName or clientCASecretName (or both): every audit request must be authenticated" }}
+{{- end }}
+{{- end }}
+{{- range $key := list "webConfigFile" "metricsAuth" "auditReceiver" }}
+{{- if hasKey $v.config $key }}
+{{- fail (printf "config.%s: set it through the chart's values (web.*, auditReceiver.*), which also mount the files it needs" $key) }}
+{{- end }}
+{{- end }}
+{{- if and $v.config.tracing (or $v.tracing.endpoint $v.tracing.lease.enabled $v.tracing.clusterName) }}
+{{- fail "config.tracing and tracing.*: give tracing settings in one place (tracing.* also creates the Lease's RBAC)" }}
 {{- end }}
 {{- end }}
 
@@ -71,13 +154,37 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
 {{- if or (not (hasKey .Values.config "crdDiscovery")) .Values.config.crdDiscovery }}true{{ end }}
 {{- end }}
 
+{{- define "cr-status-exporter.leaseName" -}}
+{{- .Values.tracing.lease.name | default (include "cr-status-exporter.fullname" .) }}
+{{- end }}
+
+{{- define "cr-status-exporter.leaseNamespace" -}}
+{{- .Values.tracing.lease.namespace | default .Release.Namespace }}
+{{- end }}
+
+{{/* The web configuration file (exporter-toolkit format) for web.tls. */}}
+{{- define "cr-status-exporter.webConfig" -}}
+{{- $tls := .Values.web.tls }}
+{{- $dir := include "cr-status-exporter.secretsDir" . }}
+tls_server_config:
+  cert_file: {{ $dir }}/tls/tls.crt
+  key_file: {{ $dir }}/tls/tls.key
+  {{- if $tls.clientCASecretName }}
+  client_ca_file: {{ $dir }}/client-ca/ca.crt
+  {{- end }}
+  client_auth_type: {{ $tls.clientAuthType }}
+  min_version: {{ $tls.minVersion }}
+{{- end }}
+
 {{/*
 The configuration file. listen defaults to 0.0.0.0:<service.port>; with
 namespaced RBAC, each resource without `namespaces` is limited to the Roles'
-namespaces (cluster-wide lists would be forbidden).
+namespaces (cluster-wide lists would be forbidden). Tracing, the audit
+receiver and HTTPS come from their own values, which also mount their files.
 */}}
 {{- define "cr-status-exporter.config" -}}
 {{- $config := deepCopy .Values.config }}
+{{- $dir := include "cr-status-exporter.secretsDir" . }}
 {{- if not (hasKey $config "listen") }}
 {{- $_ := set $config "listen" (printf "0.0.0.0:%v" .Values.service.port) }}
 {{- end }}
@@ -90,6 +197,28 @@ namespaces (cluster-wide lists would be forbidden).
 {{- if not (hasKey . "namespaces") }}
 {{- $_ := set . "namespaces" $namespaces }}
 {{- end }}
+{{- end }}
+{{- end }}
+{{- $tracing := dict }}
+{{- with .Values.tracing.endpoint }}{{ $_ := set $tracing "endpoint" . }}{{ end }}
+{{- with .Values.tracing.clusterName }}{{ $_ := set $tracing "clusterName" . }}{{ end }}
+{{- if .Values.tracing.lease.enabled }}
+{{- $_ := set $tracing "leaseName" (include "cr-status-exporter.leaseName" .) }}
+{{- $_ := set $tracing "leaseNamespace" (include "cr-status-exporter.leaseNamespace" .) }}
+{{- end }}
+{{- if $tracing }}{{ $_ := set $config "tracing" $tracing }}{{ end }}
+{{- if .Values.web.tls.enabled }}
+{{- $_ := set $config "webConfigFile" "/etc/cr-status-exporter/web-config.yaml" }}
+{{- end }}
+{{- if ne .Values.web.auth "none" }}
+{{- $_ := set $config "metricsAuth" .Values.web.auth }}
+{{- end }}
+{{- with .Values.auditReceiver }}
+{{- if .enabled }}
+{{- $audit := dict "listen" (printf "0.0.0.0:%v" .port) "certFile" (printf "%s/audit-tls/tls.crt" $dir) "keyFile" (printf "%s/audit-tls/tls.key" $dir) }}
+{{- if .tokenSecretName }}{{ $_ := set $audit "bearerTokenFile" (printf "%s/audit-token/token" $dir) }}{{ end }}
+{{- if .clientCASecretName }}{{ $_ := set $audit "clientCaFile" (printf "%s/audit-client-ca/ca.crt" $dir) }}{{ end }}
+{{- $_ := set $config "auditReceiver" $audit }}
 {{- end }}
 {{- end }}
 {{- toYaml $config }}
@@ -136,18 +265,42 @@ selector) needs explicit rbac.rules.
 {{- end }}
 {{- end }}
 
+{{/* A probe from its values: httpGet on `path`, HTTPS with web.tls, a TCP check when client certificates are required (the kubelet presents none). Call with (dict "ctx" $ "probe" <values> "path" <path>). */}}
+{{- define "cr-status-exporter.probe" -}}
+{{- $v := .ctx.Values }}
+{{- if and $v.web.tls.enabled (has $v.web.tls.clientAuthType (list "RequireAnyClientCert" "RequireAndVerifyClientCert")) }}
+tcpSocket:
+  port: {{ include "cr-status-exporter.portName" .ctx }}
+{{- else }}
+httpGet:
+  path: {{ .path }}
+  port: {{ include "cr-status-exporter.portName" .ctx }}
+  scheme: {{ $v.web.tls.enabled | ternary "HTTPS" "HTTP" }}
+{{- end }}
+{{- with .probe }}
+{{- if .initialDelaySeconds }}
+initialDelaySeconds: {{ .initialDelaySeconds }}
+{{- end }}
+periodSeconds: {{ .periodSeconds }}
+timeoutSeconds: {{ .timeoutSeconds }}
+failureThreshold: {{ .failureThreshold }}
+{{- end }}
+{{- end }}
+
 {{/* The exporter container; in sidecar mode also printed by NOTES.txt for the operator's pod. */}}
 {{- define "cr-status-exporter.container" -}}
+{{- $sidecar := eq .Values.mode "sidecar" }}
+{{- $dir := include "cr-status-exporter.secretsDir" . }}
 name: cr-status-exporter
 image: {{ include "cr-status-exporter.image" . }}
 imagePullPolicy: {{ .Values.image.pullPolicy }}
-{{- if eq .Values.mode "sidecar" }}
+{{- if $sidecar }}
 restartPolicy: Always
 {{- end }}
 args:
   - --config
   - /etc/cr-status-exporter/config.yaml
-{{- if and (eq .Values.mode "sidecar") .Values.sidecar.apiProxy.enabled }}
+{{- if and $sidecar .Values.sidecar.apiProxy.enabled }}
   - --api-proxy-listen
   - {{ .Values.sidecar.apiProxy.listen }}
   - --api-proxy-kubeconfig
@@ -156,44 +309,53 @@ args:
 {{- with .Values.extraArgs }}
 {{- toYaml . | nindent 2 }}
 {{- end }}
-{{- with .Values.extraEnv }}
 env:
+  # The configuration may name the pod's namespace as ${POD_NAMESPACE}.
+  - name: POD_NAMESPACE
+    valueFrom:
+      fieldRef:
+        fieldPath: metadata.namespace
+{{- with .Values.extraEnv }}
 {{- toYaml . | nindent 2 }}
 {{- end }}
 ports:
-  - name: {{ eq .Values.mode "sidecar" | ternary "cr-metrics" "metrics" }}
+  - name: {{ include "cr-status-exporter.portName" . }}
     containerPort: {{ .Values.service.port }}
     protocol: TCP
-{{- if and (eq .Values.mode "sidecar") .Values.sidecar.apiProxy.enabled }}
+{{- if .Values.auditReceiver.enabled }}
+  - name: audit
+    containerPort: {{ .Values.auditReceiver.port }}
+    protocol: TCP
+{{- end }}
+{{- if and $sidecar .Values.sidecar.apiProxy.enabled }}
+# The operator's container starts once this succeeds: the proxy's kubeconfig is written by then.
 startupProbe:
   exec:
     command: [node, -e, {{ printf "require('node:fs').accessSync('%s')" .Values.sidecar.apiProxy.kubeconfigPath | quote }}]
   periodSeconds: 1
   failureThreshold: 60
-{{- else }}
+{{- else if .Values.startupProbe.enabled }}
 startupProbe:
-  httpGet:
-    path: /healthz
-    port: {{ eq .Values.mode "sidecar" | ternary "cr-metrics" "metrics" }}
-  periodSeconds: 2
-  failureThreshold: 30
+  {{- include "cr-status-exporter.probe" (dict "ctx" . "probe" .Values.startupProbe "path" "/healthz") | trim | nindent 2 }}
 {{- end }}
+{{- if .Values.livenessProbe.enabled }}
 livenessProbe:
-  httpGet:
-    path: /healthz
-    port: {{ eq .Values.mode "sidecar" | ternary "cr-metrics" "metrics" }}
-  periodSeconds: 10
-  timeoutSeconds: 5
+  {{- include "cr-status-exporter.probe" (dict "ctx" . "probe" .Values.livenessProbe "path" "/healthz") | trim | nindent 2 }}
+{{- end }}
+{{- if $sidecar }}
+{{- /* A native sidecar's readiness counts toward the pod's Ready condition: never the exporter's sync state (/readyz). */}}
+{{- if .Values.sidecar.readinessProbe.enabled }}
 readinessProbe:
-  httpGet:
-    path: /readyz
-    port: {{ eq .Values.mode "sidecar" | ternary "cr-metrics" "metrics" }}
-  periodSeconds: 10
-  timeoutSeconds: 5
+  {{- include "cr-status-exporter.probe" (dict "ctx" . "probe" .Values.sidecar.readinessProbe "path" "/healthz") | trim | nindent 2 }}
+{{- end }}
+{{- else if .Values.readinessProbe.enabled }}
+readinessProbe:
+  {{- include "cr-status-exporter.probe" (dict "ctx" . "probe" .Values.readinessProbe "path" "/readyz") | trim | nindent 2 }}
+{{- end }}
 resources:
-  {{- toYaml .Values.resources | nindent 2 }}
+  {{- toYaml ($sidecar | ternary .Values.sidecar.resources .Values.resources) | nindent 2 }}
 securityContext:
-  {{- if eq .Values.mode "sidecar" }}
+  {{- if $sidecar }}
   {{- omit .Values.podSecurityContext "fsGroup" | merge (deepCopy .Values.securityContext) | toYaml | nindent 2 }}
   {{- else }}
   {{- toYaml .Values.securityContext | nindent 2 }}
@@ -202,11 +364,70 @@ volumeMounts:
   - name: cr-status-exporter-config
     mountPath: /etc/cr-status-exporter
     readOnly: true
-{{- if and (eq .Values.mode "sidecar") .Values.sidecar.apiProxy.enabled }}
+{{- if and $sidecar .Values.sidecar.apiProxy.enabled }}
   - name: cr-status-exporter-api-proxy
     mountPath: {{ dir .Values.sidecar.apiProxy.kubeconfigPath }}
 {{- else }}
-  - name: tmp
+  - name: cr-status-exporter-tmp
     mountPath: /tmp
 {{- end }}
+{{- range $mount := include "cr-status-exporter.secretMounts" . | fromYamlArray }}
+  - name: {{ $mount.volume }}
+    mountPath: {{ $dir }}/{{ $mount.dir }}
+    readOnly: true
+{{- end }}
+{{- with .Values.extraVolumeMounts }}
+{{- toYaml . | nindent 2 }}
+{{- end }}
+{{- end }}
+
+{{/* The Secrets the chart mounts, as a YAML list of {volume, dir, secret}. */}}
+{{- define "cr-status-exporter.secretMounts" -}}
+{{- $mounts := list }}
+{{- if .Values.web.tls.enabled }}
+{{- $mounts = append $mounts (dict "volume" "cr-status-exporter-tls" "dir" "tls" "secret" .Values.web.tls.secretName) }}
+{{- with .Values.web.tls.clientCASecretName }}
+{{- $mounts = append $mounts (dict "volume" "cr-status-exporter-client-ca" "dir" "client-ca" "secret" .) }}
+{{- end }}
+{{- end }}
+{{- if .Values.auditReceiver.enabled }}
+{{- $mounts = append $mounts (dict "volume" "cr-status-exporter-audit-tls" "dir" "audit-tls" "secret" .Values.auditReceiver.tlsSecretName) }}
+{{- with .Values.auditReceiver.tokenSecretName }}
+{{- $mounts = append $mounts (dict "volume" "cr-status-exporter-audit-token" "dir" "audit-token" "secret" .) }}
+{{- end }}
+{{- with .Values.auditReceiver.clientCASecretName }}
+{{- $mounts = append $mounts (dict "volume" "cr-status-exporter-audit-client-ca" "dir" "audit-client-ca" "secret" .) }}
+{{- end }}
+{{- end }}
+{{- toYaml $mounts }}
+{{- end }}
+
+{{/* The pod's volumes (cluster mode; printed by NOTES.txt in sidecar mode). */}}
+{{- define "cr-status-exporter.volumes" -}}
+- name: cr-status-exporter-config
+  configMap:
+    name: {{ include "cr-status-exporter.fullname" . }}-config
+{{- if and (eq .Values.mode "sidecar") .Values.sidecar.apiProxy.enabled }}
+- name: cr-status-exporter-api-proxy
+  emptyDir:
+    sizeLimit: 1Mi
+{{- else }}
+- name: cr-status-exporter-tmp
+  emptyDir:
+    sizeLimit: 16Mi
+{{- end }}
+{{- range $mount := include "cr-status-exporter.secretMounts" . | fromYamlArray }}
+- name: {{ $mount.volume }}
+  secret:
+    secretName: {{ $mount.secret }}
+{{- end }}
+{{- with .Values.extraVolumes }}
+{{ toYaml . }}
+{{- end }}
+{{- end }}
+
+{{/* Settings the exporter reads only at start-up: the pod rolls when they change. */}}
+{{- define "cr-status-exporter.restartChecksum" -}}
+{{- $config := include "cr-status-exporter.config" . | fromYaml }}
+{{- list (pick $config "listen" "apiProxy" "auditReceiver" "webConfigFile" "metricsAuth" "metricPrefix") .Values.web | toJson | sha256sum | trunc 16 }}
 {{- end }}

@@ -1,0 +1,182 @@
+// The composition root: builds every part of a running exporter from the
+// configuration and the injected dependencies (credentials, logger, clock,
+// environment), with one Kubernetes client and one clock for all of them.
+// main.ts runs it with real parts; tests run it the same way against the test
+// control plane. The components, in start order:
+//   tracing        the tracer and its Lease elector (the collectors feed it)
+//   http           /metrics, /healthz, /readyz
+//   status writes  the sidecar API proxy and the audit receiver, when configured
+//   collectors     the CRD watch and one list/watch per selected resource
+//   tracing clock  ends open root spans whose timeout passed
+// stop() runs their stops in the reverse order; reload() hands each the new
+// configuration in start order.
+import type { KubeConfig } from "@kubernetes/client-node";
+import type { SpanProcessor } from "@opentelemetry/sdk-trace";
+import { CollectorManager } from "../collectors/manager.ts";
+import type { CollectorDeps } from "../collectors/resource-collector.ts";
+import type { Config } from "../config/schema.ts";
+import { createKubeClient } from "../kube/client.ts";
+import type { Logger } from "../log.ts";
+import { createSelfMetrics, type SelfMetrics } from "../metrics/self-metrics.ts";
+import { createApp, type Listening, listen } from "../server/http.ts";
+import { metricsServerFactory } from "../server/secure-serving.ts";
+import type { Environment } from "../tracing/otel-env.ts";
+import type { StateTracer } from "../tracing/state-tracer.ts";
+import { version } from "../version.ts";
+import { type Component, startInOrder, stopInReverse } from "./component.ts";
+import { buildStatusWriteSources, type StatusWriteSources } from "./status-writes.ts";
+import { buildTracing } from "./tracing.ts";
+
+export interface AppDeps {
+  kubeConfig: KubeConfig;
+  logger: Logger;
+  /** sha256 prefix of the configuration file (for cr_exporter_config_hash). */
+  configHash: string;
+  /** Epoch seconds; default: the wall clock. Tracing reads the same clock in milliseconds. */
+  nowSeconds?: () => number;
+  /** Where OTEL_* and POD_NAME are read from; default: process.env. */
+  env?: Environment;
+  /** Overrides for the list/watch loops (tests shorten timeouts). */
+  listWatch?: CollectorDeps["listWatch"];
+  /** Span processors instead of the OTLP exporter: tracing is then on (tests). */
+  spanProcessors?: SpanProcessor[];
+  /** How often open root spans are checked against their timeout (default 10 s). */
+  tracingTickIntervalMs?: number;
+}
+
+export interface App {
+  /** In start order. */
+  readonly components: readonly Component[];
+  readonly metrics: SelfMetrics;
+  readonly manager: CollectorManager;
+  /** Undefined when tracing is off. */
+  readonly tracer: StateTracer | undefined;
+  readonly statusWrites: Pick<StatusWriteSources, "proxyUrl" | "proxyCaPem" | "auditUrl">;
+  /** Base URL of /metrics, /healthz and /readyz; set by start(). */
+  readonly url: string;
+  start(): Promise<void>;
+  /** Applies a new configuration (hot reload). */
+  reload(config: Config, hash: string): Promise<void>;
+  /** Records a rejected configuration; the running one stays. */
+  reloadFailed(error: Error): void;
+  stop(): Promise<void>;
+}
+
+export async function buildApp(initial: Config, deps: AppDeps): Promise<App> {
+  const { logger } = deps;
+  const nowSeconds = deps.nowSeconds ?? (() => Date.now() / 1000);
+  const nowMs = (): number => nowSeconds() * 1000;
+  let config = initial;
+  const metrics = createSelfMetrics(config.metricPrefix, version);
+  const client = createKubeClient(deps.kubeConfig);
+  const recordConfig = (hash: string): void => {
+    metrics.configHash.reset();
+    metrics.configHash.set({ hash }, 1);
+    metrics.configReloadSuccess.set(1);
+    metrics.configReloads.inc({ result: "success" });
+  };
+
+  const tracing = await buildTracing(config, {
+    client,
+    registry: metrics.registry,
+    logger,
+    env: deps.env ?? process.env,
+    nowMs,
+    spanProcessors: deps.spanProcessors,
+    tickIntervalMs: deps.tracingTickIntervalMs ?? 10_000,
+  });
+  const manager = new CollectorManager({
+    client,
+    metrics,
+    logger,
+    tracer: tracing.tracer,
+    clock: nowSeconds,
+    listWatch: deps.listWatch,
+  });
+
+  let server: Listening | undefined;
+  const http: Component = {
+    name: "http",
+    async start() {
+      const app = createApp({
+        sources: () => manager.collectors().flatMap((c) => c.sources),
+        metrics,
+        prefix: () => config.metricPrefix,
+        readiness: () => manager.readiness(),
+        logger,
+      });
+      try {
+        server = await listen(app, config.listen, metricsServerFactory(config, client, logger));
+      } catch (error) {
+        throw new Error(`cannot listen on ${config.listen}: ${(error as Error).message}`, { cause: error });
+      }
+      logger.info("serving metrics", { url: `${server.url}/metrics`, apiServer: client.server });
+    },
+    async reload(next, previous) {
+      if (next.listen !== previous.listen) {
+        logger.warn("listen address changes take effect after a restart", { listen: next.listen });
+      }
+      if (
+        JSON.stringify([next.webConfigFile, next.metricsAuth]) !==
+        JSON.stringify([previous.webConfigFile, previous.metricsAuth])
+      ) {
+        logger.warn("webConfigFile and metricsAuth changes take effect after a restart");
+      }
+      if (next.metricPrefix !== previous.metricPrefix) {
+        logger.warn("metric prefix changes of self metrics take effect after a restart", {
+          prefix: next.metricPrefix,
+        });
+      }
+    },
+    async stop() {
+      await server?.close();
+    },
+  };
+  const statusWrites = buildStatusWriteSources(config, {
+    kubeConfig: deps.kubeConfig,
+    client,
+    registry: metrics.registry,
+    logger,
+  });
+  const collectors: Component = {
+    name: "collectors",
+    start: () => manager.applyConfig(config),
+    reload: (next) => manager.applyConfig(next),
+    stop: () => manager.stop(),
+  };
+  const components = [tracing.tracing, http, statusWrites, collectors, tracing.clock];
+
+  let stopping: Promise<void> | undefined;
+  return {
+    components,
+    metrics,
+    manager,
+    tracer: tracing.tracer,
+    statusWrites,
+    get url() {
+      if (!server) throw new Error("the exporter is not started");
+      return server.url;
+    },
+    async start() {
+      recordConfig(deps.configHash);
+      await startInOrder(components);
+    },
+    async reload(next, hash) {
+      const previous = config;
+      // The server stays bound where it is (its reload says so).
+      config = { ...next, listen: previous.listen };
+      recordConfig(hash);
+      logger.info("configuration reloaded", { hash, resources: next.resources.length });
+      for (const component of components) await component.reload(next, previous);
+    },
+    reloadFailed(error) {
+      metrics.configReloadSuccess.set(0);
+      metrics.configReloads.inc({ result: "failure" });
+      logger.error("configuration rejected; keeping the previous one", { error: error.message });
+    },
+    stop() {
+      stopping ??= stopInReverse(components);
+      return stopping;
+    },
+  };
+}

@@ -1,0 +1,159 @@
+// The data the planner works with: span plans (what to emit, fully decided),
+// the small per-object tracing state, and the planner's settings.
+import type { ConditionStatus } from "../../core/state.ts";
+
+export type AttributeValue = string | number | boolean;
+export type SpanAttributes = Record<string, AttributeValue>;
+
+export interface SpanLinkPlan {
+  traceId: string;
+  spanId: string;
+  attributes: SpanAttributes;
+}
+
+/** Something that happened inside a span, e.g. a condition's reason changing. */
+export interface SpanEventPlan {
+  name: string;
+  /** Epoch milliseconds, within the span. */
+  timeMs: number;
+  attributes: SpanAttributes;
+}
+
+/** One finished span, with every field decided: the SDK edge only copies it. */
+export interface SpanPlan {
+  traceId: string;
+  spanId: string;
+  /** Undefined for a root span. */
+  parentSpanId: string | undefined;
+  name: string;
+  /** Epoch milliseconds. */
+  startMs: number;
+  /** Epoch milliseconds, ≥ startMs. */
+  endMs: number;
+  attributes: SpanAttributes;
+  links: SpanLinkPlan[];
+  events: SpanEventPlan[];
+  status: { code: "unset" | "ok" | "error"; message?: string };
+}
+
+/**
+ * The reasons a condition gave while away from its desired status: the first
+ * is a span attribute, each later change a span event (at most
+ * `maxReasonChangeEvents`; the rest are only counted).
+ */
+export interface ReasonHistory {
+  /** The latest reason seen ("" when none). */
+  latest: string;
+  events: SpanEventPlan[];
+  /** Changes beyond the event bound. */
+  dropped: number;
+}
+
+/** An interval span (a condition away from its desired status, or a phase held) that has not ended yet. */
+export interface OpenInterval {
+  spanId: string;
+  name: string;
+  /** Condition type or phase name. */
+  key: string;
+  /** Epoch ms, already clamped into the root span. */
+  startMs: number;
+  /** For conditions: the status held during the interval. */
+  status?: ConditionStatus;
+  /** lastTransitionTime in epoch seconds as given, for telling intervals apart. */
+  sinceSeconds?: number | undefined;
+  attributes: SpanAttributes;
+  /** For conditions. */
+  reasons?: ReasonHistory;
+}
+
+/**
+ * An open root span and its open children. `generation`: from a spec change
+ * until the object is reconciled. `degraded`: the ready condition left its
+ * desired status without a spec change (a flap), or any not-ready interval on
+ * a kind traced by conditions only.
+ */
+export interface Episode {
+  kind: "generation" | "degraded";
+  /** The object's generation when the episode began. */
+  generation: number | undefined;
+  traceKey: string;
+  traceId: string;
+  rootSpanId: string;
+  rootName: string;
+  startMs: number;
+  /** Root attributes fixed at the start; outcome attributes are added at the end. */
+  attributes: SpanAttributes;
+  links: SpanLinkPlan[];
+  /** Open condition intervals by condition type. */
+  conditions: Record<string, OpenInterval>;
+  phase: OpenInterval | undefined;
+  /** For degraded episodes: the `since` that keys it (ready lastTransitionTime or observation ms). */
+  degradedSince?: string;
+  /** For degraded episodes: the root span is the ready condition's interval, with its reasons. */
+  reasons?: ReasonHistory;
+}
+
+/** What tracing remembers about one object between observations. */
+export interface ObjectTraceState {
+  uid: string;
+  open: Episode | undefined;
+  /** The newest generation whose root span has ended, or that was already settled when first seen. */
+  closedGeneration: number | undefined;
+  /** When that happened (epoch ms): a ready condition leaving True after it is a flap. */
+  closedAtMs: number | undefined;
+  /** The newest generation that got a root span (open or ended): its trace id is the exemplar. */
+  tracedGeneration: number | undefined;
+  /** The key of the last degraded episode that ended, so the same interval is not reopened. */
+  closedDegradedSince: string | undefined;
+}
+
+export interface PlannerSettings {
+  /** Salts every id and names the cluster; must be stable across restarts. */
+  cluster: string;
+  /** The condition whose desired status means "done" (default `Ready`). */
+  readyCondition: string;
+  /** Condition types to trace as child intervals; undefined: all. */
+  trackedConditions: readonly string[] | undefined;
+  /**
+   * Desired status per condition type. Types not listed want `True`, except
+   * the abnormal-true ones in `negativePolarity`, which want `False`.
+   */
+  desiredStatus: Readonly<Record<string, ConditionStatus>>;
+  negativePolarity: readonly string[];
+  /** A condition that, when True, ends the generation as `stalled` (ERROR). */
+  stalledCondition: string;
+  /** Phases that end the generation as `failed` (ERROR). */
+  failedPhases: readonly string[];
+  /** Open root spans end as `timeout` (ERROR) this long after they started. */
+  timeoutMs: number;
+  /** Condition messages are cut to this many characters. */
+  messageLimit: number;
+  /** Reason changes recorded as span events per interval; later ones are only counted. */
+  maxReasonChangeEvents: number;
+}
+
+export const defaultPlannerSettings: Omit<PlannerSettings, "cluster"> = {
+  readyCondition: "Ready",
+  trackedConditions: undefined,
+  desiredStatus: {},
+  negativePolarity: ["Reconciling", "Progressing", "Stalled", "Degraded"],
+  stalledCondition: "Stalled",
+  failedPhases: ["Failed"],
+  timeoutMs: 30 * 60 * 1000,
+  messageLimit: 256,
+  maxReasonChangeEvents: 16,
+};
+
+export function plannerSettings(
+  cluster: string,
+  overrides: Partial<Omit<PlannerSettings, "cluster">> = {},
+): PlannerSettings {
+  if (!cluster) throw new Error('tracing: cluster must be a non-empty string (got "")');
+  const settings: PlannerSettings = { ...defaultPlannerSettings, ...overrides, cluster };
+  if (!Number.isFinite(settings.timeoutMs) || settings.timeoutMs <= 0) {
+    throw new Error(
+      `tracing: timeoutMs must be a positive number of milliseconds (got ${settings.timeoutMs})`,
+    );
+  }
+  return settings;
+}

@@ -1,0 +1,58 @@
+// Attributes and links shared by every kind of span: the object's identity
+// (repeated on children so each span can be found alone) and the link to a
+// generation's root span.
+import type { ObjectState, ResourceIdentity } from "../../core/state.ts";
+import type { LinkReason } from "../attributes.ts";
+import * as attr from "../attributes.ts";
+import { generationTraceKey, spanIdOf, traceIdOf } from "../ids.ts";
+import type { Episode, PlannerSettings, SpanAttributes, SpanLinkPlan } from "./model.ts";
+
+const identityKeys = [
+  attr.K8S_NAMESPACE_NAME,
+  attr.K8S_OBJECT_KIND,
+  attr.K8S_OBJECT_NAME,
+  attr.K8S_OBJECT_UID,
+  attr.K8S_OBJECT_API_VERSION,
+  attr.RESOURCE,
+];
+
+export function identityAttributes(resource: ResourceIdentity, object: ObjectState): SpanAttributes {
+  const attributes: SpanAttributes = {};
+  if (resource.namespaced && object.namespace) attributes[attr.K8S_NAMESPACE_NAME] = object.namespace;
+  attributes[attr.K8S_OBJECT_KIND] = resource.kind;
+  attributes[attr.K8S_OBJECT_NAME] = object.name;
+  attributes[attr.K8S_OBJECT_UID] = object.uid;
+  attributes[attr.K8S_OBJECT_API_VERSION] = resource.group
+    ? `${resource.group}/${resource.version}`
+    : resource.version;
+  attributes[attr.RESOURCE] = resource.group ? `${resource.resource}.${resource.group}` : resource.resource;
+  return attributes;
+}
+
+/** The identity attributes of an episode, repeated on its children so each span can be found alone. */
+export function identityOf(episode: Episode): SpanAttributes {
+  const identity: SpanAttributes = {};
+  for (const key of identityKeys) {
+    const value = episode.attributes[key];
+    if (value !== undefined) identity[key] = value;
+  }
+  return identity;
+}
+
+export function generationLink(
+  settings: PlannerSettings,
+  uid: string,
+  generation: number,
+  reason: LinkReason,
+): SpanLinkPlan {
+  const key = generationTraceKey(settings.cluster, uid, generation);
+  return {
+    traceId: traceIdOf(key),
+    spanId: spanIdOf(key, "root"),
+    attributes: { [attr.LINK_REASON]: reason },
+  };
+}
+
+export function truncate(text: string, limit: number): string {
+  return text.length <= limit ? text : `${text.slice(0, Math.max(0, limit - 1))}…`;
+}

@@ -1,0 +1,34 @@
+// One planning step: the settings, the time, the object's tracing state being
+// changed (a copy: the caller's is never touched) and the spans decided so far.
+import type { ObjectTraceState, PlannerSettings, SpanPlan } from "./model.ts";
+
+export interface Step {
+  settings: PlannerSettings;
+  /** Epoch milliseconds of the observation (the injected clock). */
+  nowMs: number;
+  state: ObjectTraceState;
+  spans: SpanPlan[];
+}
+
+export interface PlanResult {
+  /** Undefined when there is nothing left to remember (the object is gone). */
+  state: ObjectTraceState | undefined;
+  spans: SpanPlan[];
+}
+
+export function emptyTraceState(uid: string): ObjectTraceState {
+  return {
+    uid,
+    open: undefined,
+    closedGeneration: undefined,
+    closedAtMs: undefined,
+    tracedGeneration: undefined,
+    closedDegradedSince: undefined,
+  };
+}
+
+/** A step on a copy of `state`, deep enough that the step may change the open episode's children. */
+export function stepOn(settings: PlannerSettings, state: ObjectTraceState, nowMs: number): Step {
+  const open = state.open ? { ...state.open, conditions: { ...state.open.conditions } } : undefined;
+  return { settings, nowMs, state: { ...state, open }, spans: [] };
+}

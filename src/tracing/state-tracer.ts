@@ -1,0 +1,35 @@
+// The seam between the collectors and tracing: what the collectors hand over
+// for every change they see, and what tracing offers back. Tracing never
+// watches on its own. planning-tracer.ts implements it.
+import type { ObjectState, ResourceIdentity } from "../core/state.ts";
+
+export interface ObjectObservation {
+  resource: ResourceIdentity;
+  /** False when the CRD has no status subresource: every status write bumps generation, so trace by conditions only. */
+  statusSubresource: boolean;
+  /** Undefined: the first time this process sees the object. */
+  previous: ObjectState | undefined;
+  /** Undefined: the object was deleted. */
+  current: ObjectState | undefined;
+  /** Epoch milliseconds of the observation (the injected clock). */
+  nowMs: number;
+  /** True when the object came from an initial list or a relist, not from a watch event. */
+  replay: boolean;
+}
+
+export interface StateTracer {
+  observe(o: ObjectObservation): void;
+  /**
+   * Hex trace id of the generation root span for this object and generation,
+   * for exemplars on cr_reconcile_duration_seconds. Undefined when that
+   * generation was not traced (e.g. already settled when first seen) or its
+   * trace is not sampled.
+   */
+  traceIdFor(resource: ResourceIdentity, uid: string, generation: number): string | undefined;
+  /** Periodic check (epoch milliseconds): ends open root spans whose timeout has passed. */
+  tick(nowMs: number): void;
+  /** Objects with an open root span (a generation or a degraded interval). */
+  readonly openEpisodes: number;
+  /** Ends (if configured) or keeps open work, flushes what has ended, then shuts the SDK down. */
+  shutdown(): Promise<void>;
+}

@@ -1,0 +1,296 @@
+// The Helm chart with the real helm and promtool (no cluster needed; the
+// apiserver checks are in deploy-manifests.test.ts): `helm lint --strict` on
+// the default, all-on and sidecar values; the schema refuses misspelt keys by
+// path; alert tuning from values changes the rendered PrometheusRule, which
+// passes `promtool check rules` and `promtool test rules`; every rendered
+// configuration passes the exporter's own validation.
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, test } from "node:test";
+import { parse, stringify } from "yaml";
+import { type AlertingRule, type RuleGroup, renderRuleFile } from "../../alerts/src/index.ts";
+import { alertTuningComponent, renderAlertTuningPatch } from "../../scripts/alert-tuning.ts";
+import { repositoryRoot, sourcePaths } from "../../scripts/deploy-sync.ts";
+import { parseConfigText } from "../../src/config/load.ts";
+import { parseWebConfig } from "../../src/server/web-config.ts";
+import { find, type HelmRender, helmTemplate } from "../deploy/render.ts";
+import { resolveDeployTools } from "../deploy/tools.ts";
+import { runPromtool } from "../prometheus/binaries.ts";
+
+const tools = resolveDeployTools();
+const chart = join(repositoryRoot, "deploy", "helm", "cr-status-exporter");
+const scratch = mkdtempSync(join(tmpdir(), "cr-chart-"));
+after(() => rmSync(scratch, { recursive: true, force: true }));
+
+function helm(args: string[]): { status: number; output: string } {
+  try {
+    return {
+      status: 0,
+      output: execFileSync(tools.helm, args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }),
+    };
+  } catch (error) {
+    const e = error as { status: number; stdout: string; stderr: string };
+    return { status: e.status, output: `${e.stdout}${e.stderr}` };
+  }
+}
+
+function rulesOf(render: HelmRender): RuleGroup[] {
+  const objects = helmTemplate(tools, chart, {
+    ...render,
+    flags: ["--show-only", "templates/prometheusrule.yaml"],
+  });
+  return (find(objects, "PrometheusRule").spec as { groups: RuleGroup[] }).groups;
+}
+
+function alert(groups: RuleGroup[], name: string): AlertingRule | undefined {
+  return groups.flatMap((g) => g.rules).find((r): r is AlertingRule => "alert" in r && r.alert === name);
+}
+
+function writeRules(name: string, groups: RuleGroup[]): string {
+  const path = join(scratch, name);
+  writeFileSync(path, renderRuleFile(groups));
+  return path;
+}
+
+test("helm lint --strict passes on the default, all-on and sidecar values", () => {
+  for (const values of [
+    [],
+    ["--values", join(chart, "ci", "values-all.yaml")],
+    ["--values", join(chart, "ci", "values-sidecar.yaml")],
+  ]) {
+    const result = helm(["lint", "--strict", chart, ...values]);
+    assert.equal(result.status, 0, result.output);
+    assert.match(result.output, /1 chart\(s\) linted, 0 chart\(s\) failed/);
+  }
+});
+
+test("a misspelt value fails lint and template, naming its path", () => {
+  const typoFile = join(scratch, "typo.yaml");
+  writeFileSync(
+    typoFile,
+    stringify({ prometheusRule: { alerts: { CustomResourceNotReady: { fro: "30m" } } } }),
+  );
+  const cases: [string[], RegExp][] = [
+    [
+      ["--set", "serviceMonitor.enable=true"],
+      /at '\/serviceMonitor': additional properties 'enable' not allowed/,
+    ],
+    [
+      ["--values", typoFile],
+      /at '\/prometheusRule\/alerts\/CustomResourceNotReady': additional properties 'fro' not allowed/,
+    ],
+    [
+      ["--set", "prometheusRule.alerts.CustomResourceNotReadyy.for=1m"],
+      /additional properties 'CustomResourceNotReadyy' not allowed/,
+    ],
+    [["--set", "web.tls.clientAuthType=Always"], /at '\/web\/tls\/clientAuthType': value must be one of/],
+    [["--set", "image.digest=latest"], /at '\/image\/digest'/],
+  ];
+  for (const [args, message] of cases) {
+    const lint = helm(["lint", "--strict", chart, ...args]);
+    assert.notEqual(lint.status, 0, `lint accepted ${args.join(" ")}`);
+    assert.match(lint.output, message);
+    const template = helm(["template", "x", chart, "--kube-version", "1.36.3", ...args]);
+    assert.notEqual(template.status, 0);
+    assert.match(template.output, message);
+  }
+  // Combinations the schema cannot express fail with the values named.
+  assert.match(
+    helm(["template", "x", chart, "--kube-version", "1.36.3", "--set", "web.auth=kubernetes"]).output,
+    /web\.auth: kubernetes needs web\.tls\.enabled: true/,
+  );
+  assert.match(
+    helm(["template", "x", chart, "--kube-version", "1.36.3", "--set", "config.webConfigFile=/x"]).output,
+    /config\.webConfigFile: set it through the chart's values/,
+  );
+});
+
+test("the chart needs Kubernetes >= 1.29 (native sidecars)", () => {
+  const old = helm(["template", "x", chart, "--kube-version", "1.28.9"]);
+  assert.notEqual(old.status, 0);
+  assert.match(
+    old.output,
+    /chart requires kubeVersion: >=1\.29\.0-0 which is incompatible with Kubernetes v1\.28\.9/,
+  );
+  assert.equal(helm(["template", "x", chart, "--kube-version", "1.29.0"]).status, 0);
+});
+
+test("with default alert values the PrometheusRule holds exactly the shipped rule file", () => {
+  const shipped = parse(readFileSync(join(repositoryRoot, sourcePaths.ruleFile), "utf8")) as {
+    groups: RuleGroup[];
+  };
+  assert.deepEqual(rulesOf({ set: ["prometheusRule.enabled=true"] }), shipped.groups);
+});
+
+test("alert tuning from values changes the rendered rules: off, for, severity, labels, thresholds, job", () => {
+  const defaults = rulesOf({ set: ["prometheusRule.enabled=true"] });
+  const tuned = rulesOf({
+    release: "platform",
+    values: {
+      nameOverride: "crs",
+      prometheusRule: {
+        enabled: true,
+        additionalRuleLabels: { team: "platform" },
+        keepFiringFor: "",
+        rateWindow: "5m",
+        thresholds: { terminatingSeconds: 3600, writesPerSecond: 0.25, flapWindow: "1h" },
+        alerts: {
+          CustomResourceNotReady: { for: "30m", severity: "critical", labels: { pager: "db-team" } },
+          CustomResourceReadyFlapping: { enabled: false },
+          CRStatusExporterSeriesDropped: { enabled: false },
+        },
+      },
+    },
+  });
+  const notReady = alert(tuned, "CustomResourceNotReady");
+  assert.ok(notReady);
+  assert.equal(notReady.for, "30m");
+  assert.deepEqual(notReady.labels, { severity: "critical", team: "platform", pager: "db-team" });
+  assert.equal(notReady.keep_firing_for, undefined, "keepFiringFor: '' omits it");
+  assert.match(notReady.annotations.description, /for more than 30m;/);
+  assert.equal(alert(tuned, "CustomResourceReadyFlapping"), undefined);
+  assert.equal(alert(tuned, "CRStatusExporterSeriesDropped"), undefined);
+  assert.match(alert(tuned, "CustomResourceStuckTerminating")?.expr ?? "", /> 3600$/);
+  assert.match(alert(tuned, "CustomResourceStatusWriteStorm")?.expr ?? "", /\[5m\].*> 0\.25$/);
+  // Every selector follows the job prometheus-operator gives the renamed chart.
+  const exprs = tuned.flatMap((g) => g.rules.map((r) => r.expr));
+  assert.ok(exprs.every((e) => !e.includes('job="cr-status-exporter"')));
+  assert.ok(exprs.filter((e) => e.includes('job="crs"')).length >= 15);
+  assert.equal(alert(tuned, "CustomResourceStalled")?.labels.team, "platform");
+  // Untouched alerts stay as shipped (apart from the job and the routing label).
+  const stalled = alert(defaults, "CustomResourceStalled");
+  assert.equal(alert(tuned, "CustomResourceStalled")?.for, stalled?.for);
+  const path = writeRules("tuned.yaml", tuned);
+  const check = runPromtool(["check", "rules", "--lint=all", "--lint-fatal", path]);
+  assert.equal(check.status, 0, check.output);
+  // The job can also be named outright, e.g. for a scrape configuration of one's own.
+  const named = rulesOf({ set: ["prometheusRule.enabled=true", "prometheusRule.job=kube-system/crs"] })
+    .flatMap((g) => g.rules)
+    .map((r) => r.expr);
+  assert.deepEqual(
+    [...new Set(named.flatMap((e) => [...e.matchAll(/job="([^"]+)"/g)].map((m) => m[1])))],
+    ["kube-system/crs"],
+  );
+});
+
+test("promtool test rules passes on the rendered rules: the shipped tests, and the tuned alert's timing", () => {
+  // The shipped unit tests (alerts/tests) against the chart's default rendering.
+  const rendered = writeRules(
+    "cr-status-exporter.rules.yaml",
+    rulesOf({ set: ["prometheusRule.enabled=true"] }),
+  );
+  const testsDir = join(repositoryRoot, "alerts", "tests");
+  for (const file of readdirSync(testsDir).filter((f) => f.endsWith(".test.yaml"))) {
+    const suite = parse(readFileSync(join(testsDir, file), "utf8")) as Record<string, unknown>;
+    const path = join(scratch, file);
+    writeFileSync(path, stringify({ ...suite, rule_files: [rendered] }));
+    const result = runPromtool(["test", "rules", path]);
+    assert.equal(result.status, 0, `${file}: ${result.output}`);
+  }
+  // A tuned NotReady: 30m instead of 15m, paging, with the routing label, on job "crs".
+  const tuned = writeRules(
+    "tuned.yaml",
+    rulesOf({
+      values: {
+        nameOverride: "crs",
+        prometheusRule: {
+          enabled: true,
+          additionalRuleLabels: { team: "platform" },
+          alerts: { CustomResourceNotReady: { for: "30m", severity: "critical" } },
+        },
+      },
+    }),
+  );
+  const object = 'group="example.com",kind="Widget",namespace="ns1",name="w1"';
+  const suite = {
+    rule_files: [tuned],
+    evaluation_interval: "1m",
+    tests: [
+      {
+        interval: "1m",
+        input_series: [
+          {
+            series: `cr_condition{job="crs",instance="a",${object},type="Ready",status="False"}`,
+            values: "1x40",
+          },
+          {
+            series: `cr_condition{job="cr-status-exporter",instance="b",${object},type="Ready",status="False"}`,
+            values: "1x40",
+          },
+        ],
+        alert_rule_test: [
+          { eval_time: "29m", alertname: "CustomResourceNotReady", exp_alerts: [] },
+          {
+            eval_time: "31m",
+            alertname: "CustomResourceNotReady",
+            exp_alerts: [
+              {
+                exp_labels: {
+                  severity: "critical",
+                  team: "platform",
+                  group: "example.com",
+                  kind: "Widget",
+                  namespace: "ns1",
+                  name: "w1",
+                },
+                exp_annotations: {
+                  summary: "A custom resource is not Ready.",
+                  description:
+                    "Widget ns1/w1 (example.com) has been Ready=False for more than 30m; reason: not exported.",
+                  runbook_url:
+                    "https://github.com/cr-status-exporter/cr-status-exporter/blob/main/docs/runbook.md#customresourcenotready",
+                },
+              },
+            ],
+          },
+        ],
+      },
+    ],
+  };
+  const path = join(scratch, "tuned.test.yaml");
+  writeFileSync(path, stringify(suite));
+  const result = runPromtool(["test", "rules", path]);
+  assert.equal(result.status, 0, result.output);
+});
+
+test("every rendered exporter configuration and web configuration passes the exporter's own validation", () => {
+  for (const render of [
+    {},
+    { valuesFiles: ["ci/values-all.yaml"] },
+    { valuesFiles: ["ci/values-sidecar.yaml"], namespace: "example-operator-system" },
+  ] satisfies HelmRender[]) {
+    const configMap = helmTemplate(tools, chart, render).find(
+      (o) => o.kind === "ConfigMap" && o.metadata.name.endsWith("-config"),
+    );
+    const data = (configMap?.data ?? {}) as Record<string, string>;
+    const config = parseConfigText(data["config.yaml"] ?? "", "config.yaml", {});
+    assert.match(config.listen, /^0\.0\.0\.0:9184$/);
+    if (data["web-config.yaml"]) {
+      assert.equal(config.webConfigFile, "/etc/cr-status-exporter/web-config.yaml");
+      assert.ok(parseWebConfig(data["web-config.yaml"], config.webConfigFile).tls);
+    }
+  }
+});
+
+test("the job follows serviceMonitor.jobLabel: without it, prometheus-operator uses the Service name", () => {
+  const jobOf = (render: HelmRender): string | undefined =>
+    /job="([^"]+)"/.exec(alert(rulesOf(render), "CustomResourceNotReady")?.expr ?? "")?.[1];
+  assert.equal(jobOf({ set: ["prometheusRule.enabled=true"] }), "cr-status-exporter");
+  assert.equal(jobOf({ release: "team-a", set: ["prometheusRule.enabled=true", "nameOverride=crs"] }), "crs");
+  assert.equal(
+    jobOf({ release: "team-a", set: ["prometheusRule.enabled=true", "serviceMonitor.jobLabel="] }),
+    "team-a-cr-status-exporter",
+  );
+});
+
+test("the kustomize alert-tuning component's patch is what the chart renders for its values.yaml", () => {
+  const component = join(repositoryRoot, alertTuningComponent);
+  assert.equal(
+    readFileSync(join(component, "prometheusrule-patch.yaml"), "utf8"),
+    renderAlertTuningPatch(tools.helm, join(component, "values.yaml")),
+    "stale: run npm run deploy:alert-tuning",
+  );
+});

@@ -1,0 +1,191 @@
+// The OCI image built by the project's own script (deploy/image/build.sh:
+// buildah, a base from Debian packages, Node from the npm registry), run for
+// real with podman: its default entrypoint and command serve /metrics for the
+// custom resources of the test control plane, as uid 1000 on a read-only root
+// filesystem, and exit 0 on SIGTERM. The build is cached by content hash, so
+// a warm run costs the container start-ups only.
+import assert from "node:assert/strict";
+import {
+  chmodSync,
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { stringify } from "yaml";
+import { repositoryRoot } from "../../scripts/deploy-sync.ts";
+import { condition, createCr, installCrd, patchStatus, refFor, useControlPlane } from "../cluster/index.ts";
+import { imageCommand, startExporterProcess } from "../deploy/exporter-process.ts";
+import { type BuiltImage, buildImage, imagePaths, podman, podmanRun } from "../image/index.ts";
+import { eventually, series } from "../support/exporter.ts";
+import { parseExposition } from "../support/exposition-check.ts";
+
+const testbed = useControlPlane();
+let built: BuiltImage;
+let scratch = "";
+
+before(async () => {
+  const started = performance.now();
+  built = buildImage();
+  const layers = built.summary.layers
+    .map(
+      (l) =>
+        `${(l.compressedBytes / 1e6).toFixed(1)} MB ${l.createdBy.replace(/^.*COPY \S+ in /, "COPY → ")}`,
+    )
+    .join("; ");
+  console.error(
+    `# image ${built.image} (${((performance.now() - started) / 1000).toFixed(1)}s): ` +
+      `${(built.summary.compressedBytes / 1e6).toFixed(1)} MB compressed, ${built.summary.layers.length} layers: ${layers}`,
+  );
+  scratch = mkdtempSync(join(tmpdir(), "cr-image-"));
+});
+
+after(() => {
+  if (scratch) rmSync(scratch, { recursive: true, force: true });
+});
+
+test("the image's configuration is the Dockerfile's", () => {
+  const dockerfile = imageCommand(readFileSync(join(repositoryRoot, "deploy", "Dockerfile"), "utf8"));
+  const config = built.summary.config;
+  assert.deepEqual(config.Entrypoint, dockerfile.entrypoint);
+  assert.deepEqual(config.Cmd, dockerfile.cmd);
+  assert.equal(config.User, dockerfile.user);
+  assert.equal(config.WorkingDir, dockerfile.workdir);
+  assert.deepEqual(
+    Object.keys(config.ExposedPorts),
+    dockerfile.expose.map((p) => `${p}/tcp`),
+  );
+  assert.ok(config.Env.includes(`NODE_ENV=${dockerfile.env.NODE_ENV}`));
+  const pkg = JSON.parse(readFileSync(join(repositoryRoot, "package.json"), "utf8")) as { version: string };
+  assert.equal(config.Labels["org.opencontainers.image.version"], pkg.version);
+  for (const key of Object.keys(dockerfile.labels)) assert.ok(config.Labels[key], `label ${key}`);
+});
+
+test("the image holds Node, the production dependencies and src/: no npm, yarn, corepack or dev tools", () => {
+  const paths = imagePaths(built);
+  for (const present of [
+    "usr/local/bin/node",
+    "app/src/main.ts",
+    "app/package.json",
+    "app/node_modules/@kubernetes/client-node/package.json",
+    "etc/passwd",
+  ]) {
+    assert.ok(paths.has(present), `${present} is in the image`);
+  }
+  const forbidden = [...paths].filter(
+    (p) =>
+      /(^|\/)(npm|npx|yarn|yarnpkg|corepack)$/.test(p) ||
+      /^app\/node_modules\/(typescript|@biomejs|fast-check|node|@types\/koa)(\/|$)/.test(p) ||
+      /\.map$/.test(p),
+  );
+  assert.deepEqual(forbidden, []);
+  assert.ok(paths.size > 1000, `expected the dependency tree, got ${paths.size} paths`);
+});
+
+test("the entrypoint serves /metrics for the testbed's custom resources (podman run, read-only, uid 1000)", async (t) => {
+  const plane = testbed.plane;
+  const rest = plane.admin.rest;
+  await installCrd(rest, "widgets");
+  const ns = await plane.createNamespace("img");
+  const ref = refFor("widgets", ns, "w1");
+  await createCr(rest, ref, "w1", { size: 1 });
+  await patchStatus(rest, ref, {
+    observedGeneration: 1,
+    conditions: [condition("Ready", "False", "ImagePullBackOff", "cannot pull", 1)],
+  });
+  // The image's own CMD reads /etc/cr-status-exporter/config.yaml; KUBECONFIG points at the testbed.
+  const configDir = join(scratch, "config");
+  mkdirSync(configDir, { recursive: true });
+  writeFileSync(
+    join(configDir, "config.yaml"),
+    stringify({ listen: "127.0.0.1:0", resources: [{ group: "example.com", resource: "widgets" }] }),
+  );
+  // The container runs as uid 1000: give it a readable copy of the (0600) kubeconfig.
+  const kubeconfig = join(scratch, "kubeconfig");
+  copyFileSync(plane.kubeconfigPath, kubeconfig);
+  chmodSync(kubeconfig, 0o644);
+  const name = `cr-image-test-${process.pid}`;
+  const exporter = await startExporterProcess(
+    [
+      "podman",
+      ...podmanRun,
+      "--name",
+      name,
+      "--network",
+      "host",
+      "--read-only",
+      "--env",
+      "KUBECONFIG=/var/run/testbed/kubeconfig",
+      "--volume",
+      `${kubeconfig}:/var/run/testbed/kubeconfig:ro`,
+      "--volume",
+      `${plane.caFile}:${plane.caFile}:ro`,
+      "--volume",
+      `${configDir}:/etc/cr-status-exporter:ro`,
+      built.image,
+    ],
+    { cwd: scratch, env: process.env, startTimeoutMs: 60_000 },
+  );
+  t.after(async () => {
+    await exporter.stop().catch(() => undefined);
+    try {
+      podman(["rm", "--force", "--ignore", name]);
+    } catch {
+      // already gone
+    }
+  });
+  const metrics = await eventually(
+    "the container to export the widget",
+    async () => {
+      const response = await fetch(`${exporter.base}/metrics`);
+      const parsed = parseExposition(await response.text());
+      const key = series("cr_condition", {
+        group: "example.com",
+        kind: "Widget",
+        namespace: ns,
+        name: "w1",
+        type: "Ready",
+        status: "False",
+      });
+      return parsed.samples.get(key) === 1 ? parsed : undefined;
+    },
+    30_000,
+  );
+  assert.ok(metrics.samples.size > 10);
+  assert.equal((await fetch(`${exporter.base}/readyz`)).status, 200);
+  // The container's process (seen from the host) runs as uid 1000, the image's USER, not as root.
+  const pid = podman(["inspect", "--format", "{{.State.Pid}}", name]).trim();
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  assert.match(status, /^Uid:\s+1000\s+1000\s+1000\s+1000$/m);
+  assert.match(
+    readFileSync(`/proc/${pid}/cmdline`, "utf8"),
+    /^node\0--liftoff-only\0--max-old-space-size-percentage=75\0src\/main\.ts\0/,
+  );
+  assert.equal(await exporter.stop(), 0, `exit code on SIGTERM; log:\n${exporter.lines.join("\n")}`);
+});
+
+test("V8's heap follows the container's memory limit (the entrypoint's Node flags, under podman --memory)", () => {
+  const flags = built.summary.config.Entrypoint.filter((arg) => arg.startsWith("--"));
+  assert.ok(flags.length > 0, "the entrypoint passes Node flags");
+  const heapMiB = (memory: string): number =>
+    Number(
+      podman([
+        ...podmanRun,
+        "--memory",
+        memory,
+        "--entrypoint",
+        JSON.stringify(["node", ...flags, "-p", "v8.getHeapStatistics().heap_size_limit / 2 ** 20"]),
+        built.image,
+      ]).trim(),
+    );
+  const small = heapMiB("400m");
+  const large = heapMiB("1g");
+  // Old space is 75 % of the limit; the young generation adds a few MiB on top.
+  assert.ok(small >= 300 && small < 330, `heap limit under 400 MiB: ${small} MiB`);
+  assert.ok(large >= 768 && large < 830, `heap limit under 1 GiB: ${large} MiB`);
+});

@@ -1,0 +1,145 @@
+// A minimal controller-runtime operator for the API proxy's end-to-end test.
+// It reconciles the example.com/v1 Widgets of one namespace: a generation it
+// has not reconciled yet is marked Ready=False (Progressing), takes
+// --work-delay of "work", then is marked Ready=True. Both are status Updates
+// (resourceVersion checked, as operators commonly write status); a conflict is
+// returned as the error, so controller-runtime logs it and requeues the widget
+// with backoff: the 409 retry loop of a real operator. It prints one line per
+// step on stdout, which the test reads, and exits when its stdin closes, so it
+// never outlives the test that started it.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+)
+
+var widgetKind = schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Widget"}
+
+type reconciler struct {
+	client    client.Client
+	workDelay time.Duration
+}
+
+func (r *reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	widget := &unstructured.Unstructured{}
+	widget.SetGroupVersionKind(widgetKind)
+	if err := r.client.Get(ctx, req.NamespacedName, widget); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	generation := widget.GetGeneration()
+	observed, _, _ := unstructured.NestedInt64(widget.Object, "status", "observedGeneration")
+	if observed == generation && readyStatus(widget) == "True" {
+		return ctrl.Result{}, nil
+	}
+	if err := r.writeReady(ctx, widget, "False", "Progressing", observed, "Provisioning"); err != nil {
+		return ctrl.Result{}, err
+	}
+	fmt.Printf("working on %s generation %d\n", req.NamespacedName, generation)
+	time.Sleep(r.workDelay)
+	if err := r.writeReady(ctx, widget, "True", "Reconciled", generation, "Running"); err != nil {
+		return ctrl.Result{}, err
+	}
+	fmt.Printf("ready %s generation %d\n", req.NamespacedName, generation)
+	return ctrl.Result{}, nil
+}
+
+// writeReady updates the status from the widget as read (its resourceVersion
+// included): a write by anyone else since then makes it a 409 Conflict.
+func (r *reconciler) writeReady(ctx context.Context, widget *unstructured.Unstructured, status, reason string, observed int64, phase string) error {
+	ready := map[string]any{
+		"type": "Ready", "status": status, "reason": reason, "observedGeneration": widget.GetGeneration(),
+		"lastTransitionTime": metav1.Now().UTC().Format(time.RFC3339),
+	}
+	// The transition time moves only when the status does.
+	if since, ok := readyField(widget, "lastTransitionTime").(string); ok && readyStatus(widget) == status {
+		ready["lastTransitionTime"] = since
+	}
+	fields := []struct {
+		value any
+		path  []string
+	}{
+		{observed, []string{"status", "observedGeneration"}},
+		{phase, []string{"status", "phase"}},
+		{[]any{ready}, []string{"status", "conditions"}},
+	}
+	for _, field := range fields {
+		if err := unstructured.SetNestedField(widget.Object, field.value, field.path...); err != nil {
+			return err
+		}
+	}
+	if err := r.client.Status().Update(ctx, widget); err != nil {
+		fmt.Printf("status update of %s/%s (Ready=%s) failed: %v\n", widget.GetNamespace(), widget.GetName(), status, err)
+		return err
+	}
+	return nil
+}
+
+func readyStatus(widget *unstructured.Unstructured) string {
+	status, _ := readyField(widget, "status").(string)
+	return status
+}
+
+func readyField(widget *unstructured.Unstructured, name string) any {
+	conditions, _, _ := unstructured.NestedSlice(widget.Object, "status", "conditions")
+	for _, item := range conditions {
+		if condition, ok := item.(map[string]any); ok && condition["type"] == "Ready" {
+			return condition[name]
+		}
+	}
+	return nil
+}
+
+func main() {
+	namespace := flag.String("namespace", "", "the namespace whose widgets are reconciled")
+	workDelay := flag.Duration("work-delay", time.Second, "how long each generation's work takes")
+	flag.Parse()
+	if *namespace == "" {
+		fmt.Fprintln(os.Stderr, "--namespace is required")
+		os.Exit(2)
+	}
+	ctrl.SetLogger(zap.New())
+	// GetConfigOrDie honours KUBECONFIG first: the kubeconfig the API proxy wrote.
+	manager, err := ctrl.NewManager(ctrl.GetConfigOrDie(), ctrl.Options{
+		Cache:                  cache.Options{DefaultNamespaces: map[string]cache.Config{*namespace: {}}},
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+	})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "manager: %v\n", err)
+		os.Exit(1)
+	}
+	widget := &unstructured.Unstructured{}
+	widget.SetGroupVersionKind(widgetKind)
+	err = ctrl.NewControllerManagedBy(manager).
+		Named("widget").
+		For(widget).
+		Complete(&reconciler{client: manager.GetClient(), workDelay: *workDelay})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "controller: %v\n", err)
+		os.Exit(1)
+	}
+	ctx, stop := context.WithCancel(ctrl.SetupSignalHandler())
+	go func() {
+		_, _ = io.Copy(io.Discard, os.Stdin)
+		stop()
+	}()
+	fmt.Println("starting")
+	if err := manager.Start(ctx); err != nil {
+		fmt.Fprintf(os.Stderr, "manager stopped: %v\n", err)
+		os.Exit(1)
+	}
+}
