@@ -65,7 +65,7 @@ after(() => {
 
 test("the golden OpenMetrics file parses whole: target up, every sample and series ingested", () => {
   assertParsedWhole("golden", verdicts.golden);
-  assert.ok((verdicts.golden?.seriesInDocument ?? 0) > 50, "the golden holds a real fleet, not a stub");
+  assert.ok((verdicts.golden?.seriesInDocument ?? 0) > 40, "the golden holds a real fleet, not a stub");
 });
 
 test("the checker rejects what Prometheus rejects: a blank line before # EOF", () => {
