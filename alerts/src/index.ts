@@ -8,8 +8,9 @@ import { RULE_TEMPLATE_FILE, renderRuleTemplate } from "./template.ts";
 export type { AlertingRule, Duration, RecordingRule, RuleGroup, Severity } from "./model.ts";
 export { isAlertingRule } from "./model.ts";
 export { type AlertOptions, DEFAULT_ALERT_OPTIONS } from "./options.ts";
+export { RECORDED_RATE_WINDOW, type RecordNames, recordNames } from "./records.ts";
 export { renderPrometheusRule, renderRuleFile } from "./render.ts";
-export { generateRuleGroups, RECORD_NOT_READY, RECORD_OBJECTS } from "./rules.ts";
+export { generateRuleGroups } from "./rules.ts";
 export {
   type ChartAlertDefaults,
   chartAlertDefaults,

@@ -5,15 +5,13 @@
 // Metric names come from the exporter's family catalog, and every rule works
 // with the default set of families.
 import { metricNames } from "../../src/core/catalog.ts";
-import type { AlertingRule, RecordingRule, RuleGroup, Severity } from "./model.ts";
+import type { AlertingRule, RuleGroup, Severity } from "./model.ts";
 import type { AlertOptions } from "./options.ts";
+import { recordingRules, recordNames } from "./records.ts";
 
 const OBJECT = "cluster, namespace, group, kind, name";
 const KIND_IN_NAMESPACE = "cluster, namespace, group, kind";
 const RESOURCE = "cluster, job, group, version, kind";
-
-export const RECORD_NOT_READY = "namespace_group_kind:cr_ready_false:count";
-export const RECORD_OBJECTS = "namespace_group_kind:cr_objects:count";
 
 /** "widgets ns/name" for namespaced objects, "widgets name" for cluster-scoped ones. */
 const OBJECT_TEXT =
@@ -23,7 +21,10 @@ type Names = ReturnType<typeof metricNames>;
 
 export function generateRuleGroups(options: AlertOptions): RuleGroup[] {
   return [
-    { name: "cr-status.rules", rules: recordingRules(options) },
+    {
+      name: "cr-status.rules",
+      rules: recordingRules(options.metricPrefix, (...extra) => matchers(options, ...extra)),
+    },
     { name: "cr-status.alerts", rules: objectAlerts(options) },
     { name: "cr-status-exporter.alerts", rules: exporterAlerts(options) },
   ];
@@ -93,27 +94,16 @@ function conditionAlert(
   }));
 }
 
-function recordingRules(options: AlertOptions): RecordingRule[] {
-  const n: Names = metricNames(options.metricPrefix);
-  return [
-    {
-      record: RECORD_NOT_READY,
-      expr: `count by (${KIND_IN_NAMESPACE}) (max by (${OBJECT}) (${n.condition}${matchers(options, 'type="Ready"', 'status="False"')} == 1))`,
-    },
-    {
-      // cr_status exists for every object, whether or not it has a Ready condition.
-      record: RECORD_OBJECTS,
-      expr: `count by (${KIND_IN_NAMESPACE}) (max by (${OBJECT}) (${n.status}${matchers(options)} == 1))`,
-    },
-  ];
-}
-
 function objectAlerts(options: AlertOptions): AlertingRule[] {
   const n: Names = metricNames(options.metricPrefix);
   const f = options.for;
   const t = options.thresholds;
   const w = options.rateWindow;
   const keep = options.keepFiringFor ? { keep_firing_for: options.keepFiringFor } : {};
+  const r = recordNames(options.metricPrefix);
+  // Per kind and namespace (and exporter job), from the recorded counts.
+  const notReady = `sum without (type, status) (${r.objectsByCondition}{type="Ready", status="False"})`;
+  const objects = `sum without (result) (${r.objectsByResult})`;
   return [
     ...conditionAlert(options, {
       alert: "CustomResourceNotReady",
@@ -219,9 +209,7 @@ function objectAlerts(options: AlertOptions): AlertingRule[] {
     },
     {
       alert: "CustomResourcesNotReadyHigh",
-      expr:
-        `(${RECORD_NOT_READY} / ${RECORD_OBJECTS} > ${t.notReadyRatio})` +
-        ` and ${RECORD_NOT_READY} >= ${t.notReadyMinObjects}`,
+      expr: `(${notReady} / ${objects} > ${t.notReadyRatio})` + ` and ${notReady} >= ${t.notReadyMinObjects}`,
       for: f.notReadyHigh,
       labels: { severity: "critical" },
       annotations: {
