@@ -5,6 +5,14 @@
 import { defaultMetricPrefix } from "../../src/core/catalog.ts";
 import type { Duration } from "./model.ts";
 
+/** Regular expressions (RE2, fully anchored as in PromQL) on the objects' labels; empty or absent: no constraint. */
+export interface AlertScope {
+  readonly kinds?: string;
+  readonly excludeKinds?: string;
+  readonly namespaces?: string;
+  readonly excludeNamespaces?: string;
+}
+
 export interface AlertOptions {
   /** The exporter's --metric-prefix; metric names come from its family catalog. */
   readonly metricPrefix: string;
@@ -19,6 +27,16 @@ export interface AlertOptions {
   readonly keepFiringFor: Duration | null;
   /** Kinds whose per-object health alerts page (severity critical) instead of warning. */
   readonly criticalKinds: readonly string[];
+  /**
+   * Families whose alerts are generated only when the deployment exports them:
+   * `heartbeat` (a resource sets heartbeatField: cr_heartbeat_timestamp_seconds)
+   * and `conditionStale` (the opt-in family cr_condition_stale).
+   */
+  readonly families: { readonly heartbeat: boolean; readonly conditionStale: boolean };
+  /** Which objects the per-object and per-namespace alerts cover (all of them when empty)… */
+  readonly scope: AlertScope;
+  /** …and, per alert name, fields that replace the scope's for that alert. */
+  readonly alertScopes: Readonly<Record<string, AlertScope>>;
   readonly for: {
     readonly notReady: Duration;
     readonly readyUnknown: Duration;
@@ -36,6 +54,8 @@ export interface AlertOptions {
     readonly stale: Duration;
     readonly seriesDropped: Duration;
     readonly configReloadFailed: Duration;
+    readonly heartbeatStale: Duration;
+    readonly conditionStale: Duration;
   };
   readonly thresholds: {
     /** An object still terminating this many seconds after its deletionTimestamp is stuck. */
@@ -53,6 +73,8 @@ export interface AlertOptions {
     readonly notReadyMinObjects: number;
     /** Seconds without any watch event (bookmarks included) after which a resource's watch is stale. */
     readonly staleSeconds: number;
+    /** Age in seconds of an object's heartbeat field above which its controller has stopped heartbeating. */
+    readonly heartbeatSeconds: number;
   };
   /** Window of the rate() and increase() in the rules. */
   readonly rateWindow: Duration;
@@ -64,6 +86,9 @@ export const DEFAULT_ALERT_OPTIONS: AlertOptions = {
   runbookBaseUrl: "https://github.com/cr-status-exporter/cr-status-exporter/blob/main/docs/runbook.md",
   keepFiringFor: "5m",
   criticalKinds: [],
+  families: { heartbeat: false, conditionStale: false },
+  scope: {},
+  alertScopes: {},
   for: {
     notReady: "15m",
     readyUnknown: "30m",
@@ -81,6 +106,8 @@ export const DEFAULT_ALERT_OPTIONS: AlertOptions = {
     stale: "5m",
     seriesDropped: "0m",
     configReloadFailed: "5m",
+    heartbeatStale: "5m",
+    conditionStale: "15m",
   },
   thresholds: {
     terminatingSeconds: 1800,
@@ -91,6 +118,7 @@ export const DEFAULT_ALERT_OPTIONS: AlertOptions = {
     notReadyRatio: 0.5,
     notReadyMinObjects: 3,
     staleSeconds: 900,
+    heartbeatSeconds: 600,
   },
   rateWindow: "10m",
 };
