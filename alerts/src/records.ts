@@ -30,6 +30,12 @@ export function recordNames(prefix?: string) {
     oldestWaitingRequest: `namespace_group_kind:${n.generationRequested}:min_lagging`,
     /** Objects with a deletionTimestamp (terminating). */
     objectsTerminating: `namespace_group_kind:${n.deletion}:count`,
+    /**
+     * Per object whose Ready condition is not True (False or Unknown, in
+     * `status`): when Ready last changed. One series per failing object only,
+     * so the overview's not-Ready table and timeline never read the whole fleet.
+     */
+    readyNotTrueSince: `namespace_group_kind_name_status:${n.conditionLastTransition}:ready_not_true`,
     /** Meaningful and no-op status writes per second, summed over the objects. */
     statusUpdates: `namespace_group_kind:${counter(n.statusUpdates)}:rate${RECORDED_RATE_WINDOW}`,
     noopUpdates: `namespace_group_kind:${counter(n.noopUpdates)}:rate${RECORDED_RATE_WINDOW}`,
@@ -62,6 +68,12 @@ export function recordingRules(prefix: string, matchers: (...extra: string[]) =>
       expr: `min by (${KIND}) (${perObject(`${n.generationRequested}${matchers()}`)} and on (${OBJECT}) (${lagging}))`,
     },
     { record: r.objectsTerminating, expr: `count by (${KIND}) (${perObject(`${n.deletion}${matchers()}`)})` },
+    {
+      record: r.readyNotTrueSince,
+      expr:
+        `${perObject(`${n.conditionLastTransition}${matchers('type="Ready"')}`)}` +
+        ` * on (${OBJECT}) group_left (status) ${perObject(`${n.condition}${matchers('type="Ready"', 'status!="True"')} == 1`, ", status")}`,
+    },
     { record: r.statusUpdates, expr: rate(n.statusUpdates) },
     { record: r.noopUpdates, expr: rate(n.noopUpdates) },
   ];

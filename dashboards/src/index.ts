@@ -11,7 +11,9 @@ import { assertSdkTypes } from "./sdk-types.ts";
 import { MATCH_ALL } from "./variables.ts";
 
 export { type Dashboard, isRow, type Panel, type Target } from "./layout.ts";
+export { OBJECT_UID } from "./object.ts";
 export { type DashboardOptions, DEFAULT_DASHBOARD_OPTIONS } from "./options.ts";
+export { OVERVIEW_UID } from "./overview.ts";
 export { assertSdkTypes } from "./sdk-types.ts";
 export { MATCH_ALL } from "./variables.ts";
 
@@ -44,17 +46,22 @@ export interface PanelQuery {
 }
 
 /**
- * Replaces Grafana variables by values that select everything, and Grafana's
- * interval macros by fixed durations, so a panel query can be sent to Prometheus.
+ * Replaces Grafana variables by values (by default ones that select
+ * everything), and Grafana's interval macros by fixed durations, so a panel
+ * query can be sent to Prometheus.
  */
-export function substituteVariables(expr: string, rateInterval = "1m"): string {
+export function substituteVariables(
+  expr: string,
+  rateInterval = "1m",
+  values: Readonly<Record<string, string>> = MATCH_ALL,
+): string {
   return expr
     .replaceAll("$__rate_interval", rateInterval)
     .replaceAll("$__interval", rateInterval)
     .replaceAll("$__range", "1h")
     .replace(/\$\{(\w+)\}|\$(\w+)/g, (whole, braced: string | undefined, bare: string | undefined) => {
       const name = braced ?? bare ?? "";
-      const value = MATCH_ALL[name];
+      const value = values[name];
       if (value === undefined) throw new Error(`query uses the undefined variable ${whole}: ${expr}`);
       return value;
     });
@@ -62,7 +69,12 @@ export function substituteVariables(expr: string, rateInterval = "1m"): string {
 
 /** Every query of every panel of every shipped dashboard, ready to run against Prometheus. */
 export function panelQueries(
-  options: { rateInterval?: string; dashboards?: DashboardOptions } = {},
+  options: {
+    rateInterval?: string;
+    dashboards?: DashboardOptions;
+    /** Variable values per dashboard uid (default: MATCH_ALL), e.g. one object for the drill-down. */
+    values?: Readonly<Record<string, Readonly<Record<string, string>>>>;
+  } = {},
 ): PanelQuery[] {
   const prefix = (options.dashboards ?? DEFAULT_DASHBOARD_OPTIONS).metricPrefix;
   const optIn = objectFamilies.filter((f) => !f.defaultSet).map((f) => prefix + f.suffix);
@@ -76,7 +88,7 @@ export function panelQueries(
             panel: p.title ?? "",
             refId: t.refId ?? "",
             expr: t.expr,
-            query: substituteVariables(t.expr, options.rateInterval),
+            query: substituteVariables(t.expr, options.rateInterval, options.values?.[d.uid]),
             instant: t.instant === true,
             optIn: optIn.filter((name) => new RegExp(`\\b${name}\\b`).test(t.expr)),
             noValue: p.fieldConfig?.defaults.noValue,

@@ -52,9 +52,13 @@ export function overviewDashboard(options: DashboardOptions, drillDownUid: strin
   const r = recordNames(options.metricPrefix);
   const conditionCount = (type: string, status: string) =>
     `${r.objectsByCondition}{${OBJECTS}, type="${type}", status="${status}"}`;
-  const notReady = `max by (${BY_OBJECT}) (${n.condition}{${OBJECTS}, type="Ready", status="False"} == 1)`;
-  const readyAge = `(time() - max by (${BY_OBJECT}) (${n.conditionLastTransition}{${OBJECTS}, type="Ready"}))`;
-  const readyReason = `max by (${BY_OBJECT}, reason) (${n.conditionReason}{${OBJECTS}, type="Ready"} == 1)`;
+  // Objects whose Ready is not True, and since when: a recorded series per failing object only.
+  const notTrueSince = (status = "") =>
+    `${r.readyNotTrueSince}{${OBJECTS}${status ? `, status="${status}"` : ""}}`;
+  const notReadyFor = `(time() - ${notTrueSince("False")})`;
+  // One reason per object, even while exporter replicas disagree for a scrape (group_left needs one).
+  const readyReason = `topk by (${BY_OBJECT}) (1, max by (${BY_OBJECT}, reason) (${n.conditionReason}{${OBJECTS}, type="Ready"} == 1))`;
+  const longest = `bottomk(${options.limits.notReadyTimeline}, ${notTrueSince()})`;
   return buildDashboard({
     uid: OVERVIEW_UID,
     title: "CR Status / Overview",
@@ -139,14 +143,16 @@ export function overviewDashboard(options: DashboardOptions, drillDownUid: strin
           })
             .withTarget(
               instant(
-                `topk(${options.limits.notReadyTable}, ((${readyAge} * on (${BY_OBJECT}) group_left (reason) ${readyReason}) or ${readyAge}) and on (${BY_OBJECT}) ${notReady})`,
+                // The reason when exported; `or on` keeps the objects without one, once.
+                `topk(${options.limits.notReadyTable}, ${notReadyFor} * on (${BY_OBJECT}) group_left (reason) ${readyReason}` +
+                  ` or on (${BY_OBJECT}) ${notReadyFor})`,
                 true,
               ),
             )
             .withTransformation({
               id: "organize",
               options: {
-                excludeByName: { Time: true },
+                excludeByName: { Time: true, job: true, status: true },
                 renameByName: { Value: "Not Ready for" },
                 indexByName: { namespace: 0, kind: 1, name: 2, reason: 3, Value: 4, group: 5, cluster: 6 },
               },
@@ -164,10 +170,9 @@ export function overviewDashboard(options: DashboardOptions, drillDownUid: strin
           })
             .withTarget(
               query(
-                `max by (${BY_OBJECT}) ((${n.condition}{${OBJECTS}, type="Ready", status="False"} == 1) * 0` +
-                  ` or (${n.condition}{${OBJECTS}, type="Ready", status="Unknown"} == 1))` +
-                  ` and on (${BY_OBJECT}) bottomk(${options.limits.notReadyTimeline}, max by (${BY_OBJECT}) (${n.conditionLastTransition}{${OBJECTS}, type="Ready"})` +
-                  ` and on (${BY_OBJECT}) (${n.condition}{${OBJECTS}, type="Ready", status!="True"} == 1))`,
+                // 0 for False, 1 for Unknown, of the objects whose Ready changed longest ago.
+                `max by (${BY_OBJECT}) ((${longest} and on (${BY_OBJECT}) ${notTrueSince("False")}) * 0` +
+                  ` or (${longest} unless on (${BY_OBJECT}) ${notTrueSince("False")}) * 0 + 1)`,
                 "{{kind}} {{namespace}}/{{name}}",
               ),
             )

@@ -390,4 +390,22 @@ test("with the default set, every dashboard panel query returns data, and opt-in
   );
   assert.ok(notes.length >= 2 && notes.length < 5, `opt-in note panels: ${notes.join("; ")}`);
   assert.deepEqual(empty, [], "panel queries without data");
+
+  // The not-Ready table: one row per object whose Ready is False, with its reason.
+  const table = queries.find((q) => q.panel === "Objects not Ready");
+  assert.ok(table);
+  const names = (samples: { metric: Readonly<Record<string, string>> }[]) =>
+    samples.map((r) => `${r.metric.kind} ${r.metric.namespace ?? ""}/${r.metric.name}`).sort();
+  const rows = await prometheus.waitFor("the table to list each not-Ready object once", async () => {
+    const [rows, notReady] = await Promise.all([
+      prometheus.query(table.query),
+      prometheus.query(
+        `max by (kind, namespace, name) (cr_condition{job="${JOB}", type="Ready", status="False"})`,
+      ),
+    ]);
+    return rows.length > 0 && JSON.stringify(names(rows)) === JSON.stringify(names(notReady))
+      ? rows
+      : undefined;
+  });
+  assert.equal(rows.find((r) => r.metric.name === "w3")?.metric.reason, "ImagePullBackOff");
 });

@@ -1,0 +1,122 @@
+// Times dashboard panel queries on a real Prometheus: the server's own
+// evaluation time (stats=all) and the wall time of the HTTP call, median of a
+// few runs, for the instant query and for a range query of a fixed number of
+// steps (what a Grafana panel of that many points asks). For queries reading
+// recorded series, the same query with each recorded series replaced by the
+// rule's expression is timed too: what the panel would cost without the rules.
+import type { PanelQuery } from "../../dashboards/src/index.ts";
+
+export interface Timing {
+  /** Prometheus' evalTotalTime (seconds in the API), ms (median). */
+  evalMs: number;
+  /** Wall time of the request, response included, ms (median). */
+  wallMs: number;
+  /** Peak samples held while evaluating (the query's memory cost). */
+  peakSamples: number;
+  /** Series in the result. */
+  series: number;
+}
+
+export interface PanelTiming {
+  readonly query: PanelQuery;
+  readonly instant: Timing;
+  readonly range?: Timing;
+  /** The same query with recorded series expanded to their rules' expressions. */
+  readonly raw?: { readonly instant: Timing; readonly range?: Timing };
+}
+
+export interface RangeWindow {
+  readonly start: number;
+  readonly end: number;
+  readonly steps: number;
+}
+
+interface QueryResponse {
+  status: string;
+  error?: string;
+  data: {
+    result: unknown[] | unknown;
+    stats?: { timings?: { evalTotalTime?: number }; samples?: { peakSamples?: number } };
+  };
+}
+
+/** `at`: the time of an instant query, or the window of a range query. */
+async function once(url: string, expr: string, at: number | RangeWindow): Promise<Timing> {
+  const params = new URLSearchParams({ query: expr, stats: "all" });
+  const range = typeof at === "number" ? undefined : at;
+  if (range) {
+    params.set("start", String(range.start));
+    params.set("end", String(range.end));
+    params.set("step", String((range.end - range.start) / range.steps));
+  } else params.set("time", String(at));
+  const started = performance.now();
+  const response = await fetch(`${url}/api/v1/${range ? "query_range" : "query"}`, {
+    method: "POST",
+    body: params,
+    signal: AbortSignal.timeout(180_000),
+  });
+  const body = (await response.json()) as QueryResponse;
+  const wallMs = performance.now() - started;
+  if (body.status !== "success") throw new Error(`${expr}: ${body.error}`);
+  const result = body.data.result;
+  return {
+    evalMs: (body.data.stats?.timings?.evalTotalTime ?? Number.NaN) * 1000,
+    wallMs,
+    peakSamples: body.data.stats?.samples?.peakSamples ?? Number.NaN,
+    series: Array.isArray(result) ? result.length : 1,
+  };
+}
+
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] as number;
+};
+
+export async function timeQuery(
+  url: string,
+  expr: string,
+  at: number | RangeWindow,
+  repeats: number,
+): Promise<Timing> {
+  const runs: Timing[] = [];
+  for (let i = 0; i < repeats; i++) runs.push(await once(url, expr, at));
+  return {
+    evalMs: median(runs.map((r) => r.evalMs)),
+    wallMs: median(runs.map((r) => r.wallMs)),
+    peakSamples: median(runs.map((r) => r.peakSamples)),
+    series: runs[0]?.series ?? 0,
+  };
+}
+
+/** Replaces every recorded series (with its matchers) by `(rule expression)`. */
+export function expandRecords(expr: string, records: ReadonlyMap<string, string>): string {
+  let out = expr;
+  for (const [name, ruleExpr] of records) {
+    const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    out = out.replace(new RegExp(`${escaped}(\\{[^}]*\\})?`, "g"), `(${ruleExpr})`);
+  }
+  return out;
+}
+
+const fmt = (ms: number | undefined): string =>
+  ms === undefined ? "" : ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms.toFixed(2);
+
+/** The table of the report: one row per panel query, in dashboard order. */
+export function timingTable(timings: readonly PanelTiming[]): string {
+  const rows = timings.map((t) => {
+    const q = t.query;
+    const note = q.optIn.length > 0 ? " (opt-in)" : "";
+    return `| ${q.dashboard.replace(/^cr-status-/, "")} | ${q.panel}${note} | ${q.refId} | ${q.instant ? "instant" : "range"} | ${fmt(t.instant.evalMs)} | ${fmt(t.range?.evalMs)} | ${fmt(t.range?.wallMs ?? t.instant.wallMs)} | ${(t.range ?? t.instant).peakSamples} | ${fmt(t.raw?.instant.evalMs)} | ${fmt(t.raw?.range?.evalMs)} |`;
+  });
+  return [
+    "| dashboard | panel | query | kind | instant eval ms | range eval ms | wall ms (as the panel asks) | peak samples | without rules: instant eval ms | without rules: range eval ms |",
+    "| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ...rows,
+  ].join("\n");
+}
+
+/** The slowest queries as the panels ask them (range for graphs, instant for stats and tables). */
+export function slowest(timings: readonly PanelTiming[], count = 5): PanelTiming[] {
+  const cost = (t: PanelTiming): number => (t.range ?? t.instant).evalMs;
+  return [...timings].sort((a, b) => cost(b) - cost(a)).slice(0, count);
+}
