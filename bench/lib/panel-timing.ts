@@ -15,6 +15,8 @@ export interface Timing {
   peakSamples: number;
   /** Series in the result. */
   series: number;
+  /** Why the query failed (Prometheus' timeout or sample limit), if it did. */
+  error?: string;
 }
 
 export interface PanelTiming {
@@ -41,8 +43,13 @@ interface QueryResponse {
 }
 
 /** `at`: the time of an instant query, or the window of a range query. */
-async function once(url: string, expr: string, at: number | RangeWindow): Promise<Timing> {
-  const params = new URLSearchParams({ query: expr, stats: "all" });
+async function once(
+  url: string,
+  expr: string,
+  at: number | RangeWindow,
+  timeoutSeconds: number,
+): Promise<Timing> {
+  const params = new URLSearchParams({ query: expr, stats: "all", timeout: `${timeoutSeconds}s` });
   const range = typeof at === "number" ? undefined : at;
   if (range) {
     params.set("start", String(range.start));
@@ -53,11 +60,16 @@ async function once(url: string, expr: string, at: number | RangeWindow): Promis
   const response = await fetch(`${url}/api/v1/${range ? "query_range" : "query"}`, {
     method: "POST",
     body: params,
-    signal: AbortSignal.timeout(180_000),
+    signal: AbortSignal.timeout((timeoutSeconds + 60) * 1000),
   });
   const body = (await response.json()) as QueryResponse;
   const wallMs = performance.now() - started;
-  if (body.status !== "success") throw new Error(`${expr}: ${body.error}`);
+  if (body.status !== "success") {
+    // A query too costly to finish is a result here: the panel could not be drawn.
+    if (/timed out|too many samples/.test(body.error ?? ""))
+      return { evalMs: wallMs, wallMs, peakSamples: Number.NaN, series: 0, error: body.error ?? "" };
+    throw new Error(`${expr}: ${body.error}`);
+  }
   const result = body.data.result;
   return {
     evalMs: (body.data.stats?.timings?.evalTotalTime ?? Number.NaN) * 1000,
@@ -77,9 +89,14 @@ export async function timeQuery(
   expr: string,
   at: number | RangeWindow,
   repeats: number,
+  timeoutSeconds = 120,
 ): Promise<Timing> {
   const runs: Timing[] = [];
-  for (let i = 0; i < repeats; i++) runs.push(await once(url, expr, at));
+  for (let i = 0; i < repeats; i++) {
+    const run = await once(url, expr, at, timeoutSeconds);
+    if (run.error) return run;
+    runs.push(run);
+  }
   return {
     evalMs: median(runs.map((r) => r.evalMs)),
     wallMs: median(runs.map((r) => r.wallMs)),
@@ -98,15 +115,22 @@ export function expandRecords(expr: string, records: ReadonlyMap<string, string>
   return out;
 }
 
-const fmt = (ms: number | undefined): string =>
-  ms === undefined ? "" : ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms.toFixed(2);
+const number = (ms: number): string => (ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms.toFixed(2));
+/** Milliseconds; a failed query as what stopped it, after how long. */
+const fmt = (t: Timing | undefined, pick: (t: Timing) => number = (t) => t.evalMs): string =>
+  t === undefined
+    ? ""
+    : t.error
+      ? `${/too many samples/.test(t.error) ? "sample limit" : "timeout"} after ${number(t.wallMs)}`
+      : number(pick(t));
 
 /** The table of the report: one row per panel query, in dashboard order. */
 export function timingTable(timings: readonly PanelTiming[]): string {
   const rows = timings.map((t) => {
     const q = t.query;
     const note = q.optIn.length > 0 ? " (opt-in)" : "";
-    return `| ${q.dashboard.replace(/^cr-status-/, "")} | ${q.panel}${note} | ${q.refId} | ${q.instant ? "instant" : "range"} | ${fmt(t.instant.evalMs)} | ${fmt(t.range?.evalMs)} | ${fmt(t.range?.wallMs ?? t.instant.wallMs)} | ${(t.range ?? t.instant).peakSamples} | ${fmt(t.raw?.instant.evalMs)} | ${fmt(t.raw?.range?.evalMs)} |`;
+    const asked = t.range ?? t.instant;
+    return `| ${q.dashboard.replace(/^cr-status-/, "")} | ${q.panel}${note} | ${q.refId} | ${q.instant ? "instant" : "range"} | ${fmt(t.instant)} | ${fmt(t.range)} | ${fmt(asked, (a) => a.wallMs)} | ${Number.isNaN(asked.peakSamples) ? "" : asked.peakSamples} | ${fmt(t.raw?.instant)} | ${fmt(t.raw?.range)} |`;
   });
   return [
     "| dashboard | panel | query | kind | instant eval ms | range eval ms | wall ms (as the panel asks) | peak samples | without rules: instant eval ms | without rules: range eval ms |",

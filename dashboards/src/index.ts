@@ -18,15 +18,20 @@ export { assertSdkTypes } from "./sdk-types.ts";
 export { MATCH_ALL } from "./variables.ts";
 
 export const DASHBOARD_DIR = "dashboards/grafana";
+/** The same dashboards with the multi-cluster toggle on (the chart's dashboards.multiCluster picks them). */
+export const MULTI_CLUSTER_DASHBOARD_DIR = `${DASHBOARD_DIR}/multi-cluster`;
 
 export function dashboards(options: DashboardOptions = DEFAULT_DASHBOARD_OPTIONS): Dashboard[] {
   return [overviewDashboard(options, OBJECT_UID), objectDashboard(options), exporterDashboard(options)];
 }
 
 export function generatedDashboardFiles(): Map<string, string> {
-  const list = dashboards();
-  assertSdkTypes(list);
-  return new Map(list.map((d) => [`${DASHBOARD_DIR}/${d.uid}.json`, `${JSON.stringify(d, null, 2)}\n`]));
+  const single = dashboards();
+  const multi = dashboards({ ...DEFAULT_DASHBOARD_OPTIONS, multiCluster: true });
+  assertSdkTypes([...single, ...multi]);
+  const files = (dir: string, list: Dashboard[]) =>
+    list.map((d) => [`${dir}/${d.uid}.json`, `${JSON.stringify(d, null, 2)}\n`] as const);
+  return new Map([...files(DASHBOARD_DIR, single), ...files(MULTI_CLUSTER_DASHBOARD_DIR, multi)]);
 }
 
 export interface PanelQuery {

@@ -388,6 +388,11 @@ export function chartValues(): Group {
         namespace: str("", "Where Grafana's sidecar looks; default: the release namespace."),
         label: str("grafana_dashboard", "Label the sidecar selects."),
         labelValue: str("1", "Its value."),
+        multiCluster: bool(
+          false,
+          "Several clusters behind one data source (Thanos, Mimir): the dashboards show the cluster picker and their " +
+            "links carry each row's cluster.",
+        ),
         annotations: stringMap(
           "Annotations, e.g. `grafana_folder: CR Status` with the sidecar's folderAnnotation.",
         ),

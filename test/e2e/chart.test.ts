@@ -222,6 +222,28 @@ test("the family alerts and the kind/namespace scope from values render what the
   assert.match(misspelt.output, /CustomResourceNotReady\/scope': additional properties 'kind' not allowed/);
 });
 
+test("dashboards.multiCluster ships the multi-cluster dashboards: the cluster picker shown, links carrying each row's cluster", () => {
+  const variant = (multiCluster: boolean) => {
+    const objects = helmTemplate(tools, chart, {
+      set: ["dashboards.enabled=true", `dashboards.multiCluster=${multiCluster}`],
+      flags: ["--show-only", "templates/dashboards.yaml"],
+    });
+    const overview = objects.find((o) => o.metadata.name.endsWith("-dashboard-overview"));
+    assert.ok(overview, "the overview's ConfigMap");
+    const json = (overview.data as Record<string, string>)["cr-status-overview.json"] ?? "";
+    const dashboard = JSON.parse(json) as { templating: { list: { name: string; hide?: number }[] } };
+    return { hide: dashboard.templating.list.find((v) => v.name === "cluster")?.hide, json };
+  };
+  const single = variant(false);
+  const multi = variant(true);
+  assert.equal(single.hide, 2);
+  assert.equal(multi.hide, 0);
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: Grafana's data link syntax
+  const rowCluster = "var-cluster=${__data.fields.cluster}";
+  assert.ok(multi.json.includes(rowCluster));
+  assert.ok(!single.json.includes(rowCluster));
+});
+
 test("promtool test rules passes on the rendered rules: the shipped tests, and the tuned alert's timing", () => {
   // The shipped unit tests (alerts/tests) against the chart's default rendering, with the alerts on
   // families that must be configured or opted in (off by default) switched on for their tests.
