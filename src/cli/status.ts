@@ -160,10 +160,7 @@ export async function itemsFromCluster(
       });
       if (listed.skipped > 0)
         failures.push(`${plan.key}: ${listed.skipped} objects without metadata.uid or name skipped`);
-      const status = {
-        readyCondition: plan.options.readyCondition,
-        failedAfterSeconds: plan.options.failedAfterSeconds,
-      };
+      const status = listed.plan.readiness;
       for (const state of listed.states) {
         views.push(
           toObjectView({

@@ -1,6 +1,7 @@
 // The configuration as the rest of the program sees it, after validation and
 // defaults. The YAML shape is documented in config.example.yaml.
 import { type FamilyRules, noFamilyRules } from "../core/family-selection.ts";
+import type { MappedPhaseResult } from "../core/phase-result.ts";
 import { defaultStatusPage, type StatusPageConfig } from "./status-page.ts";
 
 export interface LabelMapping {
@@ -19,8 +20,11 @@ export interface ResourceOptions {
   observedGenerationPath: string | undefined;
   phasePath: string | undefined;
   heartbeatField: string | undefined;
-  readyCondition: string;
+  /** undefined: detected per kind (Ready, then Succeeded, then Available; see core/detect.ts). */
+  readyCondition: string | undefined;
   failedAfterSeconds: number;
+  /** Phase → result for cr_status (and tracing); undefined: the default table, for kinds without a readiness condition. */
+  phaseResults: Record<string, MappedPhaseResult> | undefined;
   labels: LabelMapping[];
   maxReasons: number;
   phaseTransitions: Record<string, string[]> | undefined;
@@ -112,8 +116,9 @@ export const defaultResourceOptions: ResourceOptions = {
   observedGenerationPath: undefined,
   phasePath: undefined,
   heartbeatField: undefined,
-  readyCondition: "Ready",
+  readyCondition: undefined,
   failedAfterSeconds: 300,
+  phaseResults: undefined,
   labels: [],
   maxReasons: 20,
   phaseTransitions: undefined,

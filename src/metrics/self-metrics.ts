@@ -18,6 +18,9 @@ export const resourceInfoLabels = [
   "observed_generation_source",
   "phase_path",
   "ready_condition",
+  "readiness_source",
+  "run_to_completion",
+  "condition_times",
 ] as const;
 
 /** Histograms and counters per kind, fed by object changes (selectable per resource, see the catalog). */

@@ -4,7 +4,8 @@
 // object.
 
 import { requestTime } from "../core/generations.ts";
-import { type StatusSettings, summarizeStatus } from "../core/kstatus.ts";
+import { summarizeStatus } from "../core/kstatus.ts";
+import type { ReadinessRules } from "../core/readiness.ts";
 import type { ConditionState, ObjectState, ResourceIdentity } from "../core/state.ts";
 import { conditionChangesSince } from "./ring.ts";
 import type { ConditionView, ObjectView, TransitionRecord } from "./view.ts";
@@ -12,7 +13,8 @@ import type { ConditionView, ObjectView, TransitionRecord } from "./view.ts";
 export interface ViewInputs {
   identity: Pick<ResourceIdentity, "group" | "version" | "kind">;
   state: ObjectState;
-  status: StatusSettings;
+  /** The kind's readiness rules (core/readiness.ts). */
+  status: ReadinessRules;
   /** Epoch seconds. */
   now: number;
   /** When the current generation was asked for, if the pipeline knows (spec write, creation, first seen). */
@@ -28,7 +30,8 @@ function conditionView(c: ConditionState): ConditionView {
     status: c.status,
     reason: c.reason,
     message: c.message,
-    since: c.lastTransitionTime,
+    since: c.since,
+    sinceSource: c.sinceSource,
     observedGeneration: c.observedGeneration,
   };
 }

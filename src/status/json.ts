@@ -26,6 +26,8 @@ export interface ConditionJson {
   reason: string;
   message: string;
   since: string | null;
+  /** lastTransitionTime, first_seen or exporter_start ("since exporter start": a lower bound). */
+  sinceSource: string | null;
   observedGeneration: number | null;
 }
 
@@ -36,6 +38,7 @@ function conditionJson(c: ConditionView): ConditionJson {
     reason: c.reason,
     message: c.message,
     since: isoTime(c.since),
+    sinceSource: c.sinceSource ?? null,
     observedGeneration: c.observedGeneration ?? null,
   };
 }

@@ -4,7 +4,7 @@
 // exporter saw. It holds only what a person looks at; the query layer never
 // reads raw objects or the metric store.
 import type { StatusResult } from "../core/kstatus.ts";
-import type { ConditionStatus } from "../core/state.ts";
+import type { ConditionStatus, ConditionTimeSource } from "../core/state.ts";
 
 export interface ConditionView {
   type: string;
@@ -12,8 +12,10 @@ export interface ConditionView {
   reason: string;
   /** Already capped (see messageMaxChars); shown as text, never used as a label. */
   message: string;
-  /** Epoch seconds of lastTransitionTime, when the object gives one. */
+  /** Epoch seconds of lastTransitionTime, else of when the exporter first saw the status. */
   since: number | undefined;
+  /** Where `since` comes from: exporter_start says "since exporter start" (a lower bound). */
+  sinceSource: ConditionTimeSource | undefined;
   observedGeneration: number | undefined;
 }
 

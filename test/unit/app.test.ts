@@ -8,6 +8,7 @@ import { InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-tr
 import { buildApp } from "../../src/app/build.ts";
 import { type Component, startInOrder, stopInReverse } from "../../src/app/component.ts";
 import { validateConfig } from "../../src/config/validate.ts";
+import { defaultReadinessRules } from "../../src/core/readiness.ts";
 import { kubeConfigClass } from "../../src/kube/kubeconfig.ts";
 import { createLogger } from "../../src/log.ts";
 import { condition, object, widgets } from "./tracing/support.ts";
@@ -119,6 +120,7 @@ test("the tracer is ticked with the injected clock, not the wall clock", async (
     app.tracer.observe({
       resource: widgets,
       statusSubresource: true,
+      readiness: defaultReadinessRules,
       previous: undefined,
       current: object({
         creationTimestamp: created,

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { defaultProjectionSettings, projectObject } from "../../../src/core/project.ts";
+import { defaultReadinessRules } from "../../../src/core/readiness.ts";
 import type { Transition } from "../../../src/core/state.ts";
 import { diffStates } from "../../../src/core/transitions.ts";
 import { toObjectView } from "../../../src/status/from-state.ts";
@@ -11,7 +12,7 @@ import { viewCaps } from "../../../src/status/view.ts";
 import { cond, t, widget } from "../../support/objects.ts";
 import { condition, view, viewNow } from "../../support/views.ts";
 
-const status = { readyCondition: "Ready", failedAfterSeconds: 300 };
+const status = defaultReadinessRules;
 const flip = (at: number, to: "True" | "False", message = "", reason?: string): Transition => ({
   kind: "condition",
   type: "Ready",
