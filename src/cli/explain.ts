@@ -140,8 +140,10 @@ function explainPlan(
     readyCondition: plan.readiness.readyCondition ?? null,
     readinessSource: plan.info.readiness_source,
     conditions: {
-      path: plan.projection.conditionsPath.join("."),
-      from: source(plan, o.conditionsPath, shape?.conditions?.path),
+      path: plan.projection.conditionsPath?.join(".") ?? null,
+      from: plan.projection.conditionsPath
+        ? source(plan, o.conditionsPath, shape?.conditions?.path)
+        : "none (no conditions in the schema)",
     },
     observedGeneration: {
       path: plan.generationSource === "condition" ? null : plan.projection.observedGenerationPath.join("."),

@@ -39,7 +39,7 @@ export interface ShapeSettings {
 
 /** Where a kind with no shape (no CRD read) or an open status not yet learned is read. */
 const conventional = {
-  conditions: defaultProjectionSettings.conditionsPath,
+  conditions: ["status", "conditions"],
   observedGeneration: defaultProjectionSettings.observedGenerationPath,
   phase: ["status", "phase"],
 } as const;
@@ -92,7 +92,10 @@ export function shapeSettings(
       : undefined;
   const projection: ProjectionSettings = {
     ...defaultProjectionSettings,
-    conditionsPath: split(options.conditionsPath) ?? shape?.conditions?.path ?? conventional.conditions,
+    // A declared schema without conditions has none to read (a list named
+    // conditions whose entries lack a status is not one: it would be invented).
+    conditionsPath:
+      split(options.conditionsPath) ?? shape?.conditions?.path ?? (open ? conventional.conditions : undefined),
     observedGenerationPath:
       split(options.observedGenerationPath) ?? detectedGeneration ?? conventional.observedGeneration,
     phasePath: split(options.phasePath) ?? shape?.phase?.path ?? (open ? conventional.phase : undefined),
@@ -109,7 +112,7 @@ export function shapeSettings(
     phases: { runToCompletion: shape?.runToCompletion.value ?? false, overrides: options.phaseResults ?? {} },
   };
   const conditionsDetected =
-    shape?.conditions !== undefined && dotted(shape.conditions.path) === dotted(projection.conditionsPath);
+    shape?.conditions !== undefined && dotted(shape.conditions.path) === dotted(projection.conditionsPath ?? []);
   return {
     projection,
     generationSource: source,
@@ -117,7 +120,7 @@ export function shapeSettings(
     phases: shape?.phase?.valuesDeclared ? [...shape.phase.values] : [],
     info: {
       status_subresource: String(statusSubresource),
-      conditions_path: dotted(projection.conditionsPath),
+      conditions_path: projection.conditionsPath ? dotted(projection.conditionsPath) : "",
       observed_generation_path: source === "condition" ? "" : dotted(projection.observedGenerationPath),
       observed_generation_source: source,
       phase_path: projection.phasePath ? dotted(projection.phasePath) : "",

@@ -17,7 +17,8 @@ export interface LabelSource {
 }
 
 export interface ProjectionSettings {
-  conditionsPath: readonly string[];
+  /** undefined: the kind has no conditions (its schema declares none). */
+  conditionsPath: readonly string[] | undefined;
   observedGenerationPath: readonly string[];
   /** undefined: the kind has no phase. */
   phasePath: readonly string[] | undefined;
@@ -253,7 +254,9 @@ export function projectObject(raw: Json, settings: ProjectionSettings): ObjectSt
   const name = asString(metadata.name);
   if (!uid || !name) throw new ProjectionError("object has no metadata.uid or metadata.name");
 
-  const conditions = projectConditions(readPath(raw, settings.conditionsPath), settings.messageMaxLength);
+  const conditions = settings.conditionsPath
+    ? projectConditions(readPath(raw, settings.conditionsPath), settings.messageMaxLength)
+    : [];
   const observedGeneration = asGeneration(readPath(raw, settings.observedGenerationPath));
   const phaseValue = settings.phasePath ? readPath(raw, settings.phasePath) : undefined;
   const phase = typeof phaseValue === "string" && phaseValue.length > 0 ? phaseValue : undefined;

@@ -86,7 +86,7 @@ export function offlineCollector(options: OfflineOptions = {}): OfflineCollector
       labelSelector: undefined,
       info: {
         status_subresource: "true",
-        conditions_path: projection.conditionsPath.join("."),
+        conditions_path: projection.conditionsPath?.join(".") ?? "",
         observed_generation_path: projection.observedGenerationPath.join("."),
         observed_generation_source: options.generationSource ?? "status",
         phase_path: projection.phasePath?.join(".") ?? "",

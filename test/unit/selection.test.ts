@@ -193,8 +193,10 @@ const decided: [CorpusName, string, string, string, string, string][] = [
   ["beacons", "status.conditions", "status status.observedGeneration", "-", "Ready (pending)", "false"],
   ["runs", "status.conditions", "status status.observedGeneration", "-", "Succeeded (schema)", "true"],
   ["pools", "status.conditions", "status status.observedGeneration", "-", "Available (schema)", "false"],
-  ["exports", "status.conditions", "condition -", "status.phase", "- (none)", "true"],
-  ["chores", "status.conditions", "condition -", "status.phase", "- (none)", "false"],
+  ["exports", "-", "condition -", "status.phase", "- (none)", "true"],
+  ["chores", "-", "condition -", "status.phase", "- (none)", "false"],
+  // status.conditions entries without a status are not conditions: not read, none invented.
+  ["deliveries", "-", "condition -", "-", "- (states)", "false"],
   [
     "blobs",
     "status.conditions",
@@ -221,7 +223,7 @@ for (const [name, conditions, generation, phase, ready, runs] of decided) {
       plan.generationSource === "condition" ? "-" : plan.projection.observedGenerationPath.join(".");
     assert.deepEqual(
       [
-        plan.projection.conditionsPath.join("."),
+        plan.projection.conditionsPath?.join(".") ?? "-",
         `${plan.generationSource} ${generationPath}`,
         plan.projection.phasePath?.join(".") ?? "-",
         `${plan.readiness.readyCondition ?? "-"} (${plan.info.readiness_source})`,
@@ -230,7 +232,7 @@ for (const [name, conditions, generation, phase, ready, runs] of decided) {
       [conditions, generation, phase, ready, runs],
     );
     assert.equal(plan.info.ready_condition, plan.readiness.readyCondition ?? "");
-    assert.equal(plan.info.conditions_path, conditions);
+    assert.equal(plan.info.conditions_path, conditions === "-" ? "" : conditions);
   });
 }
 
