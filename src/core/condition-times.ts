@@ -28,7 +28,8 @@ export function rememberConditionTimes(
       c.since = before.since;
       c.sinceSource = before.sinceSource;
     } else {
-      c.since = now;
+      // Whole seconds, as the API's times are.
+      c.since = Math.floor(now);
       c.sinceSource = previous === undefined && listedAtStart ? "exporter_start" : "first_seen";
     }
   }
