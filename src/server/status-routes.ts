@@ -5,7 +5,7 @@
 // inline style and script.
 import type { Context, Middleware } from "koa";
 import type { StatusPageConfig } from "../config/status-page.ts";
-import { isoTime, type OutputSettings, objectDetail, objectItem } from "../status/json.ts";
+import { isoTime, type OutputSettings, objectDetail, objectItem, outputSettingsOf } from "../status/json.ts";
 import { contentSecurityPolicy } from "../status/page/assets.ts";
 import { renderStatusPage } from "../status/page/render.ts";
 import { runQuery } from "../status/query.ts";
@@ -27,13 +27,6 @@ export interface StatusRoutesOptions {
 }
 
 const objectsPrefix = "/api/v1/objects/";
-
-function outputSettings(config: StatusPageConfig): OutputSettings {
-  return {
-    flappingMinTransitions: config.flappingTransitions,
-    links: { dashboardUrl: config.dashboardUrl, traceUrl: config.traceUrl },
-  };
-}
 
 function commonHeaders(ctx: Context): void {
   ctx.set("Cache-Control", "no-store");
@@ -111,7 +104,7 @@ export function statusRoutes(options: StatusRoutesOptions): Middleware {
 
   function page(ctx: Context, config: StatusPageConfig): void {
     const params = new URLSearchParams(ctx.querystring);
-    const settings = { ...outputSettings(config), refreshSeconds: config.refreshSeconds };
+    const settings = { ...outputSettingsOf(config), refreshSeconds: config.refreshSeconds };
     const now = source.now();
     let error: QueryError | undefined;
     let query: ReturnType<typeof parseObjectQuery> | undefined;
@@ -147,7 +140,7 @@ export function statusRoutes(options: StatusRoutesOptions): Middleware {
       return;
     }
     const config = options.settings();
-    const settings = outputSettings(config);
+    const settings = outputSettingsOf(config);
     try {
       if (ctx.path === "/") page(ctx, config);
       // Browsers ask for it; an empty answer keeps their consoles (and the page tests) free of 404s.

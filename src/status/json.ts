@@ -2,6 +2,8 @@
 // lists, the full view for one object. Times are RFC 3339 strings with the
 // matching durations in seconds at the response's `now`; absent values are
 // null, so every item has the same keys.
+
+import type { StatusPageConfig } from "../config/status-page.ts";
 import type { StatusResult } from "../core/kstatus.ts";
 import { generationLag, isFlapping, isLagging, isNotReady, lagSeconds, stateSince } from "./derive.ts";
 import { type LinkTemplates, objectLinks } from "./links.ts";
@@ -10,6 +12,14 @@ import type { ConditionView, ObjectView, TransitionRecord } from "./view.ts";
 
 export interface OutputSettings extends QuerySettings {
   links: LinkTemplates;
+}
+
+/** The output settings of the `statusPage` configuration section. */
+export function outputSettingsOf(config: StatusPageConfig): OutputSettings {
+  return {
+    flappingMinTransitions: config.flappingTransitions,
+    links: { dashboardUrl: config.dashboardUrl, traceUrl: config.traceUrl },
+  };
 }
 
 export function isoTime(seconds: number | undefined): string | null {
