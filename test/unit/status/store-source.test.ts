@@ -31,10 +31,7 @@ function fleet() {
   c.collector.ingest("ADDED", ready("1", "fine", "True", "2026-01-01T00:10:00Z"));
   c.collector.ingest("ADDED", ready("2", "stuck", "True", "2026-01-01T00:10:00Z"));
   c.clock.now = t("2026-01-01T01:05:00Z");
-  c.collector.ingest(
-    "MODIFIED",
-    ready("3", "stuck", "False", "2026-01-01T01:04:00Z", "ImagePullBackOff"),
-  );
+  c.collector.ingest("MODIFIED", ready("3", "stuck", "False", "2026-01-01T01:04:00Z", "ImagePullBackOff"));
   return c;
 }
 
