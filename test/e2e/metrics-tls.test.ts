@@ -266,7 +266,16 @@ test("the status page and its API sit behind the same TLS and authorization as /
   const url = exporter.exporter.url;
   const reader = testbed.plane.mintUser();
   // What docs/api.md tells operators to grant: get on /, which covers the page and its API.
-  await testbed.plane.grantCluster(reader, [{ nonResourceURLs: ["/"], verbs: ["get"] }]);
+  const rest = testbed.plane.admin.rest;
+  await rest.create("/apis/rbac.authorization.k8s.io/v1/clusterroles", {
+    metadata: { name: "status-page-reader" },
+    rules: [{ nonResourceURLs: ["/"], verbs: ["get"] }],
+  });
+  await rest.create("/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", {
+    metadata: { name: "status-page-reader" },
+    roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "status-page-reader" },
+    subjects: [{ apiGroup: "rbac.authorization.k8s.io", kind: "User", name: reader.name }],
+  });
   for (const path of ["/", "/api/v1/objects", "/api/v1/summary", "/api/v1/objects/some-uid"]) {
     assert.equal((await httpsGet(`${url}${path}`)).status, 401, `${path} without a token`);
     // The scraper is authenticated, so Kubernetes' default system:discovery role lets it get /api/*:
