@@ -86,7 +86,7 @@ const ready = (
 ): Condition => condition("Ready", status, reason, message, generation, since);
 
 export interface StepOptions {
-  /** When the controller started (the hot loop's Ready since). */
+  /** When the controller started: the hot loop has been Ready and the stuck widget stuck since then. */
   started: Date;
   /** Chance per healthy widget and tick that somebody changes its spec (0 in tests). */
   specChangeChance: number;
@@ -105,7 +105,7 @@ export async function stepSim(rest: RestClient, sim: Sim, tick: number, options:
         await patchStatus(rest, ref, {
           observedGeneration: generation,
           phase: "Provisioning",
-          conditions: [ready("False", "ImagePullBackOff", stuckMessage, generation)],
+          conditions: [ready("False", "ImagePullBackOff", stuckMessage, generation, options.started)],
         });
       }
       return;
