@@ -83,7 +83,8 @@ export function appendTransitions(
     if (record) added.push(record);
   }
   if (added.length === 0) return ring;
-  const all = ring.length === 0 ? added : [...ring, ...added];
+  // concat and slice allocate exactly what they hold; `added` grew by push and has room for 17.
+  const all = ring.concat(added);
   return all.length <= capacity ? all : all.slice(all.length - capacity);
 }
 

@@ -115,13 +115,15 @@ export function statusRoutes(options: StatusRoutesOptions): Middleware {
       if (!(e instanceof QueryError)) throw e;
       error = e;
     }
+    // Views are built from the store on every pass over source.objects(): one pass serves both.
+    const views = [...source.objects()];
     const html = renderStatusPage({
       now,
       params,
       query,
       error,
-      page: query ? runQuery(source.objects(), query, settings) : undefined,
-      summary: summarize(source.kinds(), source.objects(), undefined, settings),
+      page: query ? runQuery(views, query, settings) : undefined,
+      summary: summarize(source.kinds(), views, undefined, settings),
       kinds: source.kinds(),
       settings,
     });

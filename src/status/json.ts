@@ -22,8 +22,11 @@ export function outputSettingsOf(config: StatusPageConfig): OutputSettings {
   };
 }
 
+/** RFC 3339 in whole seconds: the running exporter's clock (and so every observation time) has fractions. */
 export function isoTime(seconds: number | undefined): string | null {
-  return seconds === undefined ? null : new Date(seconds * 1000).toISOString().replace(".000Z", "Z");
+  return seconds === undefined
+    ? null
+    : new Date(Math.floor(seconds) * 1000).toISOString().replace(".000Z", "Z");
 }
 
 function secondsSince(at: number | undefined, now: number): number | null {

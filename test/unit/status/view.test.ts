@@ -10,7 +10,7 @@ import {
 } from "../../../src/core/transition-ring.ts";
 import { diffStates } from "../../../src/core/transitions.ts";
 import { toObjectView } from "../../../src/status/from-state.ts";
-import { objectDetail, objectItem } from "../../../src/status/json.ts";
+import { isoTime, objectDetail, objectItem } from "../../../src/status/json.ts";
 import { expandTemplate, objectLinks, templateProblem } from "../../../src/status/links.ts";
 import { cond, t, widget } from "../../support/objects.ts";
 import { condition, view, viewNow } from "../../support/views.ts";
@@ -202,4 +202,10 @@ test("the detail carries conditions, the ring and the trace id; the item does no
   assert.deepEqual(detail.recentTransitions, [{ at: "2027-01-15T07:59:55Z", what: "terminating" }]);
   assert.equal(detail.traceId, "t1");
   assert.equal("conditions" in objectItem(v, viewNow, options), false);
+});
+
+test("times are whole seconds, also from a clock with fractions", () => {
+  assert.equal(isoTime(1_800_000_000.876), "2027-01-15T08:00:00Z");
+  assert.equal(isoTime(1_800_000_000), "2027-01-15T08:00:00Z");
+  assert.equal(isoTime(undefined), null);
 });
