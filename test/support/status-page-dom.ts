@@ -1,5 +1,6 @@
 // What the status page shows, read out of a real browser page: the rows of
 // the objects table, and the binding calls an injected script would make.
+import assert from "node:assert/strict";
 import type { BrowserPage } from "../browser/chromium.ts";
 
 export interface Row {
@@ -81,3 +82,15 @@ export const filterFields = [
   "f-reason",
   "f-lagging",
 ];
+
+/** Tab from the top of a freshly loaded page reaches the skip link first, then every filter in order, then Apply. */
+export async function assertKeyboardReachesFilters(page: BrowserPage): Promise<void> {
+  const focused = await tabOrder(page, "button:Apply");
+  assert.equal(focused[0], "a:Skip to the objects");
+  const positions = filterFields.map((id) => focused.indexOf(id));
+  assert.ok(
+    positions.every((p, i) => p > 0 && (i === 0 || p > (positions[i - 1] as number))),
+    `${focused}`,
+  );
+  assert.ok(focused.includes("button:Apply"), `${focused}`);
+}
