@@ -77,12 +77,15 @@ export function appendTransitions(
   transitions: readonly Transition[],
   capacity: number = ringCaps.capacity,
 ): readonly TransitionRecord[] {
-  const added: TransitionRecord[] = [];
+  // Most changes are status writes only: nothing is allocated for them.
+  let added: TransitionRecord[] | undefined;
   for (const t of transitions) {
     const record = recordOf(t);
-    if (record) added.push(record);
+    if (!record) continue;
+    if (added) added.push(record);
+    else added = [record];
   }
-  if (added.length === 0) return ring;
+  if (!added) return ring;
   // concat and slice allocate exactly what they hold; `added` grew by push and has room for 17.
   const all = ring.concat(added);
   return all.length <= capacity ? all : all.slice(all.length - capacity);
