@@ -4,7 +4,9 @@
 // kind's store, which is keyed by uid: one Map lookup per watched kind. The
 // result is the one the pipeline keeps current (cr_status shows the same), the
 // generation-requested time is the core's memory, the transitions are the
-// entry's ring, and the trace id comes from the tracer through its seam.
+// entry's ring, and the trace id comes from the tracer through its seam: for
+// get(), and through traceId() for the objects a page shows (it costs a
+// sha256, too much for every object of every request).
 import type { StatusPageConfig } from "../config/status-page.ts";
 import type { ObjectEntry } from "../core/object-update.ts";
 import { toObjectView } from "../status/from-state.ts";
@@ -26,11 +28,16 @@ type Collector = ReturnType<StoreViewSourceDeps["collectors"]>[number];
 export function storeViewSource(deps: StoreViewSourceDeps): ViewSource {
   const { tracer } = deps;
 
-  function view(collector: Collector, entry: ObjectEntry, now: number, windowSeconds: number): ObjectView {
-    const identity = collector.identity;
+  function view(
+    collector: Collector,
+    entry: ObjectEntry,
+    now: number,
+    windowSeconds: number,
+    withTrace: boolean,
+  ): ObjectView {
     const { generation, uid } = entry.state;
     return toObjectView({
-      identity,
+      identity: collector.identity,
       state: entry.state,
       status: collector.settings.kind.status,
       now,
@@ -38,9 +45,10 @@ export function storeViewSource(deps: StoreViewSourceDeps): ViewSource {
       generationRequestedAt: entry.memory.requestedAt,
       ring: entry.ring,
       flappingWindowSeconds: windowSeconds,
-      // Hashing a trace id costs a sha256; only the objects a page shows ask for it.
       traceId:
-        tracer && generation !== undefined ? () => tracer.traceIdFor(identity, uid, generation) : undefined,
+        withTrace && tracer && generation !== undefined
+          ? tracer.traceIdFor(collector.identity, uid, generation)
+          : undefined,
     });
   }
 
@@ -52,14 +60,21 @@ export function storeViewSource(deps: StoreViewSourceDeps): ViewSource {
       const now = deps.clock();
       const windowSeconds = deps.settings().flappingWindowSeconds;
       for (const collector of deps.collectors())
-        for (const entry of collector.store.values()) yield view(collector, entry, now, windowSeconds);
+        for (const entry of collector.store.values()) yield view(collector, entry, now, windowSeconds, false);
     },
     get(uid: string): ObjectView | undefined {
       for (const collector of deps.collectors()) {
         const entry = collector.store.get(uid);
-        if (entry) return view(collector, entry, deps.clock(), deps.settings().flappingWindowSeconds);
+        if (entry) return view(collector, entry, deps.clock(), deps.settings().flappingWindowSeconds, true);
       }
       return undefined;
+    },
+    traceId(v: ObjectView): string | undefined {
+      if (!tracer || v.generation === undefined) return undefined;
+      const collector = deps
+        .collectors()
+        .find((c) => c.identity.group === v.group && c.identity.kind === v.kind);
+      return collector ? tracer.traceIdFor(collector.identity, v.uid, v.generation) : undefined;
     },
     now: deps.clock,
   };

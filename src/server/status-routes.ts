@@ -8,7 +8,7 @@ import type { StatusPageConfig } from "../config/status-page.ts";
 import { isoTime, type OutputSettings, objectDetail, objectItem, outputSettingsOf } from "../status/json.ts";
 import { contentSecurityPolicy } from "../status/page/assets.ts";
 import { renderStatusPage } from "../status/page/render.ts";
-import { runQuery } from "../status/query.ts";
+import { type QueryPage, runQuery } from "../status/query.ts";
 import {
   defaultQueryLimits,
   parseFilter,
@@ -62,10 +62,19 @@ export function statusRoutes(options: StatusRoutesOptions): Middleware {
   const limits = options.limits ?? defaultQueryLimits;
   const { source } = options;
 
+  /** The page with the trace ids of its objects, which the source looks up for the objects shown only. */
+  function withTraceIds(page: QueryPage): QueryPage {
+    if (!source.traceId) return page;
+    const items = page.items.map((v) =>
+      v.traceId !== undefined ? v : { ...v, traceId: source.traceId?.(v) },
+    );
+    return { ...page, items };
+  }
+
   function objects(ctx: Context, settings: OutputSettings): void {
     const query = parseObjectQuery(new URLSearchParams(ctx.querystring), limits);
     const now = source.now();
-    const page = runQuery(source.objects(), query, settings);
+    const page = withTraceIds(runQuery(source.objects(), query, settings));
     json(ctx, 200, {
       now: isoTime(now),
       total: page.total,
@@ -122,7 +131,7 @@ export function statusRoutes(options: StatusRoutesOptions): Middleware {
       params,
       query,
       error,
-      page: query ? runQuery(views, query, settings) : undefined,
+      page: query ? withTraceIds(runQuery(views, query, settings)) : undefined,
       summary: summarize(source.kinds(), views, undefined, settings),
       kinds: source.kinds(),
       settings,

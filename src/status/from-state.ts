@@ -21,8 +21,7 @@ export interface ViewInputs {
   generationRequestedAt?: number | undefined;
   ring?: readonly TransitionRecord[];
   flappingWindowSeconds: number;
-  /** A function is called when the view's traceId is first read (a lookup that costs a hash). */
-  traceId?: string | (() => string | undefined) | undefined;
+  traceId?: string | undefined;
 }
 
 function conditionView(c: ConditionState): ConditionView {
@@ -40,7 +39,7 @@ export function toObjectView(inputs: ViewInputs): ObjectView {
   const { state, identity } = inputs;
   const conditions = state.conditions.map(conditionView);
   const ring = inputs.ring ?? emptyRing;
-  const view: ObjectView = {
+  return {
     group: identity.group,
     version: identity.version,
     kind: identity.kind,
@@ -60,18 +59,6 @@ export function toObjectView(inputs: ViewInputs): ObjectView {
     terminatingSince: state.deletionTimestamp,
     transitionsInWindow: conditionChangesSince(ring, inputs.now - inputs.flappingWindowSeconds),
     recentTransitions: ring,
-    traceId: typeof inputs.traceId === "function" ? undefined : inputs.traceId,
+    traceId: inputs.traceId,
   };
-  if (typeof inputs.traceId === "function") {
-    const lookup = inputs.traceId;
-    let cached: { id: string | undefined } | undefined;
-    Object.defineProperty(view, "traceId", {
-      enumerable: true,
-      get: () => {
-        cached ??= { id: lookup() };
-        return cached.id;
-      },
-    });
-  }
-  return view;
 }

@@ -63,6 +63,11 @@ export interface ViewSource {
   kinds(): readonly KindRef[];
   objects(): Iterable<ObjectView>;
   get(uid: string): ObjectView | undefined;
+  /**
+   * The trace id of a view from objects() whose own is not filled in because
+   * the lookup costs (a hash per object): asked only for the objects shown.
+   */
+  traceId?(view: ObjectView): string | undefined;
   /** Epoch seconds. */
   now(): number;
 }
