@@ -94,6 +94,20 @@ function servedSerial(port: number): Promise<string> {
   });
 }
 
+/** A ClusterRole allowing `get` on these non-resource URLs, bound to the user. */
+async function allowGet(user: TestUser, name: string, nonResourceURLs: string[]): Promise<void> {
+  const rest = testbed.plane.admin.rest;
+  await rest.create("/apis/rbac.authorization.k8s.io/v1/clusterroles", {
+    metadata: { name },
+    rules: [{ nonResourceURLs, verbs: ["get"] }],
+  });
+  await rest.create("/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", {
+    metadata: { name },
+    roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name },
+    subjects: [{ apiGroup: "rbac.authorization.k8s.io", kind: "User", name: user.name }],
+  });
+}
+
 before(async () => {
   const plane = await testbed.ready();
   const rest = plane.admin.rest;
@@ -109,15 +123,7 @@ before(async () => {
   // Prometheus' identity: a user RBAC allows to get /metrics (as kube-prometheus-stack's Prometheus role does).
   scraper = plane.mintUser();
   stranger = plane.mintUser();
-  await rest.create("/apis/rbac.authorization.k8s.io/v1/clusterroles", {
-    metadata: { name: "metrics-reader" },
-    rules: [{ nonResourceURLs: ["/metrics"], verbs: ["get"] }],
-  });
-  await rest.create("/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", {
-    metadata: { name: "metrics-reader" },
-    roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "metrics-reader" },
-    subjects: [{ apiGroup: "rbac.authorization.k8s.io", kind: "User", name: scraper.name }],
-  });
+  await allowGet(scraper, "metrics-reader", ["/metrics"]);
 
   dir = mkdtempSync(join(tmpdir(), "cr-metrics-tls-"));
   certs = makeTestCertificates("prometheus");
@@ -266,16 +272,7 @@ test("the status page and its API sit behind the same TLS and authorization as /
   const url = exporter.exporter.url;
   const reader = testbed.plane.mintUser();
   // What docs/api.md tells operators to grant: get on /, which covers the page and its API.
-  const rest = testbed.plane.admin.rest;
-  await rest.create("/apis/rbac.authorization.k8s.io/v1/clusterroles", {
-    metadata: { name: "status-page-reader" },
-    rules: [{ nonResourceURLs: ["/"], verbs: ["get"] }],
-  });
-  await rest.create("/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", {
-    metadata: { name: "status-page-reader" },
-    roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "status-page-reader" },
-    subjects: [{ apiGroup: "rbac.authorization.k8s.io", kind: "User", name: reader.name }],
-  });
+  await allowGet(reader, "status-page-reader", ["/"]);
   for (const path of ["/", "/api/v1/objects", "/api/v1/summary", "/api/v1/objects/some-uid"]) {
     assert.equal((await httpsGet(`${url}${path}`)).status, 401, `${path} without a token`);
     // The scraper is authenticated, so Kubernetes' default system:discovery role lets it get /api/*:
