@@ -27,10 +27,10 @@ export function readinessSeries(
   wrap: (selector: string) => string = (s) => s,
 ): string {
   const info = `${metricNames(options.metricPrefix).resourceInfo}${selectorOf(options)}`;
-  const any = wrap(`${family}${selectorOf(options, ...extra)}`);
+  const each = wrap(`${family}${selectorOf(options, ...extra)}`);
   const ready = wrap(`${family}${selectorOf(options, 'type="Ready"', ...extra)}`);
   return (
-    `(${any} and on (cluster, group, kind, type) label_replace(${info}, "type", "$1", "ready_condition", "(.+)"))` +
+    `(${each} and on (cluster, group, kind, type) label_replace(${info}, "type", "$1", "ready_condition", "(.+)"))` +
     ` or (${ready} unless on (cluster, group, kind) ${info})`
   );
 }

@@ -7,7 +7,7 @@
 import { parseArgs } from "node:util";
 import { loadConfigFile } from "../config/load.ts";
 import { toObjectView } from "../status/from-state.ts";
-import { type ObjectItemJson, objectItem } from "../status/json.ts";
+import { type ObjectItemJson, objectItem, outputSettingsOf } from "../status/json.ts";
 import { runQuery } from "../status/query.ts";
 import { emptyFilter, type ObjectQuery, type SortOrder, sortOrders } from "../status/query-params.ts";
 import type { ObjectView } from "../status/view.ts";
@@ -183,10 +183,7 @@ export async function itemsFromCluster(
     limit: Number.MAX_SAFE_INTEGER,
     continueToken: undefined,
   };
-  const settings = {
-    flappingMinTransitions: config.statusPage.flappingTransitions,
-    links: { dashboardUrl: config.statusPage.dashboardUrl, traceUrl: config.statusPage.traceUrl },
-  };
+  const settings = outputSettingsOf(config.statusPage);
   return runQuery(views, query, settings).items.map((v) => objectItem(v, now, settings));
 }
 

@@ -164,6 +164,16 @@ export function missingExplicit(
     .map((s) => `${s.resource ?? s.kind}.${s.group}`);
 }
 
+/** The core's per-kind settings from a plan (how series are rendered is the collector's). */
+export function kindSettingsFor(plan: CollectorPlan): CollectorSettings["kind"] {
+  return {
+    projection: plan.projection,
+    readiness: plan.readiness,
+    generationSource: plan.generationSource,
+    phaseTransitions: plan.options.phaseTransitions,
+  };
+}
+
 /** A collector's settings from its plan, the prefix and the selected families. */
 export function settingsFor(
   plan: CollectorPlan,
@@ -174,12 +184,7 @@ export function settingsFor(
   return {
     identity: plan.identity,
     statusSubresource: plan.statusSubresource,
-    kind: {
-      projection: plan.projection,
-      readiness: plan.readiness,
-      generationSource: plan.generationSource,
-      phaseTransitions: o.phaseTransitions,
-    },
+    kind: kindSettingsFor(plan),
     mode: o.mode,
     selection,
     prefix,

@@ -95,7 +95,9 @@ export function shapeSettings(
     // A declared schema without conditions has none to read (a list named
     // conditions whose entries lack a status is not one: it would be invented).
     conditionsPath:
-      split(options.conditionsPath) ?? shape?.conditions?.path ?? (open ? conventional.conditions : undefined),
+      split(options.conditionsPath) ??
+      shape?.conditions?.path ??
+      (open ? conventional.conditions : undefined),
     observedGenerationPath:
       split(options.observedGenerationPath) ?? detectedGeneration ?? conventional.observedGeneration,
     phasePath: split(options.phasePath) ?? shape?.phase?.path ?? (open ? conventional.phase : undefined),
@@ -112,7 +114,8 @@ export function shapeSettings(
     phases: { runToCompletion: shape?.runToCompletion.value ?? false, overrides: options.phaseResults ?? {} },
   };
   const conditionsDetected =
-    shape?.conditions !== undefined && dotted(shape.conditions.path) === dotted(projection.conditionsPath ?? []);
+    shape?.conditions !== undefined &&
+    dotted(shape.conditions.path) === dotted(projection.conditionsPath ?? []);
   return {
     projection,
     generationSource: source,

@@ -44,7 +44,12 @@ test("{} means defaults: every CRD, loopback listen", () => {
 test("readyCondition is unset unless given (detection chooses per kind); phaseResults as given", () => {
   const config = validateConfig({
     resources: [
-      { group: "a.io", resource: "runs", readyCondition: "Succeeded", phaseResults: { Paused: "InProgress" } },
+      {
+        group: "a.io",
+        resource: "runs",
+        readyCondition: "Succeeded",
+        phaseResults: { Paused: "InProgress" },
+      },
       { groups: ["*"] },
     ],
   });
