@@ -35,7 +35,7 @@ export function readinessSeries(
   );
 }
 
-const escape = (text: string): string => text.replaceAll("%", "%%").replaceAll('"', '\\"');
+const escapeQuoted = (text: string): string => text.replaceAll("%", "%%").replaceAll('"', '\\"');
 
 /**
  * A Go-template prologue for an alert annotation: sets `$ready` to the
@@ -44,7 +44,7 @@ const escape = (text: string): string => text.replaceAll("%", "%%").replaceAll('
  */
 export function readinessTemplate(options: AlertOptions): string {
   const info = metricNames(options.metricPrefix).resourceInfo;
-  const query = `max by (ready_condition) (${info}{${escape(options.selector)}, cluster=\\"%s\\", group=\\"%s\\", kind=\\"%s\\"})`;
+  const query = `max by (ready_condition) (${info}{${escapeQuoted(options.selector)}, cluster=\\"%s\\", group=\\"%s\\", kind=\\"%s\\"})`;
   return (
     `{{ $ready := "Ready" }}{{ with query (printf "${query}" $labels.cluster $labels.group $labels.kind) }}` +
     `{{ with . | first | label "ready_condition" }}{{ $ready = . }}{{ end }}{{ end }}`
@@ -60,7 +60,7 @@ export function currentReason(options: AlertOptions, type?: string): string {
   const labels = ["cluster", "namespace", "group", "kind", "name"];
   const typeMatcher = type === undefined ? `type=\\"%s\\"` : `type=\\"${type}\\"`;
   const query =
-    `max by (reason) (${metricNames(options.metricPrefix).conditionReason}{${escape(options.selector)}, ${labels.map((l) => `${l}=\\"%s\\"`).join(", ")}, ` +
+    `max by (reason) (${metricNames(options.metricPrefix).conditionReason}{${escapeQuoted(options.selector)}, ${labels.map((l) => `${l}=\\"%s\\"`).join(", ")}, ` +
     `${typeMatcher}} == 1)`;
   const args = [...labels.map((l) => `$labels.${l}`), ...(type === undefined ? ["$ready"] : [])].join(" ");
   return `{{ with query (printf "${query}" ${args}) }}{{ . | first | label "reason" }}{{ else }}not exported{{ end }}`;
