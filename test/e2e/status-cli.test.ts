@@ -169,12 +169,20 @@ test("explain: detected paths, and the series estimate within 10 % of what the e
       estimatedSeries: number;
       conditions: { path: string; from: string };
       phase: { path: string | null; phases: string[] };
+      readyCondition: string | null;
+      readinessSource: string;
+      detected: { readinessWhy: string; conditionsWhy: string } | null;
     }[];
   };
   const widgets = explained.resources.find((r) => r.resource === "widgets.example.com");
   assert.ok(widgets, run.stdout);
   assert.deepEqual(widgets.conditions, { path: "status.conditions", from: "schema" });
   assert.equal(widgets.objects, 3);
+  // No type enum in the widget schema: the readiness condition is learned from the sampled objects, as the exporter does.
+  assert.equal(widgets.readyCondition, "Ready");
+  assert.equal(widgets.readinessSource, "observed");
+  assert.match(widgets.detected?.readinessWhy ?? "", /objects carry Ready/);
+  assert.match(widgets.detected?.conditionsWhy ?? "", /the only list of conditions in status/);
 
   const exporter = await runExporter(testbed.plane.kubeconfigPath, {
     resources: [{ groups: ["example.com"] }],
@@ -200,6 +208,6 @@ test("explain: detected paths, and the series estimate within 10 % of what the e
   ]);
   assert.match(
     text.stdout,
-    /widgets\.example\.com\s+Widget\s+v1\s+Namespaced\s+yes\s+Ready\s+status\.conditions \(schema\)/,
+    /widgets\.example\.com\s+Widget\s+v1\s+Namespaced\s+yes\s+Ready \(observed\)\s+status\.conditions \(schema\)/,
   );
 });
