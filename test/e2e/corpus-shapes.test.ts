@@ -9,6 +9,7 @@
 // passed since the exporter first saw it.
 import assert from "node:assert/strict";
 import { after, afterEach, before, test } from "node:test";
+import { resourceInfoLabels } from "../../src/metrics/self-metrics.ts";
 import { type CrdManifest, crPath, installCrd, useControlPlane } from "../cluster/index.ts";
 import { placeDraft, refOf } from "../realcrds/testbed.ts";
 import { corpusDrafts } from "../support/corpus-drafts.ts";
@@ -212,6 +213,10 @@ test("cr_exporter_resource_info says what zero-config decided per kind", async (
     ["mirrors", "status.conditions", "status", "", "Ready", "observed", "false", "lastTransitionTime"],
     ["deliveries", "", "condition", "", "", "states", "false", ""],
   ];
+  // The info labels that say what was decided (besides the identity, the subresource and the generation path).
+  const decisionLabels = resourceInfoLabels.filter(
+    (l) => !["group", "version", "kind", "status_subresource", "observed_generation_path"].includes(l),
+  );
   let rows: string[] = [];
   await eventually(
     "the decisions",
@@ -221,15 +226,9 @@ test("cr_exporter_resource_info says what zero-config decided per kind", async (
       rows = decided.flatMap(([name, ...labels]) => {
         const kind = kinds.get(name) as string;
         const info = infos.find((k) => k.includes(`group="${corpusGroup}"`) && k.includes(`kind="${kind}"`));
-        const got = [
-          "conditions_path",
-          "observed_generation_source",
-          "phase_path",
-          "ready_condition",
-          "readiness_source",
-          "run_to_completion",
-          "condition_times",
-        ].map((label) => new RegExp(`[{,]${label}="([^"]*)"`).exec(info ?? "")?.[1] ?? "?");
+        const got = decisionLabels.map(
+          (label) => new RegExp(`[{,]${label}="([^"]*)"`).exec(info ?? "")?.[1] ?? "?",
+        );
         return JSON.stringify(got) === JSON.stringify(labels) ? [] : [`${name}: got ${got} want ${labels}`];
       });
       return rows.length === 0;

@@ -21,17 +21,14 @@ const condition = (type: string, status: string, since: number) => ({
   lastTransitionTime: iso(since),
 });
 
+/** The one object of these histories, created at T, with `status`. */
+const version = (resourceVersion: string, status: Record<string, unknown>) =>
+  widget({ name: "w1", uid: "uid-1", namespace: "ns", resourceVersion, creationTimestamp: iso(0), status });
+
 /** Ready, Available and Succeeded all away from True at T+1; then `flips` turns True at T+50. */
 function history(flips: string) {
   const base = (resourceVersion: string, conditions: ReturnType<typeof condition>[]) =>
-    widget({
-      name: "w1",
-      uid: "uid-1",
-      namespace: "ns",
-      resourceVersion,
-      creationTimestamp: iso(0),
-      status: { observedGeneration: 1, conditions },
-    });
+    version(resourceVersion, { observedGeneration: 1, conditions });
   const types = ["Ready", "Available", "Succeeded"];
   return [
     base(
@@ -100,15 +97,7 @@ test("a kind without a readiness condition: its phase decides for metrics and sp
     now: T + 5,
     readiness: { readyCondition: undefined },
   });
-  const at = (resourceVersion: string, phase: string) =>
-    widget({
-      name: "w1",
-      uid: "uid-1",
-      namespace: "ns",
-      resourceVersion,
-      creationTimestamp: iso(0),
-      status: { phase },
-    });
+  const at = (resourceVersion: string, phase: string) => version(resourceVersion, { phase });
   c.collector.ingest("ADDED", at("1", "Pending"));
   c.clock.now = T + 30;
   c.collector.ingest("MODIFIED", at("2", "Failed"));
