@@ -9,7 +9,10 @@
 // 64-bit arithmetic is done on two 32-bit halves (no BigInt): every watch event
 // of every shard is hashed, so this runs once per object per event.
 
-/** This process's part of the objects: shard `shard` of `total` (0 ≤ shard; a shard ≥ total owns nothing). */
+/**
+ * This process's part of the objects: shard `shard` of `total`. A shard out of
+ * [0, total) owns nothing (a StatefulSet pod beyond the replicas, while it stops).
+ */
 export interface ShardAssignment {
   readonly shard: number;
   readonly total: number;
@@ -87,11 +90,15 @@ export function shardOfUid(uid: string, total: number): number {
   return total === 1 ? 0 : jumpHash(fnv1a64(uid), total);
 }
 
+/** False when the assignment owns nothing (its shard is out of [0, total)). */
+export function inRange(assignment: ShardAssignment): boolean {
+  return assignment.shard >= 0 && assignment.shard < assignment.total;
+}
+
 /** True when the object with this uid belongs to `assignment`. */
 export function ownsUid(assignment: ShardAssignment, uid: string): boolean {
-  if (assignment.total === 1) return assignment.shard === 0;
-  if (assignment.shard >= assignment.total) return false;
-  return shardOfUid(uid, assignment.total) === assignment.shard;
+  if (!inRange(assignment)) return false;
+  return assignment.total === 1 || shardOfUid(uid, assignment.total) === assignment.shard;
 }
 
 /**
@@ -100,7 +107,7 @@ export function ownsUid(assignment: ShardAssignment, uid: string): boolean {
  * as many shards, jump hashing only takes objects away.
  */
 export function mayGainObjects(previous: ShardAssignment, next: ShardAssignment): boolean {
-  if (next.shard >= next.total) return false;
-  if (previous.shard >= previous.total) return true;
+  if (!inRange(next)) return false;
+  if (!inRange(previous)) return true;
   return !(next.shard === previous.shard && next.total >= previous.total);
 }

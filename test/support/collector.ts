@@ -39,6 +39,8 @@ export interface OfflineOptions {
   readyCondition?: string;
   failedAfterSeconds?: number;
   tracer?: StateTracer;
+  /** Which uids are this shard's (default: all). */
+  owns?: (uid: string) => boolean;
   /** Epoch seconds; default 2026-01-01T01:00:00Z. */
   now?: number;
 }
@@ -85,7 +87,14 @@ export function offlineCollector(options: OfflineOptions = {}): OfflineCollector
         ready_condition: readyCondition,
       },
     },
-    { client: unusedClient, metrics, logger: silentLogger, tracer: options.tracer, clock: () => clock.now },
+    {
+      client: unusedClient,
+      metrics,
+      logger: silentLogger,
+      tracer: options.tracer,
+      clock: () => clock.now,
+      owns: options.owns ?? (() => true),
+    },
   );
   return { collector, metrics, clock };
 }

@@ -93,11 +93,16 @@ test("shards get about the same number of objects", () => {
 
 test("growing the number of shards only moves objects to the new shards", () => {
   fc.assert(
-    fc.property(fc.uuid(), fc.integer({ min: 1, max: 20 }), fc.integer({ min: 0, max: 20 }), (uid, n, more) => {
-      const before = shardOfUid(uid, n);
-      const after = shardOfUid(uid, n + more);
-      assert.ok(after === before || after >= n, `${uid}: ${before} of ${n} → ${after} of ${n + more}`);
-    }),
+    fc.property(
+      fc.uuid(),
+      fc.integer({ min: 1, max: 20 }),
+      fc.integer({ min: 0, max: 20 }),
+      (uid, n, more) => {
+        const before = shardOfUid(uid, n);
+        const after = shardOfUid(uid, n + more);
+        assert.ok(after === before || after >= n, `${uid}: ${before} of ${n} → ${after} of ${n + more}`);
+      },
+    ),
   );
 });
 
