@@ -26,6 +26,7 @@ import {
   churn,
   compareUnion,
   createWidgets,
+  difference,
   familyLines,
   labelOf,
   objectLines,
@@ -263,3 +264,202 @@ async function unionEqualsExcept(
   assert.ok(check.ok);
   return keep(reference).length;
 }
+
+/**
+ * Families that describe the process itself, not the objects: its runtime,
+ * its own scrapes and lists, when its watch last heard from the apiserver, and
+ * watch events per connection (bookmarks come per watch). Alerts read these
+ * with min/sum per resource, never as object state.
+ */
+const processLocal = [
+  "process_",
+  "nodejs_",
+  "cr_exporter_scrape_duration_seconds",
+  "cr_exporter_list_duration_seconds",
+  "cr_exporter_last_event_timestamp_seconds",
+  "cr_exporter_last_sync_timestamp_seconds",
+  "cr_exporter_watch_events_total",
+];
+
+function sharedLines(text: string): string[] {
+  return text
+    .split("\n")
+    .filter((l) => l !== "" && !l.startsWith("#") && !processLocal.some((p) => l.startsWith(p)));
+}
+
+test("two replicas of one shard export identical series, line by line, after churn", async (t) => {
+  const plane = testbed.plane;
+  const ns = await plane.createNamespace("replicas");
+  let names = Array.from({ length: 40 }, (_, i) => `w${i}`);
+  await createWidgets(plane.admin.rest, ns, names);
+  const config = writeConfig(plane, "replicas", {
+    resources: [{ group: "example.com", resource: "widgets", namespaces: [ns] }],
+  });
+  const run = exporters(t);
+  const args = ["--shard", "0", "--total-shards", "2"];
+  const replicas = await Promise.all(
+    ["replica a", "replica b"].map((label) => run.start(label, plane.kubeconfigPath, config, args)),
+  );
+  // Counters count the writes a replica saw: both have listed before the churn starts.
+  await Promise.all(replicas.map((r) => r.ready()));
+  for (let round = 0; round < 3; round++) names = await churn(plane.admin.rest, ns, names, round);
+  let last = "";
+  const lines = await eventually(
+    "both replicas to export the same lines",
+    async () => {
+      const [a, b] = await Promise.all(replicas.map(async (r) => sharedLines(await r.metrics())));
+      const diff = difference(a ?? [], b ?? []);
+      last = diff;
+      return a && b && a.join("\n") === b.join("\n") && a;
+    },
+    60_000,
+  ).catch((error: Error) => {
+    throw new Error(`${error.message}\n${last}`);
+  });
+  const objects = new Set(objectLines(lines.join("\n")).map(objectOf)).size;
+  assert.ok(
+    objects > 0 && objects < names.length,
+    `shard 0 of 2 holds some of the ${names.length}: ${objects}`,
+  );
+  t.diagnostic(`${lines.length} identical lines (${objects} objects), same order`);
+});
+
+/** The relists of widgets a process started (its initial list included). */
+function relists(text: string): number {
+  return familyLines(text, ["cr_exporter_relists_total"])
+    .filter((l) => l.includes('kind="Widget"'))
+    .reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(" ") + 1)), 0);
+}
+
+test("StatefulSet pods shard by ordinal and replicas with only a pod's Role, and re-shard without a restart from 2 to 3 and back", async (t) => {
+  const plane = testbed.plane;
+  const rest = plane.admin.rest;
+  const ns = await plane.createNamespace("sts");
+  const names = Array.from({ length: 48 }, (_, i) => `w${i}`);
+  await createWidgets(rest, ns, names);
+  const statefulSets = `/apis/apps/v1/namespaces/${ns}/statefulsets`;
+  await rest.create(statefulSets, {
+    apiVersion: "apps/v1",
+    kind: "StatefulSet",
+    metadata: { name: "exporter" },
+    spec: {
+      replicas: 2,
+      serviceName: "exporter",
+      selector: { matchLabels: { app: "exporter" } },
+      template: {
+        metadata: { labels: { app: "exporter" } },
+        spec: { containers: [{ name: "exporter", image: "cr-status-exporter:test" }] },
+      },
+    },
+  });
+  const scale = (replicas: number) =>
+    rest.patch(`${statefulSets}/exporter/scale`, { spec: { replicas } }, "merge");
+  // What the chart's Role grants a shard: its resources, and its own StatefulSet by name.
+  const pod = plane.mintUser();
+  await plane.grant(pod, ns, [
+    { apiGroups: ["example.com"], resources: ["widgets"], verbs: ["list", "watch"] },
+    {
+      apiGroups: ["apps"],
+      resources: ["statefulsets"],
+      resourceNames: ["exporter"],
+      verbs: ["list", "watch"],
+    },
+  ]);
+  const config = writeConfig(plane, "sts", {
+    crdDiscovery: false,
+    resources: [
+      {
+        group: "example.com",
+        resource: "widgets",
+        version: "v1",
+        kind: "Widget",
+        namespaced: true,
+        namespaces: [ns],
+      },
+    ],
+  });
+  const run = exporters(t);
+  const podArgs = (ordinal: number) => ["--pod", `exporter-${ordinal}`, "--pod-namespace", ns];
+  const [reference, ...shards] = await Promise.all([
+    run.start("unsharded", plane.kubeconfigPath, config),
+    ...[0, 1].map((i) => run.start(`pod exporter-${i}`, pod.kubeconfigPath, config, podArgs(i))),
+  ]);
+  assert.ok(reference);
+  const expected = await settledReference(plane, reference, ns);
+  let check = await unionEquals(expected, shards);
+  t.diagnostic(`2 replicas: ${check.message}`);
+  for (const [i, shard] of shards.entries()) {
+    const text = await shard.metrics();
+    assert.match(text, new RegExp(`^cr_exporter_shards\\{shard="${i}"\\} 2$`, "m"));
+    assert.equal(relists(text), 1, "one initial list");
+  }
+
+  // Scale up: pods 0 and 1 follow the StatefulSet and only give objects away
+  // (jump hashing moves objects to the new shard only), so they do not list again.
+  const pids = shards.map((s) => s.process.child.pid);
+  await scale(3);
+  shards.push(await run.start("pod exporter-2", pod.kubeconfigPath, config, podArgs(2)));
+  check = await unionEquals(expected, shards);
+  t.diagnostic(`scaled to 3: ${check.message}`);
+  for (const [i, shard] of shards.entries()) {
+    const text = await shard.metrics();
+    assert.match(text, new RegExp(`^cr_exporter_shards\\{shard="${i}"\\} 3$`, "m"));
+    assert.equal(relists(text), 1, `shard ${i} did not list again`);
+  }
+  assert.deepEqual(
+    shards.slice(0, 2).map((s) => [s.process.child.pid, s.process.child.exitCode]),
+    pids.map((p) => [p, null]),
+    "pods 0 and 1 were not restarted",
+  );
+
+  // Scale down: pod 2 goes; 0 and 1 take its objects back by listing again.
+  await scale(2);
+  await run.stop(shards.pop() as RunningExporter);
+  check = await unionEquals(expected, shards);
+  t.diagnostic(`scaled back to 2: ${check.message}`);
+  for (const shard of shards) assert.equal(relists(await shard.metrics()), 2, "listed again once");
+});
+
+test("a pod that may not read its StatefulSet, or whose StatefulSet is missing, exits naming it", async () => {
+  const plane = testbed.plane;
+  const ns = await plane.createNamespace("sts-denied");
+  const user = plane.mintUser();
+  await plane.grant(user, ns, [
+    { apiGroups: ["example.com"], resources: ["widgets"], verbs: ["list", "watch"] },
+  ]);
+  const config = writeConfig(plane, "sts-denied", {
+    crdDiscovery: false,
+    resources: [
+      {
+        group: "example.com",
+        resource: "widgets",
+        version: "v1",
+        kind: "Widget",
+        namespaced: true,
+        namespaces: [ns],
+      },
+    ],
+  });
+  for (const [kubeconfig, expected] of [
+    [
+      user.kubeconfigPath,
+      new RegExp(`list StatefulSet ${ns}/exporter \\(of pod exporter-0\\) failed \\(HTTP 403\\)`),
+    ],
+    [plane.kubeconfigPath, new RegExp(`StatefulSet ${ns}/exporter \\(of pod exporter-0\\) not found`)],
+  ] as const) {
+    const exited = await startExporter("pod exporter-0", kubeconfig, config, [
+      "--pod",
+      "exporter-0",
+      "--pod-namespace",
+      ns,
+    ]).then(
+      async (e) => {
+        await e.stop();
+        return "started";
+      },
+      (error: Error) => error.message,
+    );
+    assert.match(exited, /exited with code 1 before serving/);
+    assert.match(exited, expected);
+  }
+});

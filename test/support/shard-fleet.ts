@@ -2,6 +2,7 @@
 // flags, its /metrics split into per-object lines by object, and the
 // comparison of several shards' union with one unsharded process.
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { objectFamilies } from "../../src/core/catalog.ts";
 import {
   changeSpec,
@@ -22,6 +23,8 @@ export interface RunningExporter {
   /** What it was started as, for messages. */
   label: string;
   metrics(): Promise<string>;
+  /** Resolves once /readyz answers 200: every resource listed. */
+  ready(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -55,6 +58,21 @@ export async function startExporter(
     },
     async stop() {
       await exporter.stop();
+    },
+    async ready() {
+      const deadline = Date.now() + 60_000;
+      let last = "no answer";
+      while (Date.now() < deadline) {
+        try {
+          const response = await fetch(`${exporter.base}/readyz`);
+          if (response.ok) return;
+          last = `${response.status} ${await response.text()}`;
+        } catch (error) {
+          last = String(error);
+        }
+        await sleep(100);
+      }
+      throw new Error(`${label}: /readyz not 200 within 60 s (last: ${last})`);
     },
   };
 }
