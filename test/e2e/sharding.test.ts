@@ -324,6 +324,23 @@ test("two replicas of one shard export identical series, line by line, after chu
   t.diagnostic(`${lines.length} identical lines (${objects} objects), same order`);
 });
 
+/** What a pod with only a namespaced Role runs: no CRD discovery, the widgets of one namespace. */
+function podConfig(namespace: string): Record<string, unknown> {
+  return {
+    crdDiscovery: false,
+    resources: [
+      {
+        group: "example.com",
+        resource: "widgets",
+        version: "v1",
+        kind: "Widget",
+        namespaced: true,
+        namespaces: [namespace],
+      },
+    ],
+  };
+}
+
 /** The relists of widgets a process started (its initial list included). */
 function relists(text: string): number {
   return familyLines(text, ["cr_exporter_relists_total"])
@@ -365,19 +382,7 @@ test("StatefulSet pods shard by ordinal and replicas with only a pod's Role, and
       verbs: ["list", "watch"],
     },
   ]);
-  const config = writeConfig(plane, "sts", {
-    crdDiscovery: false,
-    resources: [
-      {
-        group: "example.com",
-        resource: "widgets",
-        version: "v1",
-        kind: "Widget",
-        namespaced: true,
-        namespaces: [ns],
-      },
-    ],
-  });
+  const config = writeConfig(plane, "sts", podConfig(ns));
   const run = exporters(t);
   const podArgs = (ordinal: number) => ["--pod", `exporter-${ordinal}`, "--pod-namespace", ns];
   const [reference, ...shards] = await Promise.all([
@@ -427,19 +432,7 @@ test("a pod that may not read its StatefulSet, or whose StatefulSet is missing, 
   await plane.grant(user, ns, [
     { apiGroups: ["example.com"], resources: ["widgets"], verbs: ["list", "watch"] },
   ]);
-  const config = writeConfig(plane, "sts-denied", {
-    crdDiscovery: false,
-    resources: [
-      {
-        group: "example.com",
-        resource: "widgets",
-        version: "v1",
-        kind: "Widget",
-        namespaced: true,
-        namespaces: [ns],
-      },
-    ],
-  });
+  const config = writeConfig(plane, "sts-denied", podConfig(ns));
   for (const [kubeconfig, expected] of [
     [
       user.kubeconfigPath,

@@ -5,17 +5,8 @@ import { test } from "node:test";
 import { shardLeaseName } from "../../src/app/tracing.ts";
 import { flagOverrides, parseFlags } from "../../src/config/flags.ts";
 import { parseConfigText } from "../../src/config/load.ts";
-import { ConfigError, validateConfig } from "../../src/config/validate.ts";
-
-function problems(input: unknown): string[] {
-  try {
-    validateConfig(input);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-  return [];
-}
+import { validateConfig } from "../../src/config/validate.ts";
+import { problems } from "../support/config-problems.ts";
 
 test("no sharding unless configured", () => {
   assert.equal(validateConfig({ listen: "127.0.0.1:1" }).sharding, undefined);
