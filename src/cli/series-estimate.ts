@@ -1,7 +1,7 @@
 // Series per object of one resource type, for `explain`'s cardinality preview:
 // the family catalog's cost formulas over a sample of real objects, for the
 // families the configuration selects.
-import type { CollectorPlan } from "../collectors/selection.ts";
+import { type CollectorPlan, kindSettingsFor } from "../collectors/selection.ts";
 import { seriesPerObject as catalogSeries } from "../core/catalog.ts";
 import { type FamilyRules, noFamilyRules, selectFamilies } from "../core/family-selection.ts";
 import { shapeOfState } from "../core/object-update.ts";
@@ -17,7 +17,7 @@ export function seriesPerObject(
 ): number {
   if (plan.options.mode !== "objects" || sample.length === 0) return 0;
   const selected = selectFamilies(prefix, [globalRules, plan.options.metrics]).objects;
-  const generations = { source: plan.generationSource, readyCondition: plan.options.readyCondition };
+  const { generations } = kindSettingsFor(plan);
   let series = 0;
   for (const state of sample) series += catalogSeries(shapeOfState(state, generations, now), selected);
   return series / sample.length;

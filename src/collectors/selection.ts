@@ -159,6 +159,17 @@ export function missingExplicit(
 
 const dotted = (path: readonly string[] | undefined): string => path?.join(".") ?? "";
 
+/** The core's per-kind settings from a plan (how series are rendered is the collector's). */
+export function kindSettingsFor(plan: CollectorPlan): CollectorSettings["kind"] {
+  const o = plan.options;
+  return {
+    projection: plan.projection,
+    status: { readyCondition: o.readyCondition, failedAfterSeconds: o.failedAfterSeconds },
+    generations: { source: plan.generationSource, readyCondition: o.readyCondition },
+    phaseTransitions: o.phaseTransitions,
+  };
+}
+
 /** A collector's settings from its plan, the prefix and the selected families. */
 export function settingsFor(
   plan: CollectorPlan,
@@ -170,12 +181,7 @@ export function settingsFor(
   return {
     identity: plan.identity,
     statusSubresource: plan.statusSubresource,
-    kind: {
-      projection: plan.projection,
-      status: { readyCondition: o.readyCondition, failedAfterSeconds: o.failedAfterSeconds },
-      generations: { source, readyCondition: o.readyCondition },
-      phaseTransitions: o.phaseTransitions,
-    },
+    kind: kindSettingsFor(plan),
     mode: o.mode,
     selection,
     prefix,

@@ -16,6 +16,7 @@ import {
   zeroCounters,
 } from "./render.ts";
 import type { ObjectState, Transition } from "./state.ts";
+import { appendTransitions, emptyRing, type TransitionRecord } from "./transition-ring.ts";
 import { diffStates } from "./transitions.ts";
 
 /** Everything per resource type that turns raw objects into entries. */
@@ -39,6 +40,12 @@ export interface ObjectEntry {
   changesAt: number | undefined;
   /** undefined in aggregate mode, or when the series cap left this object out. */
   series: ObjectSeries | undefined;
+  /**
+   * What changed while this process watched the object, newest last (bounded:
+   * see transition-ring.ts), for the status page. It starts empty at first
+   * sight: what the object was then is its state, not a change.
+   */
+  ring: readonly TransitionRecord[];
 }
 
 export interface Change {
@@ -188,9 +195,10 @@ export function applyChange(
     readySeen: (previous?.memory.readySeen ?? false) || ready?.status === "True",
   };
   const summary = summarizeStatus(state, kind.status, now);
+  const ring = previous ? appendTransitions(previous.ring, transitions) : emptyRing;
   const entry = withSeries(
     previous,
-    { state, counters, memory, lag, summary: summary.result, changesAt: summary.changesAt },
+    { state, counters, memory, lag, summary: summary.result, changesAt: summary.changesAt, ring },
     kind,
     learning,
   );
@@ -282,5 +290,6 @@ export function shapeOfState(state: ObjectState, generations: GenerationSettings
     summary: "Unknown",
     changesAt: undefined,
     series: undefined,
+    ring: emptyRing,
   });
 }
