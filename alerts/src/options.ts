@@ -36,6 +36,7 @@ export interface AlertOptions {
     readonly stale: Duration;
     readonly seriesDropped: Duration;
     readonly configReloadFailed: Duration;
+    readonly shardMissing: Duration;
   };
   readonly thresholds: {
     /** An object still terminating this many seconds after its deletionTimestamp is stuck. */
@@ -81,6 +82,7 @@ export const DEFAULT_ALERT_OPTIONS: AlertOptions = {
     stale: "5m",
     seriesDropped: "0m",
     configReloadFailed: "5m",
+    shardMissing: "5m",
   },
   thresholds: {
     terminatingSeconds: 1800,

@@ -307,5 +307,21 @@ function exporterAlerts(options: AlertOptions): AlertingRule[] {
         runbook_url: runbook(options, "CRStatusExporterConfigReloadFailed"),
       },
     },
+    {
+      // Every process exports cr_exporter_shards{shard} = the number of shards
+      // (0 of 1 unsharded): fewer distinct shards than that means some objects
+      // are exported by no one. Replicas of a shard count once.
+      alert: "CRStatusExporterShardMissing",
+      expr:
+        `count by (cluster, job) (max by (cluster, job, shard) (${n.shards}${matchers(options)}))` +
+        ` < max by (cluster, job) (${n.shards}${matchers(options)})`,
+      for: f.shardMissing,
+      labels: { severity: "critical" },
+      annotations: {
+        summary: "A shard of the exporter is missing.",
+        description: `Only {{ $value }} shards of job {{ $labels.job }} have reported for more than ${f.shardMissing}, fewer than the objects are split into; the objects of the missing shards have no metrics and no alerts.`,
+        runbook_url: runbook(options, "CRStatusExporterShardMissing"),
+      },
+    },
   ];
 }

@@ -39,6 +39,11 @@ export interface CollectorDeps {
   tracer: StateTracer | undefined;
   /** Epoch seconds. */
   clock: () => number;
+  /**
+   * Whether the object with this uid is this shard's (src/core/shard.ts);
+   * read at every event, so a new shard assignment applies at once.
+   */
+  owns: (uid: string) => boolean;
   /** Overrides for the list/watch loop (tests shorten timeouts). */
   listWatch?: { watchTimeoutSeconds?: [number, number]; inactivityMs?: number; pageSize?: number };
 }

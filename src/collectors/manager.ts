@@ -158,6 +158,19 @@ export class CollectorManager {
     this.#crdWatch.start();
   }
 
+  /**
+   * A new shard assignment: every collector drops the objects no longer its
+   * own and, when `relist`, lists again to take the ones it gained. In the
+   * plan queue, so it never interleaves with starting or stopping collectors.
+   */
+  reshard(relist: boolean): Promise<void> {
+    const now = async (): Promise<void> => {
+      await Promise.all([...this.#running.values()].map((r) => r.collector.reshard(relist)));
+    };
+    this.#queue = this.#queue.then(now, now);
+    return this.#queue;
+  }
+
   /** Serialized: plans never interleave, so a collector is never started twice. */
   #reconcile(): Promise<void> {
     this.#queue = this.#queue.then(

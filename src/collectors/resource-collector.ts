@@ -58,8 +58,6 @@ export class ResourceCollector {
   /** Takes the first objects for detection while it still learns; undefined once it is done. */
   #sampler: ObjectSampler | undefined;
   readonly sources: readonly SeriesSource[];
-  /** The gauge values last written, so unchanged ones are not written again. */
-  readonly #shown = { objects: -1, series: -1 };
 
   constructor(settings: CollectorSettings, deps: CollectorDeps, sampler?: ObjectSampler) {
     this.#settings = settings;
@@ -109,8 +107,12 @@ export class ResourceCollector {
   }
 
   start(): void {
-    const { identity } = this.#settings;
     this.#deps.metrics.resourceInfo.set({ ...this.#telemetry.labels, ...this.#settings.info }, 1);
+    this.#startLoops();
+  }
+
+  #startLoops(): void {
+    const { identity } = this.#settings;
     for (const scope of this.scopes) {
       const base = `/apis/${identity.group}/${identity.version}`;
       const path = scope
@@ -145,10 +147,33 @@ export class ResourceCollector {
   }
 
   /**
+   * The shard assignment changed: objects no longer this shard's are dropped
+   * without being reported deleted (their new shard picks them up), and when
+   * the new assignment can bring objects this shard did not keep, every
+   * scope is listed again.
+   */
+  async reshard(relist: boolean): Promise<void> {
+    const owns = this.#deps.owns;
+    for (const [uid, entry] of [...this.#store.entries()]) {
+      if (owns(uid)) continue;
+      this.#store.delete(uid);
+      if (this.#settings.mode === "aggregate") this.#counts.count(entry, -1, this.#learning);
+      this.#guarded("tracing", () => this.#deps.tracer?.forget(uid));
+    }
+    this.#updateGauges();
+    if (!relist || this.#loops.length === 0) return;
+    await Promise.all(this.#loops.map((l) => l.stop()));
+    this.#loops.length = 0;
+    this.#startLoops();
+  }
+
+  /**
    * Applies one watch event. The list/watch loop calls this; tests and
    * benchmarks call it directly to drive the collector from recorded events.
+   * Objects of other shards are passed over before anything is done with them.
    */
   ingest(type: "ADDED" | "MODIFIED" | "DELETED", object: unknown): void {
+    if (!this.#ours(object)) return;
     try {
       if (type === "DELETED") {
         const uid = uidOf(object);
@@ -224,6 +249,7 @@ export class ResourceCollector {
         seen = new Set();
       },
       listed: (object) => {
+        if (!this.#ours(object)) return;
         try {
           const uid = this.#apply(object, true);
           if (uid !== undefined) seen.add(uid);
@@ -242,6 +268,12 @@ export class ResourceCollector {
       },
       event: (type, object) => this.ingest(type, object),
     };
+  }
+
+  /** False for an object of another shard; an object without a uid is left to #apply, which counts it. */
+  #ours(raw: unknown): boolean {
+    const uid = uidOf(raw);
+    return uid === undefined || this.#deps.owns(uid);
   }
 
   /** Returns the object's uid. Throws for an object without identity (counted by the caller). */
@@ -334,17 +366,7 @@ export class ResourceCollector {
     );
   }
 
-  /** Called on every event; the client library's set() is not free, so only changes are written. */
   #updateGauges(): void {
-    const m = this.#deps.metrics;
-    const labels = this.#telemetry.labels;
-    if (this.#store.size !== this.#shown.objects) {
-      this.#shown.objects = this.#store.size;
-      m.objects.set(labels, this.#store.size);
-    }
-    if (this.#store.series !== this.#shown.series) {
-      this.#shown.series = this.#store.series;
-      m.series.set(labels, this.#store.series);
-    }
+    this.#telemetry.held(this.#store.size, this.#store.series);
   }
 }

@@ -67,6 +67,15 @@ export interface TracingConfig {
   leaseName: string | undefined;
 }
 
+/**
+ * Which objects this process keeps, renders and traces (off when undefined):
+ * a fixed shard, or the shard of a StatefulSet pod (ordinal from the pod's
+ * name, shard count from the StatefulSet's replicas, followed as it scales).
+ */
+export type ShardingConfig =
+  | { kind: "fixed"; shard: number; total: number }
+  | { kind: "statefulset"; pod: string; podNamespace: string };
+
 /** The sidecar API proxy that counts the operator's status writes (off when undefined). */
 export interface ApiProxyConfig {
   listen: string;
@@ -107,6 +116,7 @@ export interface Config {
   /** Who may read /metrics: anyone who can connect, or whom Kubernetes RBAC allows (needs HTTPS). */
   metricsAuth: "none" | "kubernetes";
   statusPage: StatusPageConfig;
+  sharding: ShardingConfig | undefined;
 }
 
 export const defaultResourceOptions: ResourceOptions = {
@@ -161,4 +171,5 @@ export const defaultConfig: Config = {
   webConfigFile: undefined,
   metricsAuth: "none",
   statusPage: defaultStatusPage,
+  sharding: undefined,
 };

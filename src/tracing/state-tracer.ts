@@ -29,6 +29,12 @@ export interface StateTracer {
    * trace is not sampled.
    */
   traceIdFor(resource: ResourceIdentity, uid: string, generation: number): string | undefined;
+  /**
+   * The object went to another shard: its state is dropped with nothing
+   * emitted or ended (its new owner resumes it, with the same ids, as after a
+   * restart).
+   */
+  forget(uid: string): void;
   /** Periodic check (epoch milliseconds): ends open root spans whose timeout has passed. */
   tick(nowMs: number): void;
   /** Objects with an open root span (a generation or a degraded interval). */

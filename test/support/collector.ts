@@ -42,6 +42,8 @@ export interface OfflineOptions {
   /** The rest of the readiness rules (default: defaultReadinessRules). */
   readiness?: Partial<ReadinessRules>;
   tracer?: StateTracer;
+  /** Which uids are this shard's (default: all). */
+  owns?: (uid: string) => boolean;
   /** Epoch seconds; default 2026-01-01T01:00:00Z. */
   now?: number;
 }
@@ -96,7 +98,14 @@ export function offlineCollector(options: OfflineOptions = {}): OfflineCollector
         condition_times: "lastTransitionTime",
       },
     },
-    { client: unusedClient, metrics, logger: silentLogger, tracer: options.tracer, clock: () => clock.now },
+    {
+      client: unusedClient,
+      metrics,
+      logger: silentLogger,
+      tracer: options.tracer,
+      clock: () => clock.now,
+      owns: options.owns ?? (() => true),
+    },
   );
   return { collector, metrics, clock };
 }

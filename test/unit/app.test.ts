@@ -80,7 +80,7 @@ test("buildApp: the components in start order; start serves, reload reaches each
   );
   assert.deepEqual(
     app.components.map((c) => c.name),
-    ["tracing", "http", "status-write sources", "collectors", "tracing clock"],
+    ["tracing", "sharding", "http", "status-write sources", "collectors", "tracing clock"],
   );
   assert.equal(app.tracer, undefined, "no endpoint: tracing off");
   await app.start();

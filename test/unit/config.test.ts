@@ -14,16 +14,7 @@ import {
 import { ConfigError, validateConfig } from "../../src/config/validate.ts";
 import { objectFamilies } from "../../src/core/catalog.ts";
 import { type FamilyRules, selectFamilies } from "../../src/core/family-selection.ts";
-
-function problems(input: unknown): string[] {
-  try {
-    validateConfig(input);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-  return [];
-}
+import { problems } from "../support/config-problems.ts";
 
 test("config.example.yaml loads and says what it shows", () => {
   const { config } = loadConfigFile(new URL("../../config.example.yaml", import.meta.url).pathname);
