@@ -1,5 +1,5 @@
 // The exporter's own health alerts: down, watch errors, not synced, stale
-// watches, series dropped at the cap, a rejected configuration. Per watched
+// watches, series dropped at the cap, a rejected configuration, a missing shard. Per watched
 // resource (or per job), never per object.
 import { metricNames } from "../../src/core/catalog.ts";
 import type { AlertingRule } from "./model.ts";
@@ -79,6 +79,22 @@ export function exporterAlerts(options: AlertOptions): AlertingRule[] {
         summary: "The exporter rejected its configuration.",
         description: `The last configuration load of job {{ $labels.job }} failed; the previous configuration keeps running.`,
         runbook_url: runbook(options, "CRStatusExporterConfigReloadFailed"),
+      },
+    },
+    {
+      // Every process exports cr_exporter_shards{shard} = the number of shards
+      // (0 of 1 unsharded): fewer distinct shards than that means some objects
+      // are exported by no one. Replicas of a shard count once.
+      alert: "CRStatusExporterShardMissing",
+      expr:
+        `count by (cluster, job) (max by (cluster, job, shard) (${n.shards}${matchers(options)}))` +
+        ` < max by (cluster, job) (${n.shards}${matchers(options)})`,
+      for: f.shardMissing,
+      labels: { severity: "critical" },
+      annotations: {
+        summary: "A shard of the exporter is missing.",
+        description: `Only {{ $value }} shards of job {{ $labels.job }} have reported for more than ${f.shardMissing}, fewer than the objects are split into; the objects of the missing shards have no metrics and no alerts.`,
+        runbook_url: runbook(options, "CRStatusExporterShardMissing"),
       },
     },
   ];

@@ -56,6 +56,7 @@ export interface AlertOptions {
     readonly configReloadFailed: Duration;
     readonly heartbeatStale: Duration;
     readonly conditionStale: Duration;
+    readonly shardMissing: Duration;
   };
   readonly thresholds: {
     /** An object still terminating this many seconds after its deletionTimestamp is stuck. */
@@ -108,6 +109,7 @@ export const DEFAULT_ALERT_OPTIONS: AlertOptions = {
     configReloadFailed: "5m",
     heartbeatStale: "5m",
     conditionStale: "15m",
+    shardMissing: "5m",
   },
   thresholds: {
     terminatingSeconds: 1800,

@@ -1,7 +1,6 @@
 // The pieces every rule is written with: label sets, selectors (the
-// exporter's, scoped per alert), runbook links, per-kind severity and the
-// current-reason snippet of descriptions.
-import { metricNames } from "../../src/core/catalog.ts";
+// exporter's, scoped per alert), runbook links and per-kind severity.
+import type { metricNames } from "../../src/core/catalog.ts";
 import type { AlertingRule, Severity } from "./model.ts";
 import type { AlertOptions } from "./options.ts";
 import { scopeMatchers } from "./scope.ts";
@@ -46,15 +45,4 @@ export function perKindSeverity(
   }
   const kinds = options.criticalKinds.join("|");
   return [build(`kind=~"${kinds}"`, "critical"), build(`kind!~"${kinds}"`, otherwise)];
-}
-
-/** Go-template snippet printing the current reason of a condition of the alerting object, if exported. */
-export function currentReason(options: AlertOptions, type: string): string {
-  const selector = options.selector.replaceAll("%", "%%").replaceAll('"', '\\"');
-  const labels = ["cluster", "namespace", "group", "kind", "name"];
-  const query =
-    `max by (reason) (${metricNames(options.metricPrefix).conditionReason}{${selector}, ${labels.map((l) => `${l}=\\"%s\\"`).join(", ")}, ` +
-    `type=\\"${type}\\"} == 1)`;
-  const args = labels.map((l) => `$labels.${l}`).join(" ");
-  return `{{ with query (printf "${query}" ${args}) }}{{ . | first | label "reason" }}{{ else }}not exported{{ end }}`;
 }

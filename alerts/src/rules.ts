@@ -9,11 +9,10 @@ import { metricNames } from "../../src/core/catalog.ts";
 import { exporterAlerts } from "./exporter-rules.ts";
 import type { AlertingRule, RuleGroup, Severity } from "./model.ts";
 import type { AlertOptions } from "./options.ts";
+import { currentReason, readinessSeries, readinessTemplate } from "./readiness.ts";
 import { recordingRules, recordNames } from "./records.ts";
 import {
-  currentReason,
   KIND_IN_NAMESPACE,
-  matchers,
   type Names,
   OBJECT,
   OBJECT_TEXT,
@@ -26,7 +25,7 @@ export function generateRuleGroups(options: AlertOptions): RuleGroup[] {
   const groups: RuleGroup[] = [
     {
       name: "cr-status.rules",
-      rules: recordingRules(options.metricPrefix, (...extra) => matchers(options, ...extra)),
+      rules: recordingRules(options),
     },
     { name: "cr-status.alerts", rules: [...objectAlerts(options), ...familyAlerts(options)] },
     { name: "cr-status-exporter.alerts", rules: exporterAlerts(options) },
@@ -40,6 +39,12 @@ export function generateRuleGroups(options: AlertOptions): RuleGroup[] {
   return groups;
 }
 
+/**
+ * An alert on one condition status per object. `type` "readiness": the
+ * readiness condition of the object's kind (see readiness.ts); `meaning` may
+ * then say `$ready`, the condition's name. The alert's scope selects the
+ * condition series.
+ */
 function conditionAlert(
   options: AlertOptions,
   spec: {
@@ -52,15 +57,20 @@ function conditionAlert(
     meaning: string;
   },
 ): AlertingRule[] {
+  const family = metricNames(options.metricPrefix).condition;
+  const readiness = spec.type === "readiness";
+  const select = (...extra: string[]): string => scoped(options, spec.alert, ...extra);
   return perKindSeverity(options, spec.severity, (kindMatcher, severity) => ({
     alert: spec.alert,
-    expr: `max by (${OBJECT}) (${metricNames(options.metricPrefix).condition}${scoped(options, spec.alert, `type="${spec.type}"`, `status="${spec.status}"`, kindMatcher)} == 1)`,
+    expr: readiness
+      ? `max by (${OBJECT}) ((${readinessSeries(options, family, select, [`status="${spec.status}"`, kindMatcher])}) == 1)`
+      : `max by (${OBJECT}) (${family}${select(`type="${spec.type}"`, `status="${spec.status}"`, kindMatcher)} == 1)`,
     for: spec.for,
     ...(options.keepFiringFor ? { keep_firing_for: options.keepFiringFor } : {}),
     labels: { severity },
     annotations: {
       summary: spec.summary,
-      description: `${OBJECT_TEXT} ${spec.meaning} for more than ${spec.for}; reason: ${currentReason(options, spec.type)}.`,
+      description: `${readiness ? readinessTemplate(options) : ""}${OBJECT_TEXT} ${spec.meaning} for more than ${spec.for}; reason: ${currentReason(options, readiness ? undefined : spec.type)}.`,
       runbook_url: runbook(options, spec.alert),
     },
   }));
@@ -75,26 +85,26 @@ function objectAlerts(options: AlertOptions): AlertingRule[] {
   const r = recordNames(options.metricPrefix);
   // Per kind and namespace (and exporter job), from the recorded counts.
   const aggregate = "CustomResourcesNotReadyHigh";
-  const notReady = `sum without (type, status) (${r.objectsByCondition}${scoped(options, aggregate, 'type="Ready"', 'status="False"')})`;
+  const notReady = `sum without (status) (${r.objectsByReadiness}${scoped(options, aggregate, 'status="False"')})`;
   const objects = `sum without (result) (${r.objectsByResult}${scoped(options, aggregate)})`;
   return [
     ...conditionAlert(options, {
       alert: "CustomResourceNotReady",
-      type: "Ready",
+      type: "readiness",
       status: "False",
       for: f.notReady,
       severity: "warning",
       summary: "A custom resource is not Ready.",
-      meaning: "has been Ready=False",
+      meaning: "has been {{ $ready }}=False",
     }),
     ...conditionAlert(options, {
       alert: "CustomResourceReadyUnknown",
-      type: "Ready",
+      type: "readiness",
       status: "Unknown",
       for: f.readyUnknown,
       severity: "warning",
       summary: "A custom resource's readiness is unknown.",
-      meaning: "has been Ready=Unknown",
+      meaning: "has been {{ $ready }}=Unknown",
     }),
     ...conditionAlert(options, {
       alert: "CustomResourceStalled",
@@ -142,13 +152,18 @@ function objectAlerts(options: AlertOptions): AlertingRule[] {
       // transition counters are opt-in). Every replica sees the same changes: max.
       alert: "CustomResourceReadyFlapping",
       expr:
-        `max by (${OBJECT}) (changes(${n.conditionLastTransition}${scoped(options, "CustomResourceReadyFlapping", 'type="Ready"')}[${t.flapWindow}]))` +
-        ` > ${t.flapTransitions}`,
+        `max by (${OBJECT}) (${readinessSeries(
+          options,
+          n.conditionLastTransition,
+          (...extra) => scoped(options, "CustomResourceReadyFlapping", ...extra),
+          [],
+          (s) => `changes(${s}[${t.flapWindow}])`,
+        )})` + ` > ${t.flapTransitions}`,
       for: f.readyFlapping,
       labels: { severity: "info" },
       annotations: {
         summary: "A custom resource's Ready condition is flapping.",
-        description: `${OBJECT_TEXT} changed its Ready status {{ $value | humanize }} times in the last ${t.flapWindow}.`,
+        description: `${readinessTemplate(options)}${OBJECT_TEXT} changed its {{ $ready }} status {{ $value | humanize }} times in the last ${t.flapWindow}.`,
         runbook_url: runbook(options, "CustomResourceReadyFlapping"),
       },
     },

@@ -52,12 +52,15 @@ export function overviewDashboard(options: DashboardOptions, drillDownUid: strin
   const r = recordNames(options.metricPrefix);
   const conditionCount = (type: string, status: string) =>
     `${r.objectsByCondition}{${OBJECTS}, type="${type}", status="${status}"}`;
-  // Objects whose Ready is not True, and since when: a recorded series per failing object only.
+  // Objects per status of their kind's readiness condition (Ready, or e.g. Available or Succeeded).
+  const readinessCount = (status: string) => `${r.objectsByReadiness}{${OBJECTS}, status="${status}"}`;
+  // Objects whose readiness condition is not True, and since when: a recorded series per failing object only.
   const notTrueSince = (status = "") =>
     `${r.readyNotTrueSince}{${OBJECTS}${status ? `, status="${status}"` : ""}}`;
   const notReadyFor = `(time() - ${notTrueSince("False")})`;
-  // One reason per object, even while exporter replicas disagree for a scrape (group_left needs one).
-  const readyReason = `topk by (${BY_OBJECT}) (1, max by (${BY_OBJECT}, reason) (${n.conditionReason}{${OBJECTS}, type="Ready"} == 1))`;
+  // The reason of each object's readiness condition (the recorded series' `type`), one per object even
+  // while exporter replicas disagree for a scrape (group_left needs one).
+  const readyReason = `topk by (${BY_OBJECT}, type) (1, max by (${BY_OBJECT}, type, reason) (${n.conditionReason}{${OBJECTS}} == 1))`;
   const longest = `bottomk(${options.limits.notReadyTimeline}, ${notTrueSince()})`;
   return buildDashboard({
     uid: OVERVIEW_UID,
@@ -84,14 +87,14 @@ export function overviewDashboard(options: DashboardOptions, drillDownUid: strin
           ),
           countStat(
             "Not Ready",
-            "Objects whose Ready condition is False.",
-            `sum(${conditionCount("Ready", "False")})`,
+            "Objects whose readiness condition (Ready, or their kind's own, e.g. Available or Succeeded) is False.",
+            `sum(${readinessCount("False")})`,
             true,
           ),
           countStat(
             "Ready unknown",
-            "Objects whose Ready condition is Unknown.",
-            `sum(${conditionCount("Ready", "Unknown")})`,
+            "Objects whose readiness condition (Ready, or their kind's own) is Unknown.",
+            `sum(${readinessCount("Unknown")})`,
             true,
           ),
           countStat(
@@ -129,14 +132,14 @@ export function overviewDashboard(options: DashboardOptions, drillDownUid: strin
           ),
           timeseriesPanel({
             title: "Not Ready by kind",
-            description: "Objects whose Ready condition is False, per kind.",
+            description: "Objects whose readiness condition is False, per kind.",
             unit: "short",
             w: 12,
             h: 8,
-          }).withTarget(query(`sum by (kind) (${conditionCount("Ready", "False")})`, "{{kind}}")),
+          }).withTarget(query(`sum by (kind) (${readinessCount("False")})`, "{{kind}}")),
           basics(new table.PanelBuilder(), {
             title: "Objects not Ready",
-            description: `The ${options.limits.notReadyTable} objects Ready=False for longest: the time since Ready last changed, and its reason. Click a name for the object's dashboard.`,
+            description: `The ${options.limits.notReadyTable} objects not Ready (readiness condition False) for longest: the condition, the time since it last changed, and its reason. Click a name for the object's dashboard.`,
             unit: "s",
             w: 24,
             h: 9,
@@ -144,7 +147,7 @@ export function overviewDashboard(options: DashboardOptions, drillDownUid: strin
             .withTarget(
               instant(
                 // The reason when exported; `or on` keeps the objects without one, once.
-                `topk(${options.limits.notReadyTable}, ${notReadyFor} * on (${BY_OBJECT}) group_left (reason) ${readyReason}` +
+                `topk(${options.limits.notReadyTable}, ${notReadyFor} * on (${BY_OBJECT}, type) group_left (reason) ${readyReason}` +
                   ` or on (${BY_OBJECT}) ${notReadyFor})`,
                 true,
               ),
@@ -153,8 +156,17 @@ export function overviewDashboard(options: DashboardOptions, drillDownUid: strin
               id: "organize",
               options: {
                 excludeByName: { Time: true, job: true, status: true },
-                renameByName: { Value: "Not Ready for" },
-                indexByName: { namespace: 0, kind: 1, name: 2, reason: 3, Value: 4, group: 5, cluster: 6 },
+                renameByName: { Value: "Not Ready for", type: "condition" },
+                indexByName: {
+                  namespace: 0,
+                  kind: 1,
+                  name: 2,
+                  type: 3,
+                  reason: 4,
+                  Value: 5,
+                  group: 6,
+                  cluster: 7,
+                },
               },
             })
             .sortBy([new common.TableSortByFieldStateBuilder().displayName("Not Ready for").desc(true)])
@@ -163,14 +175,14 @@ export function overviewDashboard(options: DashboardOptions, drillDownUid: strin
             .dataLinks([link("Open the object's dashboard", drillDownUrl(options, drillDownUid))]),
           basics(new statetimeline.PanelBuilder(), {
             title: "Not Ready over time",
-            description: `The Ready condition of the ${options.limits.notReadyTimeline} objects not Ready for longest, over time (red False, grey Unknown; blank while Ready).`,
+            description: `The readiness condition of the ${options.limits.notReadyTimeline} objects not Ready for longest, over time (red False, grey Unknown; blank while Ready).`,
             unit: "none",
             w: 24,
             h: 10,
           })
             .withTarget(
               query(
-                // 0 for False, 1 for Unknown, of the objects whose Ready changed longest ago.
+                // 0 for False, 1 for Unknown, of the objects whose readiness changed longest ago.
                 `max by (${BY_OBJECT}) ((${longest} and on (${BY_OBJECT}) ${notTrueSince("False")}) * 0` +
                   ` or (${longest} unless on (${BY_OBJECT}) ${notTrueSince("False")}) * 0 + 1)`,
                 "{{kind}} {{namespace}}/{{name}}",

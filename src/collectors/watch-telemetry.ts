@@ -19,6 +19,8 @@ export class WatchTelemetry {
   /** Bound counter children: every watch event passes here, so labels are not hashed each time. */
   readonly #eventCounters = new Map<string, { inc(): void }>();
   #lastError: string | undefined;
+  /** The gauge values last written, so unchanged ones are not written again. */
+  readonly #shown = { objects: -1, series: -1 };
 
   constructor(
     identity: ResourceIdentity,
@@ -49,6 +51,18 @@ export class WatchTelemetry {
 
   syncedAll(scopes: readonly string[]): boolean {
     return scopes.every((s) => this.#synced.has(s));
+  }
+
+  /** Objects held and series rendered, after every event: the client library's set() is not free, so only changes are written. */
+  held(objects: number, series: number): void {
+    if (objects !== this.#shown.objects) {
+      this.#shown.objects = objects;
+      this.#metrics.objects.set(this.#labels, objects);
+    }
+    if (series !== this.#shown.series) {
+      this.#shown.series = series;
+      this.#metrics.series.set(this.#labels, series);
+    }
   }
 
   /** A full list of `scope` finished. */

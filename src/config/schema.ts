@@ -1,6 +1,7 @@
 // The configuration as the rest of the program sees it, after validation and
 // defaults. The YAML shape is documented in config.example.yaml.
 import { type FamilyRules, noFamilyRules } from "../core/family-selection.ts";
+import type { MappedPhaseResult } from "../core/phase-result.ts";
 import { defaultStatusPage, type StatusPageConfig } from "./status-page.ts";
 
 export interface LabelMapping {
@@ -19,8 +20,11 @@ export interface ResourceOptions {
   observedGenerationPath: string | undefined;
   phasePath: string | undefined;
   heartbeatField: string | undefined;
-  readyCondition: string;
+  /** undefined: detected per kind (Ready, then Succeeded, then Available; see core/detect.ts). */
+  readyCondition: string | undefined;
   failedAfterSeconds: number;
+  /** Phase → result for cr_status (and tracing); undefined: the default table, for kinds without a readiness condition. */
+  phaseResults: Record<string, MappedPhaseResult> | undefined;
   labels: LabelMapping[];
   maxReasons: number;
   phaseTransitions: Record<string, string[]> | undefined;
@@ -63,6 +67,15 @@ export interface TracingConfig {
   leaseName: string | undefined;
 }
 
+/**
+ * Which objects this process keeps, renders and traces (off when undefined):
+ * a fixed shard, or the shard of a StatefulSet pod (ordinal from the pod's
+ * name, shard count from the StatefulSet's replicas, followed as it scales).
+ */
+export type ShardingConfig =
+  | { kind: "fixed"; shard: number; total: number }
+  | { kind: "statefulset"; pod: string; podNamespace: string };
+
 /** The sidecar API proxy that counts the operator's status writes (off when undefined). */
 export interface ApiProxyConfig {
   listen: string;
@@ -103,6 +116,7 @@ export interface Config {
   /** Who may read /metrics: anyone who can connect, or whom Kubernetes RBAC allows (needs HTTPS). */
   metricsAuth: "none" | "kubernetes";
   statusPage: StatusPageConfig;
+  sharding: ShardingConfig | undefined;
 }
 
 export const defaultResourceOptions: ResourceOptions = {
@@ -112,8 +126,9 @@ export const defaultResourceOptions: ResourceOptions = {
   observedGenerationPath: undefined,
   phasePath: undefined,
   heartbeatField: undefined,
-  readyCondition: "Ready",
+  readyCondition: undefined,
   failedAfterSeconds: 300,
+  phaseResults: undefined,
   labels: [],
   maxReasons: 20,
   phaseTransitions: undefined,
@@ -156,4 +171,5 @@ export const defaultConfig: Config = {
   webConfigFile: undefined,
   metricsAuth: "none",
   statusPage: defaultStatusPage,
+  sharding: undefined,
 };

@@ -24,6 +24,7 @@ const optionKeys = [
   "heartbeatField",
   "readyCondition",
   "failedAfter",
+  "phaseResults",
   "labels",
   "maxReasons",
   "phaseTransitions",
@@ -94,6 +95,25 @@ function phaseTransitions(c: Checker, path: string, value: unknown): Record<stri
   return out;
 }
 
+const phaseResultValues = ["Current", "InProgress", "Failed"] as const;
+
+function phaseResults(
+  c: Checker,
+  path: string,
+  value: unknown,
+): Record<string, (typeof phaseResultValues)[number]> | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    return c.fail(path, `a mapping from phase to one of ${phaseResultValues.join(", ")}`, value);
+  }
+  const out: Record<string, (typeof phaseResultValues)[number]> = {};
+  for (const [phase, result] of Object.entries(value)) {
+    const checked = c.oneOf(`${path}.${phase}`, result, phaseResultValues);
+    if (checked) out[phase] = checked;
+  }
+  return out;
+}
+
 function resourceOptions(c: Checker, path: string, raw: Raw, prefix: string): ResourceOptions {
   const d = defaultResourceOptions;
   if (raw.conditionReasons !== undefined) {
@@ -114,8 +134,15 @@ function resourceOptions(c: Checker, path: string, raw: Raw, prefix: string): Re
     ),
     phasePath: c.string(`${path}.phasePath`, raw.phasePath, dottedPath, "a dotted field path"),
     heartbeatField: c.string(`${path}.heartbeatField`, raw.heartbeatField, dottedPath, "a dotted field path"),
-    readyCondition: c.string(`${path}.readyCondition`, raw.readyCondition) ?? d.readyCondition,
+    readyCondition:
+      c.string(
+        `${path}.readyCondition`,
+        raw.readyCondition,
+        /^[A-Za-z0-9][-A-Za-z0-9_.]*$/,
+        "a condition type such as Ready",
+      ) ?? d.readyCondition,
     failedAfterSeconds: c.duration(`${path}.failedAfter`, raw.failedAfter) ?? d.failedAfterSeconds,
+    phaseResults: phaseResults(c, `${path}.phaseResults`, raw.phaseResults),
     labels: labelMappings(c, `${path}.labels`, raw.labels) ?? d.labels,
     maxReasons: c.integer(`${path}.maxReasons`, raw.maxReasons, 1) ?? d.maxReasons,
     phaseTransitions: phaseTransitions(c, `${path}.phaseTransitions`, raw.phaseTransitions),

@@ -36,7 +36,6 @@ export function inputMask(list: readonly Input[]): number {
 /** What the series count of one object depends on (for the cost formulas). */
 export interface ObjectShape {
   conditions: number;
-  conditionsWithTime: number;
   conditionsWithReason: number;
   /** Conditions carrying observedGeneration on an object that has metadata.generation. */
   conditionsWithGeneration: number;
@@ -79,11 +78,11 @@ const objectFamilySpecs = {
   conditionLastTransition: {
     suffix: "condition_last_transition_timestamp_seconds",
     type: "gauge",
-    help: "lastTransitionTime of each condition as Unix seconds.",
+    help: "lastTransitionTime of each condition as Unix seconds (without one: when the exporter first saw its status).",
     labels: ["type"],
     inputs: ["conditionTime"],
     defaultSet: true,
-    cost: { formula: "1 per condition with lastTransitionTime", series: (s) => s.conditionsWithTime },
+    cost: { formula: "1 per condition", series: (s) => s.conditions },
   },
   conditionReason: {
     suffix: "condition_reason",
@@ -181,7 +180,7 @@ const objectFamilySpecs = {
   statusUpdates: {
     suffix: "status_updates_total",
     type: "counter",
-    help: "Status writes that changed conditions, phase, observedGeneration or heartbeat.",
+    help: "Status writes that changed the status (volatile timestamps such as heartbeats aside).",
     labels: [],
     inputs: ["statusWrites"],
     defaultSet: true,
@@ -190,7 +189,7 @@ const objectFamilySpecs = {
   noopUpdates: {
     suffix: "status_noop_updates_total",
     type: "counter",
-    help: "Writes that changed the resourceVersion but nothing meaningful.",
+    help: "Status writes that changed nothing but volatile timestamps (heartbeats, lastUpdateTime-like stamps).",
     labels: [],
     inputs: ["noopWrites"],
     defaultSet: true,
@@ -199,7 +198,7 @@ const objectFamilySpecs = {
   specGenerationChanges: {
     suffix: "spec_generation_changes_total",
     type: "counter",
-    help: "Changes of metadata.generation seen.",
+    help: "Spec changes seen (metadata.generation bumps whose spec changed).",
     labels: [],
     inputs: ["generationChanges"],
     defaultSet: false,

@@ -3,11 +3,19 @@
 // clock of its own, no state beyond its arguments; the kind's learned label
 // sets are passed in by their one owner (the collector).
 import { inputBit, type ObjectShape } from "./catalog.ts";
-import { type GenerationSettings, generationLag, type ObjectMemory, requestTime } from "./generations.ts";
-import { type StatusResult, type StatusSettings, summarizeStatus } from "./kstatus.ts";
+import { rememberConditionTimes } from "./condition-times.ts";
+import {
+  type GenerationSettings,
+  generationLag,
+  type ObjectMemory,
+  type ObservedGenerationSource,
+  requestTime,
+} from "./generations.ts";
+import { type StatusResult, summarizeStatus } from "./kstatus.ts";
 import type { KindLearning } from "./label-bounds.ts";
 import { noObservations, type Observations, observe } from "./observations.ts";
 import { type ProjectionSettings, projectObject } from "./project.ts";
+import { isReady, type ReadinessRules } from "./readiness.ts";
 import {
   type KindRender,
   type ObjectCounters,
@@ -16,13 +24,15 @@ import {
   zeroCounters,
 } from "./render.ts";
 import type { ObjectState, Transition } from "./state.ts";
+import { appendTransitions, emptyRing, type TransitionRecord } from "./transition-ring.ts";
 import { diffStates } from "./transitions.ts";
 
 /** Everything per resource type that turns raw objects into entries. */
 export interface KindSettings {
   projection: ProjectionSettings;
-  status: StatusSettings;
-  generations: GenerationSettings;
+  /** The one readiness model's rules for this kind: cr_status, histograms and spans follow them. */
+  readiness: ReadinessRules;
+  generationSource: ObservedGenerationSource;
   /** Allowed phase moves (`from` → allowed `to`s); undefined = not checked. */
   phaseTransitions: Readonly<Record<string, readonly string[]>> | undefined;
   /** How per-object series are rendered; undefined in aggregate mode (no per-object series). */
@@ -39,6 +49,12 @@ export interface ObjectEntry {
   changesAt: number | undefined;
   /** undefined in aggregate mode, or when the series cap left this object out. */
   series: ObjectSeries | undefined;
+  /**
+   * What changed while this process watched the object, newest last (bounded:
+   * see transition-ring.ts), for the status page. It starts empty at first
+   * sight: what the object was then is its state, not a change.
+   */
+  ring: readonly TransitionRecord[];
 }
 
 export interface Change {
@@ -52,6 +68,13 @@ export interface Change {
   trace: { previous: ObjectState | undefined; current: ObjectState } | undefined;
 }
 
+/** Where the lag's observed generation comes from, for this kind. */
+export function generationSettings(
+  kind: Pick<KindSettings, "readiness" | "generationSource">,
+): GenerationSettings {
+  return { source: kind.generationSource, readyCondition: kind.readiness.readyCondition };
+}
+
 function resourceVersionOf(raw: unknown): string | undefined {
   const rv = (raw as { metadata?: { resourceVersion?: unknown } } | null)?.metadata?.resourceVersion;
   return typeof rv === "string" && rv !== "" ? rv : undefined;
@@ -63,7 +86,7 @@ function count(counters: ObjectCounters, transitions: readonly Transition[], kno
     if (t.kind === "statusWrite") {
       if (t.noop) noopUpdates++;
       else statusUpdates++;
-    } else if (t.kind === "generation" && known) {
+    } else if (t.kind === "generation" && known && t.specChanged) {
       generationChanges++;
     } else if (t.kind === "condition" && t.from !== undefined && t.to !== undefined) {
       const key = `${t.type}\u0000${t.to}`;
@@ -116,7 +139,7 @@ export function changedInputs(previous: ObjectEntry | undefined, next: ObjectEnt
         break;
       }
       if (x.status !== y.status) changed |= inputBit.conditionStatus;
-      if (x.lastTransitionTime !== y.lastTransitionTime) changed |= inputBit.conditionTime;
+      if (x.since !== y.since) changed |= inputBit.conditionTime;
       if (x.reason !== y.reason) changed |= inputBit.conditionReason;
       if (x.observedGeneration !== y.observedGeneration) changed |= inputBit.conditionGeneration;
     }
@@ -159,6 +182,7 @@ function withSeries(
 /**
  * Applies one observed version of an object. Throws ProjectionError (from
  * projectObject) only for an object without identity; the caller counts it.
+ * `listedAtStart`: the object comes from the exporter's first list of the kind.
  */
 export function applyChange(
   previous: ObjectEntry | undefined,
@@ -166,6 +190,7 @@ export function applyChange(
   kind: KindSettings,
   learning: KindLearning,
   now: number,
+  listedAtStart = false,
 ): Change {
   if (previous && resourceVersionOf(raw) === previous.state.resourceVersion) {
     return {
@@ -178,19 +203,20 @@ export function applyChange(
     };
   }
   const state = projectObject(raw, kind.projection);
+  rememberConditionTimes(previous?.state, state, now, listedAtStart);
   const transitions = diffStates(previous?.state, state, now);
   const counters = count(previous?.counters ?? zeroCounters, transitions, previous !== undefined);
-  const lag = generationLag(state, kind.generations);
-  const ready = state.conditions.find((c) => c.type === kind.generations.readyCondition);
+  const lag = generationLag(state, generationSettings(kind));
   const memory: ObjectMemory = {
     generation: state.generation,
     requestedAt: requestTime(previous?.memory, state, lag !== undefined && lag > 0, now),
-    readySeen: (previous?.memory.readySeen ?? false) || ready?.status === "True",
+    readySeen: (previous?.memory.readySeen ?? false) || isReady(state, kind.readiness),
   };
-  const summary = summarizeStatus(state, kind.status, now);
+  const summary = summarizeStatus(state, kind.readiness, now);
+  const ring = previous ? appendTransitions(previous.ring, transitions) : emptyRing;
   const entry = withSeries(
     previous,
-    { state, counters, memory, lag, summary: summary.result, changesAt: summary.changesAt },
+    { state, counters, memory, lag, summary: summary.result, changesAt: summary.changesAt, ring },
     kind,
     learning,
   );
@@ -206,7 +232,7 @@ export function applyChange(
           transitions,
           requestedAt: memory.requestedAt,
           readySeen: previous?.memory.readySeen ?? false,
-          readyCondition: kind.generations.readyCondition,
+          readiness: kind.readiness,
           now,
         })
       : noObservations,
@@ -222,11 +248,32 @@ export function refreshSummary(
   learning: KindLearning,
   now: number,
 ): ObjectEntry {
-  const summary = summarizeStatus(entry.state, kind.status, now);
+  const summary = summarizeStatus(entry.state, kind.readiness, now);
   if (summary.result === entry.summary && summary.changesAt === entry.changesAt) return entry;
   return withSeries(
     entry,
     { ...entry, summary: summary.result, changesAt: summary.changesAt },
+    kind,
+    learning,
+  );
+}
+
+/**
+ * The kind's readiness rules or generation source changed (detection decided
+ * from objects, or a reload): summary and lag judged again from what is
+ * stored, and rendered from scratch.
+ */
+export function rejudge(
+  entry: ObjectEntry,
+  kind: KindSettings,
+  learning: KindLearning,
+  now: number,
+): ObjectEntry {
+  const lag = generationLag(entry.state, generationSettings(kind));
+  const summary = summarizeStatus(entry.state, kind.readiness, now);
+  return withSeries(
+    undefined,
+    { ...entry, lag, summary: summary.result, changesAt: summary.changesAt },
     kind,
     learning,
   );
@@ -240,17 +287,14 @@ export function rerender(entry: ObjectEntry, kind: KindSettings, learning: KindL
 /** What an entry's series count depends on (see the catalog's cost formulas). */
 export function shapeOf(entry: ObjectEntry): ObjectShape {
   const s = entry.state;
-  let conditionsWithTime = 0;
   let conditionsWithReason = 0;
   let conditionsWithGeneration = 0;
   for (const c of s.conditions) {
-    if (c.lastTransitionTime !== undefined) conditionsWithTime++;
     if (c.reason !== "") conditionsWithReason++;
     if (c.observedGeneration !== undefined && s.generation !== undefined) conditionsWithGeneration++;
   }
   return {
     conditions: s.conditions.length,
-    conditionsWithTime,
     conditionsWithReason,
     conditionsWithGeneration,
     generation: s.generation !== undefined,
@@ -282,5 +326,6 @@ export function shapeOfState(state: ObjectState, generations: GenerationSettings
     summary: "Unknown",
     changesAt: undefined,
     series: undefined,
+    ring: emptyRing,
   });
 }

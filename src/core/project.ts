@@ -17,15 +17,21 @@ export interface LabelSource {
 }
 
 export interface ProjectionSettings {
-  conditionsPath: readonly string[];
+  /** undefined: the kind has no conditions (its schema declares none). */
+  conditionsPath: readonly string[] | undefined;
   observedGenerationPath: readonly string[];
   /** undefined: the kind has no phase. */
   phasePath: readonly string[] | undefined;
   /** undefined: no heartbeat configured. */
   heartbeatPath: readonly string[] | undefined;
   extraLabels: readonly LabelSource[];
-  /** Longest condition message kept (traces show it; metrics never do). */
+  /** Longest condition message kept (traces show it; metrics never do). The one place messages are cut. */
   messageMaxLength: number;
+  /**
+   * Keep a digest of spec: for kinds without a status subresource, where a
+   * status write bumps generation too, so a spec change is told by its content.
+   */
+  specDigest: boolean;
 }
 
 export const defaultProjectionSettings: ProjectionSettings = {
@@ -35,7 +41,27 @@ export const defaultProjectionSettings: ProjectionSettings = {
   heartbeatPath: undefined,
   extraLabels: [],
   messageMaxLength: 256,
+  specDigest: false,
 };
+
+/**
+ * Status fields a controller rewrites on every write whatever happened —
+ * heartbeats, probe, update and reconcile stamps — at any depth (Deployment-
+ * style conditions carry lastUpdateTime, node-style ones lastHeartbeatTime and
+ * lastProbeTime). A write that changes only these (and the configured
+ * heartbeatField) leaves the status unchanged: a no-op status write.
+ */
+export const volatileStatusFields: ReadonlySet<string> = new Set([
+  "lastHeartbeatTime",
+  "lastHeartbeat",
+  "heartbeatTime",
+  "lastProbeTime",
+  "lastUpdateTime",
+  "lastUpdated",
+  "reconciledAt",
+  "lastReconcileTime",
+  "lastReconciled",
+]);
 
 export class ProjectionError extends Error {}
 
@@ -71,7 +97,7 @@ function normalizeStatus(value: Json): ConditionStatus {
   return "Unknown";
 }
 
-function truncate(text: string, max: number): string {
+export function truncate(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, Math.max(0, max - 1))}…`;
 }
 
@@ -85,12 +111,15 @@ export function projectConditions(raw: Json, messageMaxLength: number): Conditio
     const type = asString(entry.type);
     if (!type || seen.has(type)) continue;
     seen.add(type);
+    const lastTransitionTime = parseTimestamp(entry.lastTransitionTime);
     result.push({
       type,
       status: normalizeStatus(entry.status),
       reason: asString(entry.reason) ?? "",
       message: truncate(asString(entry.message) ?? "", messageMaxLength),
-      lastTransitionTime: parseTimestamp(entry.lastTransitionTime),
+      lastTransitionTime,
+      since: lastTransitionTime,
+      sinceSource: lastTransitionTime === undefined ? undefined : "lastTransitionTime",
       observedGeneration: asGeneration(entry.observedGeneration),
     });
   }
@@ -140,18 +169,69 @@ function hashMap(hasher: Hasher, map: Json): void {
   }
 }
 
+/** Deeper than this, JSON is not looked at (a collision there could at worst hide one change from a counter). */
+const maxDigestDepth = 32;
+
 /**
- * What non-status writes change: generation (spec), deletion, labels,
- * annotations, finalizers and owners. The extra labels are read from labels
- * and annotations, so they are covered too.
+ * Feeds a JSON value into the hash, type by type, leaving out object keys
+ * that `skip` names: at any depth (`names`), or at one path (`path`, followed
+ * from `at`).
+ */
+function hashJson(
+  hasher: Hasher,
+  value: Json,
+  depth: number,
+  names: ReadonlySet<string> | undefined,
+  path: readonly string[] | undefined,
+  at: number,
+): void {
+  if (typeof value === "string") hasher.text("s").text(value);
+  else if (typeof value === "number" || typeof value === "boolean") hasher.text(String(value));
+  else if (value === null || value === undefined) hasher.text("n");
+  else if (depth >= maxDigestDepth) hasher.text("…");
+  else if (Array.isArray(value)) {
+    hasher.text("[");
+    for (const item of value) hashJson(hasher, item, depth + 1, names, undefined, 0);
+    hasher.text("]");
+  } else if (isRecord(value)) {
+    hasher.text("{");
+    for (const key in value) {
+      if (names?.has(key)) continue;
+      const onPath = path !== undefined && path[at] === key;
+      if (onPath && at === path.length - 1) continue;
+      hasher.text(key);
+      hashJson(hasher, value[key], depth + 1, names, onPath ? path : undefined, at + 1);
+    }
+    hasher.text("}");
+  }
+}
+
+/** The status without its volatile timestamps and the configured heartbeat field. */
+export function statusDigest(status: Json, heartbeatPath: readonly string[] | undefined): number {
+  const hasher = new Hasher();
+  // The heartbeat path starts at the object ("status.lastHeartbeatTime").
+  const path = heartbeatPath?.[0] === "status" ? heartbeatPath : undefined;
+  hashJson(hasher, status, 0, volatileStatusFields, path, 1);
+  return hasher.value();
+}
+
+function specDigest(spec: Json): number {
+  const hasher = new Hasher();
+  hashJson(hasher, spec, 0, undefined, undefined, 0);
+  return hasher.value();
+}
+
+/**
+ * What non-status writes change besides spec: deletion, labels, annotations,
+ * finalizers and owners. The extra labels are read from labels and
+ * annotations, so they are covered too.
  */
 function metadataDigest(
   metadata: Record<string, Json>,
-  generation: number | undefined,
   deletion: number | undefined,
   extra: Record<string, string>,
 ): number {
-  const hasher = new Hasher().number(generation).number(deletion);
+  const hasher = new Hasher().number(deletion);
   for (const name in extra) hasher.text(extra[name] as string);
   hashMap(hasher.text("l"), metadata.labels);
   hashMap(hasher.text("a"), metadata.annotations);
@@ -174,7 +254,9 @@ export function projectObject(raw: Json, settings: ProjectionSettings): ObjectSt
   const name = asString(metadata.name);
   if (!uid || !name) throw new ProjectionError("object has no metadata.uid or metadata.name");
 
-  const conditions = projectConditions(readPath(raw, settings.conditionsPath), settings.messageMaxLength);
+  const conditions = settings.conditionsPath
+    ? projectConditions(readPath(raw, settings.conditionsPath), settings.messageMaxLength)
+    : [];
   const observedGeneration = asGeneration(readPath(raw, settings.observedGenerationPath));
   const phaseValue = settings.phasePath ? readPath(raw, settings.phasePath) : undefined;
   const phase = typeof phaseValue === "string" && phaseValue.length > 0 ? phaseValue : undefined;
@@ -199,6 +281,8 @@ export function projectObject(raw: Json, settings: ProjectionSettings): ObjectSt
     heartbeat,
     specChangedAt: specChangeTime(metadata.managedFields),
     extraLabels: labels,
-    metaDigest: metadataDigest(metadata, generation, deletionTimestamp, labels),
+    metaDigest: metadataDigest(metadata, deletionTimestamp, labels),
+    statusDigest: statusDigest(raw.status, settings.heartbeatPath),
+    specDigest: settings.specDigest ? specDigest(raw.spec) : undefined,
   };
 }

@@ -103,8 +103,7 @@ const renderers: Record<ObjectFamilyKey, FamilyRenderer> = {
   conditionLastTransition: (name, open, { state }) => {
     let out = "";
     for (const c of state.conditions) {
-      if (c.lastTransitionTime !== undefined)
-        out += `${name}${open},type="${encodeLabelValue(c.type)}"} ${c.lastTransitionTime}\n`;
+      if (c.since !== undefined) out += `${name}${open},type="${encodeLabelValue(c.type)}"} ${c.since}\n`;
     }
     return out;
   },

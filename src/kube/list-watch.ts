@@ -33,6 +33,8 @@ export interface ListWatchOptions {
   /** Collection path, e.g. /apis/example.com/v1/widgets or …/namespaces/ns/widgets. */
   path: string;
   labelSelector?: string;
+  /** e.g. metadata.name=NAME, to follow one object (RBAC may then grant it by resourceNames). */
+  fieldSelector?: string;
   pageSize?: number;
   /** Server-side watch timeout is drawn from [min, max] seconds, so reconnects spread out. */
   watchTimeoutSeconds?: [number, number];
@@ -59,8 +61,9 @@ export class ListWatch {
   readonly #client: KubeClient;
   readonly #handler: ListWatchHandler;
   readonly #observer: ListWatchObserver;
-  readonly #options: Required<Omit<ListWatchOptions, "labelSelector">> & {
+  readonly #options: Required<Omit<ListWatchOptions, "labelSelector" | "fieldSelector">> & {
     labelSelector: string | undefined;
+    fieldSelector: string | undefined;
   };
   readonly #backoff: Backoff;
   readonly #stop = new AbortController();
@@ -86,8 +89,14 @@ export class ListWatch {
       sleep,
       ...options,
       labelSelector: options.labelSelector,
+      fieldSelector: options.fieldSelector,
     };
     this.#backoff = new Backoff({ ...this.#options.backoff, random: this.#options.random });
+  }
+
+  /** Only when set: most collections are not narrowed by field. */
+  #fieldSelector(): { fieldSelector?: string } {
+    return this.#options.fieldSelector ? { fieldSelector: this.#options.fieldSelector } : {};
   }
 
   start(): void {
@@ -177,6 +186,7 @@ export class ListWatch {
           limit: this.#options.pageSize,
           continue: continueToken,
           labelSelector: this.#options.labelSelector,
+          ...this.#fieldSelector(),
         },
         signal,
         timeoutMs: 120_000,
@@ -205,6 +215,8 @@ export class ListWatch {
     const onStop = (): void => abort.abort();
     // Stryker disable next-line ObjectLiteral,BooleanLiteral: the finally below removes it in every case
     stop.addEventListener("abort", onStop, { once: true });
+    // Stopped from a handler while the list ran: the abort event has fired already.
+    if (stop.aborted) abort.abort();
     let resourceVersion = from;
     let failure: Error | undefined;
     let watchdog: NodeJS.Timeout | undefined;
@@ -250,6 +262,7 @@ export class ListWatch {
           resourceVersion: from,
           timeoutSeconds,
           labelSelector: this.#options.labelSelector,
+          ...this.#fieldSelector(),
         },
         signal: abort.signal,
         onLine,

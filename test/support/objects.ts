@@ -6,6 +6,8 @@ export interface RawCondition {
   message?: string;
   lastTransitionTime?: string;
   observedGeneration?: number;
+  /** A volatile stamp (Deployment-style conditions), for no-op write tests. */
+  lastUpdateTime?: string;
 }
 
 export interface WidgetInit {

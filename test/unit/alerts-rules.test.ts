@@ -84,14 +84,27 @@ test("scope limits the per-object and per-namespace alerts to kinds and namespac
   const rules = generateRuleGroups(options);
   const [records, objects, exporter] = rules as [RuleGroup, RuleGroup, RuleGroup];
   const notReady = objects.rules.find((r) => isAlertingRule(r) && r.alert === "CustomResourceNotReady");
+  // Both sides of the readiness join: the kind's own readiness condition, and the Ready fallback.
   assert.match(
     notReady?.expr ?? "",
-    /\{job="cr-status-exporter", kind=~"Certificate", namespace=~"team-a", namespace!~"kube-\.\*", type="Ready"/,
+    /cr_condition\{job="cr-status-exporter", kind=~"Certificate", namespace=~"team-a", namespace!~"kube-\.\*", status="False"\} and on/,
   );
+  assert.match(
+    notReady?.expr ?? "",
+    /cr_condition\{job="cr-status-exporter", kind=~"Certificate", namespace=~"team-a", namespace!~"kube-\.\*", type="Ready", status="False"\} unless on/,
+  );
+  let readinessJoins = 0;
   for (const rule of objects.rules
     .filter(isAlertingRule)
     .filter((r) => r.alert !== "CustomResourceNotReady")) {
-    const selectors = [...rule.expr.matchAll(/\{job="cr-status-exporter"[^}]*\}/g)].map((m) => m[0]);
+    // The info series naming each kind's readiness condition is read whole: a scope never turns a kind's
+    // join into the Ready fallback.
+    const info = [...rule.expr.matchAll(/cr_exporter_resource_info(\{[^}]*\})/g)].map((m) => m[1]);
+    for (const selector of info) assert.equal(selector, '{job="cr-status-exporter"}', rule.alert);
+    if (info.length > 0) readinessJoins++;
+    const selectors = [
+      ...rule.expr.matchAll(/(?<!cr_exporter_resource_info)\{job="cr-status-exporter"[^}]*\}/g),
+    ].map((m) => m[0]);
     assert.ok(selectors.length > 0, rule.alert);
     for (const selector of selectors)
       assert.match(
@@ -100,6 +113,7 @@ test("scope limits the per-object and per-namespace alerts to kinds and namespac
         `${rule.alert}: ${selector}`,
       );
   }
+  assert.equal(readinessJoins, 2, "ReadyUnknown and ReadyFlapping join on the readiness condition");
   // The recorded series and the exporter's own alerts are not scoped.
   for (const rule of [...records.rules, ...exporter.rules]) assert.doesNotMatch(rule.expr, /kube-|Widget/);
   const result = withTempRuleFile(renderRuleFile(rules), (path) =>

@@ -16,6 +16,7 @@ import {
   shapeOf,
 } from "../../src/core/object-update.ts";
 import { defaultProjectionSettings } from "../../src/core/project.ts";
+import { defaultReadinessRules } from "../../src/core/readiness.ts";
 import { newKindRender, renderSeries } from "../../src/core/render.ts";
 import type { ConditionState } from "../../src/core/state.ts";
 import { cond, t, type WidgetInit, widget } from "../support/objects.ts";
@@ -29,6 +30,8 @@ interface Options {
   maxReasons?: number;
   heartbeat?: boolean;
   now?: number;
+  /** The kind has no status subresource (spec compared by digest). */
+  noStatusSubresource?: boolean;
 }
 
 function kindFor(selected: number, o: Options): KindSettings {
@@ -36,9 +39,10 @@ function kindFor(selected: number, o: Options): KindSettings {
     projection: {
       ...defaultProjectionSettings,
       heartbeatPath: o.heartbeat ? ["status", "lastHeartbeatTime"] : undefined,
+      specDigest: o.noStatusSubresource ?? false,
     },
-    status: { readyCondition: "Ready", failedAfterSeconds: 300 },
-    generations: { source: o.source ?? "status", readyCondition: "Ready" },
+    readiness: defaultReadinessRules,
+    generationSource: o.source ?? "status",
     phaseTransitions: undefined,
     render: newKindRender({ group: "example.com", kind: "Widget", prefix: "cr_", selected }),
   };
@@ -101,7 +105,7 @@ const tables: Record<ObjectFamilyKey, Case[]> = {
   ],
   conditionLastTransition: [
     [
-      "lastTransitionTime as Unix seconds; none without it",
+      "lastTransitionTime as Unix seconds; without it, when the exporter first saw the status",
       [
         {
           status: {
@@ -109,7 +113,10 @@ const tables: Record<ObjectFamilyKey, Case[]> = {
           },
         },
       ],
-      [`cr_condition_last_transition_timestamp_seconds{${L},type="Ready"} 1767225720`],
+      [
+        `cr_condition_last_transition_timestamp_seconds{${L},type="Ready"} 1767225720`,
+        `cr_condition_last_transition_timestamp_seconds{${L},type="X"} ${NOW}`,
+      ],
     ],
   ],
   conditionReason: [
@@ -277,9 +284,14 @@ const tables: Record<ObjectFamilyKey, Case[]> = {
   ],
   noopUpdates: [
     [
-      "a write that changed only a message",
-      [{ status: ready("True") }, { status: ready("True", { message: "again" }) }],
+      "a write that changed only a volatile timestamp",
+      [{ status: ready("True") }, { status: ready("True", { lastUpdateTime: "2026-01-01T00:59:00Z" }) }],
       [`cr_status_noop_updates_total{${L}} 1`],
+    ],
+    [
+      "a write that changed a message is a status update, not a no-op",
+      [{ status: ready("True") }, { status: ready("True", { message: "again" }) }],
+      [`cr_status_noop_updates_total{${L}} 0`],
     ],
     [
       "a label change is not a status write",
@@ -292,6 +304,16 @@ const tables: Record<ObjectFamilyKey, Case[]> = {
       "generation changes seen",
       [{ generation: 1 }, { generation: 2 }, { generation: 3 }],
       [`cr_spec_generation_changes_total{${L}} 2`],
+    ],
+    [
+      "without a status subresource, a bump whose spec is unchanged (a status write) is not counted",
+      [
+        { generation: 1 },
+        { generation: 2, status: { phase: "Running" } },
+        { generation: 3, status: { phase: "Failed" } },
+      ],
+      [`cr_spec_generation_changes_total{${L}} 0`],
+      { noStatusSubresource: true },
     ],
   ],
   conditionTransitions: [
@@ -372,4 +394,38 @@ test("families whose inputs did not change keep their text (they are not re-rend
   assert.equal(after.slots[slotOf.generation], before.series?.slots[slotOf.generation]);
   assert.match(after.slots[slotOf.condition] ?? "", /status="True"\} 1/);
   assert.equal(after.count, before.series?.count);
+});
+
+test("a condition without lastTransitionTime keeps the time it was first seen in its status, until it changes", () => {
+  const kind = kindFor(1 << slotOf.conditionLastTransition, {});
+  const learning = newKindLearning({ phaseEnum: [], maxReasons: 20 });
+  const at = (status: string, resourceVersion: string, now: number, previous?: ObjectEntry, start = false) =>
+    applyChange(
+      previous,
+      widget({ resourceVersion, status: { conditions: [{ type: "Ready", status }] } }),
+      kind,
+      learning,
+      now,
+      start,
+    ).entry;
+  const listed = at("False", "1", NOW, undefined, true);
+  assert.deepEqual(
+    listed.state.conditions.map((c) => [c.since, c.sinceSource]),
+    [[NOW, "exporter_start"]],
+    "already in its status when the exporter started: since exporter start",
+  );
+  const same = at("False", "2", NOW + 60, listed);
+  assert.equal(same.state.conditions[0]?.since, NOW, "the status held: the first sight stays");
+  assert.equal(same.state.conditions[0]?.sinceSource, "exporter_start");
+  const changed = at("True", "3", NOW + 120, same);
+  assert.deepEqual(
+    changed.state.conditions.map((c) => [c.since, c.sinceSource]),
+    [[NOW + 120, "first_seen"]],
+  );
+  assert.equal(
+    fromByteString(changed.series?.slots[slotOf.conditionLastTransition] ?? ""),
+    `cr_condition_last_transition_timestamp_seconds{${L},type="Ready"} ${NOW + 120}\n`,
+  );
+  const watched = at("False", "1", NOW, undefined, false);
+  assert.equal(watched.state.conditions[0]?.sinceSource, "first_seen", "created while watched: first seen");
 });

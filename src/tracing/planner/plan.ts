@@ -29,7 +29,7 @@ export function planObservation(
 ): PlanResult {
   const uid = o.current?.uid ?? o.previous?.uid ?? state?.uid;
   if (uid === undefined) return { state, spans: [] };
-  const step = stepOn(settings, state ?? emptyTraceState(uid), o.nowMs);
+  const step = stepOn(settings, state ?? emptyTraceState(uid), o.nowMs, o.readiness);
   const current = o.current;
 
   if (!current) {

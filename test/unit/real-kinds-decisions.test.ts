@@ -1,0 +1,120 @@
+// What zero-config exports for the real kinds of cert-manager, Flux, Argo CD,
+// Crossplane, Cluster API and CloudNativePG (CRDs from the projects' Go
+// modules): the plan the exporter makes from each CRD and its first objects
+// (the drafts, in each project's status shape) — cr_exporter_resource_info's
+// labels — and the cr_status of each draft through the per-object pipeline.
+// docs/compatibility.md is this table.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { learned } from "../../src/cli/cluster.ts";
+import { kindSettingsFor, planFromCrds } from "../../src/collectors/selection.ts";
+import { validateConfig } from "../../src/config/validate.ts";
+import { summarizeCrd } from "../../src/core/crd.ts";
+import { newKindLearning } from "../../src/core/label-bounds.ts";
+import { applyChange } from "../../src/core/object-update.ts";
+import { realCrd, realCrdsUnavailable, realKinds } from "../realcrds/index.ts";
+import { draftBuilders } from "../realcrds/objects/index.ts";
+
+const unavailable = realCrdsUnavailable();
+
+// kind → [version, conditions, observed generation, phase, readiness (source), runs, condition times, cr_status per draft]
+const exported: Record<string, string> = {
+  "cert-manager/Certificate":
+    "v1 | status.conditions | condition | - | Ready (observed) | false | lastTransitionTime | healthy=Current progressing=InProgress failed=Failed terminating=Terminating",
+  "cert-manager/Issuer":
+    "v1 | status.conditions | condition | - | Ready (observed) | false | lastTransitionTime | healthy=Current failed=Failed terminating=Terminating",
+  "cert-manager/ClusterIssuer":
+    "v1 | status.conditions | condition | - | Ready (observed) | false | lastTransitionTime | healthy=Current failed=Failed terminating=Terminating",
+  "cert-manager/CertificateRequest":
+    "v1 | status.conditions | condition | - | Ready (observed) | false | lastTransitionTime | healthy=Current progressing=InProgress failed=Failed terminating=Terminating",
+  "flux/Kustomization":
+    "v1 | status.conditions | status status.observedGeneration | - | Ready (observed) | false | lastTransitionTime | healthy=Current progressing=InProgress failed=Failed suspended=Failed terminating=Terminating",
+  "flux/HelmRelease":
+    "v2 | status.conditions | status status.observedGeneration | - | Ready (observed) | false | lastTransitionTime | healthy=Current progressing=InProgress failed=Failed suspended=Failed terminating=Terminating",
+  "flux/GitRepository":
+    "v1 | status.conditions | status status.observedGeneration | - | Ready (observed) | false | lastTransitionTime | healthy=Current progressing=InProgress failed=Failed suspended=Failed terminating=Terminating",
+  "flux/HelmRepository":
+    "v1 | status.conditions | status status.observedGeneration | - | Ready (observed) | false | lastTransitionTime | healthy=Current progressing=InProgress failed=Failed suspended=Failed terminating=Terminating",
+  "flux/OCIRepository":
+    "v1 | status.conditions | status status.observedGeneration | - | Ready (observed) | false | lastTransitionTime | healthy=Current progressing=InProgress failed=Failed suspended=Failed terminating=Terminating",
+  // Health and sync are state strings, not conditions: no readiness rule for them yet.
+  "argo-cd/Application":
+    "v1alpha1 | - | condition | - | - (states) | false | - | healthy=Unknown progressing=Unknown failed=Unknown suspended=Unknown terminating=Terminating",
+  // Established/Offered: none of Ready, Succeeded, Available; Ready stands in until the sample bound.
+  "crossplane/CompositeResourceDefinition":
+    "v1 | status.conditions | condition | - | Ready (pending) | false | lastTransitionTime | healthy=Current terminating=Terminating",
+  "crossplane/Composition":
+    "v1 | - | condition | - | - (none) | false | - | healthy=Unknown terminating=Terminating",
+  // Installed/Healthy: no readiness condition is detected, so every state is Current: set readyCondition: Healthy.
+  "crossplane/Provider":
+    "v1 | status.conditions | condition | - | Ready (pending) | false | lastTransitionTime | healthy=Current progressing=Current failed=Current suspended=Current terminating=Terminating",
+  "crossplane/Operation":
+    "v1alpha1 | status.conditions | condition | - | Succeeded (observed) | true | lastTransitionTime | healthy=Current progressing=InProgress failed=Failed terminating=Terminating",
+  "crossplane/Object":
+    "v1alpha2 | status.conditions | status status.observedGeneration | - | Ready (observed) | false | lastTransitionTime | healthy=Current progressing=InProgress failed=Failed suspended=Current terminating=Terminating",
+  "cluster-api/Cluster":
+    "v1beta2 | status.conditions | status status.observedGeneration | status.phase | Available (observed) | false | lastTransitionTime | healthy=Current progressing=InProgress failed=Failed suspended=Current terminating=Terminating",
+  "cluster-api/Machine":
+    "v1beta2 | status.conditions | status status.observedGeneration | status.phase | Ready (observed) | false | lastTransitionTime | healthy=Current progressing=InProgress failed=Failed suspended=Current terminating=Terminating",
+  "cluster-api/MachineDeployment":
+    "v1beta2 | status.conditions | status status.observedGeneration | status.phase | Available (observed) | false | lastTransitionTime | healthy=Current progressing=InProgress failed=Failed suspended=Current terminating=Terminating",
+  "cloudnative-pg/Cluster":
+    "v1 | status.conditions | condition | status.phase | Ready (observed) | false | lastTransitionTime | healthy=Current progressing=InProgress failed=Failed suspended=InProgress terminating=Terminating",
+  // Phase only ("completed", "failed", "running"): the default table, a run.
+  "cloudnative-pg/Backup":
+    "v1 | - | condition | status.phase | - (none) | true | - | healthy=Current progressing=InProgress failed=Failed terminating=Terminating",
+};
+
+test("every real kind has an expectation", { skip: unavailable }, () => {
+  assert.deepEqual(Object.keys(exported).sort(), realKinds.map((k) => k.id).sort());
+});
+
+for (const kind of realKinds) {
+  test(`${kind.id}: what zero-config exports`, { skip: unavailable }, () => {
+    const now = new Date();
+    const crd = summarizeCrd({
+      ...realCrd(kind),
+      status: { conditions: [{ type: "Established", status: "True" }] },
+    });
+    assert.ok(crd);
+    const [schemaPlan] = planFromCrds(validateConfig({}).resources, [crd]);
+    assert.ok(schemaPlan);
+    const drafts = draftBuilders[kind.id]?.({ now }) ?? [];
+    const objects = drafts.map((draft, i) => {
+      const terminating = draft.scenario === "terminating";
+      return {
+        metadata: {
+          name: draft.scenario,
+          namespace: "ns",
+          uid: `uid-${i}`,
+          resourceVersion: "1",
+          generation: terminating ? 2 : 1,
+          creationTimestamp: now.toISOString(),
+          ...(terminating && { deletionTimestamp: now.toISOString() }),
+        },
+        spec: draft.spec,
+        status: draft.status,
+      };
+    });
+    const plan = learned(schemaPlan, objects);
+    const settings = { ...kindSettingsFor(plan), render: undefined };
+    const results = objects.map((raw, i) => {
+      const learning = newKindLearning({ phaseEnum: plan.phases, maxReasons: 20 });
+      const entry = applyChange(undefined, raw, settings, learning, now.getTime() / 1000).entry;
+      return `${drafts[i]?.scenario}=${entry.summary}`;
+    });
+    const i = plan.info;
+    const generation = `${i.observed_generation_source}${i.observed_generation_path ? ` ${i.observed_generation_path}` : ""}`;
+    const row = [
+      plan.identity.version,
+      i.conditions_path || "-",
+      generation,
+      i.phase_path || "-",
+      `${i.ready_condition || "-"} (${i.readiness_source})`,
+      i.run_to_completion,
+      i.condition_times || "-",
+      results.join(" "),
+    ].join(" | ");
+    assert.equal(row, exported[kind.id]);
+  });
+}
