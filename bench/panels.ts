@@ -114,8 +114,8 @@ async function main(): Promise<void> {
     log(`collecting ${minutes} min of samples while 20 status patches a second churn the fleet`);
     const churned = await churn(patcher, fleet, 20, minutes * 60, { flip: 0 });
     const end = Date.now() / 1000;
-    const seen = Number((await prometheus.query(`count(cr_status{job="${JOB}"})`))[0]?.value?.[1] ?? 0);
-    const series = Number((await prometheus.query(`count({job="${JOB}"})`))[0]?.value?.[1] ?? 0);
+    const seen = await count(prometheus.url, `count(cr_status{job="${JOB}"})`);
+    const series = await count(prometheus.url, `count({job="${JOB}"})`);
     if (seen < objects)
       throw new Error(`Prometheus holds ${seen} of ${objects} objects:\n${prometheus.logTail()}`);
     const window: RangeWindow = { start: end - (minutes * 60 - 2 * scrapeSeconds), end, steps };
@@ -188,6 +188,26 @@ async function main(): Promise<void> {
     patcher.close();
     await plane.stop();
   }
+}
+
+/**
+ * The value of a count query, with the benchmark's query timeout: counting every
+ * series of a 10k fleet can take longer than the test server's 10 s client limit
+ * on a loaded machine.
+ */
+async function count(url: string, expr: string): Promise<number> {
+  const response = await fetch(`${url}/api/v1/query`, {
+    method: "POST",
+    body: new URLSearchParams({ query: expr, timeout: `${timeoutSeconds}s` }),
+    signal: AbortSignal.timeout((timeoutSeconds + 60) * 1000),
+  });
+  const body = (await response.json()) as {
+    status: string;
+    error?: string;
+    data?: { result: { value: [number, string] }[] };
+  };
+  if (body.status !== "success") throw new Error(`${expr}: ${body.error}`);
+  return Number(body.data?.result[0]?.value[1] ?? 0);
 }
 
 function write(context: Record<string, unknown>, timings: PanelTiming[]): void {
