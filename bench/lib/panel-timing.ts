@@ -110,7 +110,8 @@ export function expandRecords(expr: string, records: ReadonlyMap<string, string>
   let out = expr;
   for (const [name, ruleExpr] of records) {
     const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-    out = out.replace(new RegExp(`${escaped}(\\{[^}]*\\})?`, "g"), `(${ruleExpr})`);
+    // A function, so the `$1` of a rule's label_replace stays text.
+    out = out.replace(new RegExp(`${escaped}(\\{[^}]*\\})?`, "g"), () => `(${ruleExpr})`);
   }
   return out;
 }
