@@ -51,7 +51,7 @@ export interface AlertOptions {
     readonly notReadyRatio: number;
     /** …and the minimum count of such objects, so two of three objects do not page. */
     readonly notReadyMinObjects: number;
-    /** Seconds without any watch event (bookmarks included) after which a resource's watch is stale. */
+    /** Age of a resource's data (cr_exporter_resource_data_timestamp_seconds) past which it is stale. */
     readonly staleSeconds: number;
   };
   /** Window of the rate() and increase() in the rules. */
@@ -90,7 +90,7 @@ export const DEFAULT_ALERT_OPTIONS: AlertOptions = {
     updateFailureRatio: 0.05,
     notReadyRatio: 0.5,
     notReadyMinObjects: 3,
-    staleSeconds: 900,
+    staleSeconds: 150,
   },
   rateWindow: "10m",
 };

@@ -16,7 +16,7 @@ import {
 } from "../core/object-update.ts";
 import { newKindRender } from "../core/render.ts";
 import type { ResourceIdentity } from "../core/state.ts";
-import { ListWatch, type ListWatchHandler } from "../kube/list-watch.ts";
+import { ListWatch, type ListWatchHandler, silenceBoundMs } from "../kube/list-watch.ts";
 import type { SeriesSource } from "../metrics/writer.ts";
 import type { ObjectObservation } from "../tracing/state-tracer.ts";
 import type { CollectorDeps, CollectorSettings, CollectorStatus } from "./collector-settings.ts";
@@ -58,7 +58,10 @@ export class ResourceCollector {
     this.#deps = deps;
     this.#kind = this.#kindSettings(settings);
     this.#learning = newKindLearning({ phaseEnum: settings.phaseEnum, maxReasons: settings.maxReasons });
-    this.#telemetry = new WatchTelemetry(settings.identity, deps);
+    this.#telemetry = new WatchTelemetry(settings.identity, {
+      ...deps,
+      staleAfterSeconds: silenceBoundMs(deps.listWatch ?? {}) / 1000,
+    });
     const { group, kind } = settings.identity;
     this.#effects = new KindEffects(deps.metrics.kinds, { group, kind }, settings.selection.perKind);
     this.#schedule = new SummarySchedule(deps.clock, () => this.refreshDue());
@@ -91,11 +94,14 @@ export class ResourceCollector {
     return this.#settings.namespaces.length > 0 ? this.#settings.namespaces : [""];
   }
 
-  status(): CollectorStatus {
+  status(now = this.#deps.clock()): CollectorStatus {
+    const { ready, detail } = this.#telemetry.readiness(now);
     return {
       initialSyncDone: this.#telemetry.listedAll(this.scopes),
       synced: this.#telemetry.syncedAll(this.scopes),
       lastError: this.#telemetry.lastError,
+      ready,
+      detail,
     };
   }
 
@@ -209,7 +215,7 @@ export class ResourceCollector {
           if ((scope === "" || entry.state.namespace === scope) && !seen.has(uid)) this.#remove(uid);
         }
         seen = new Set();
-        this.#telemetry.listFinished(scope);
+        this.#telemetry.listFinished(scope, this.scopes);
         this.#updateGauges();
       },
       event: (type, object) => this.ingest(type, object),

@@ -123,6 +123,7 @@ export const fixedFamilySuffixes = {
   listDuration: "exporter_list_duration_seconds",
   lastEvent: "exporter_last_event_timestamp_seconds",
   lastSync: "exporter_last_sync_timestamp_seconds",
+  dataTimestamp: "exporter_resource_data_timestamp_seconds",
   handlerErrors: "exporter_handler_errors_total",
   seriesDropped: "exporter_series_dropped_total",
   configReloadSuccess: "exporter_config_reload_success",
