@@ -6,7 +6,7 @@
 // skipped objects is WatchTelemetry's; nothing here can take /metrics down.
 import { AggregateCounts } from "../core/aggregate.ts";
 import type { FamilySelection } from "../core/family-selection.ts";
-import { type KindLearning, newKindLearning } from "../core/label-bounds.ts";
+import { type KindLearning, newKindLearning, releaseLabels } from "../core/label-bounds.ts";
 import {
   applyChange,
   type KindSettings,
@@ -230,6 +230,7 @@ export class ResourceCollector {
     const change = applyChange(previous, raw, this.#kind, this.#learning, now);
     const entry = change.entry;
     if (entry === previous) return uid;
+    this.#telemetry.cuts(entry.state.cuts);
     const key = entry.state.uid;
     const holder = this.#store.previousHolder(entry.state, key);
     if (holder !== undefined) this.#remove(holder);
@@ -263,8 +264,8 @@ export class ResourceCollector {
   #replace(uid: string, previous: ObjectEntry | undefined, next: ObjectEntry): void {
     const entry = this.#capped(previous, next);
     if (this.#settings.mode === "aggregate") {
-      if (previous) this.#counts.count(previous, -1, this.#learning);
-      this.#counts.count(entry, 1, this.#learning);
+      if (previous) this.#counts.count(previous, -1);
+      this.#counts.count(entry, 1);
     }
     this.#store.set(uid, entry);
     if (entry.changesAt !== undefined && entry.changesAt !== previous?.changesAt)
@@ -292,7 +293,8 @@ export class ResourceCollector {
   #remove(uid: string): void {
     const entry = this.#store.delete(uid);
     if (!entry) return;
-    if (this.#settings.mode === "aggregate") this.#counts.count(entry, -1, this.#learning);
+    releaseLabels(this.#learning, entry.labels);
+    if (this.#settings.mode === "aggregate") this.#counts.count(entry, -1);
     this.#traceDeleted(entry);
   }
 

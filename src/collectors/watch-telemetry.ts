@@ -10,7 +10,7 @@
 // gauge from the start (0 before the first list), and the resource is stale
 // (not ready) once it is older than the loop's silence bound, by which time
 // a healthy watch has always said something (kube/list-watch.ts).
-import type { ResourceIdentity } from "../core/state.ts";
+import type { ObjectCuts, ResourceIdentity } from "../core/state.ts";
 import type { ListWatchObserver } from "../kube/list-watch.ts";
 import type { Logger } from "../log.ts";
 import type { SelfMetrics } from "../metrics/self-metrics.ts";
@@ -49,6 +49,8 @@ export class WatchTelemetry {
     // Error counters exist from the start (at 0), so "no errors" is a value, not missing data.
     deps.metrics.handlerErrors.inc(this.#labels, 0);
     deps.metrics.seriesDropped.inc(this.#labels, 0);
+    deps.metrics.labelValuesTruncated.inc(this.#labels, 0);
+    deps.metrics.conditionsDropped.inc(this.#labels, 0);
     // Timestamps exist from the start too: 0 says "nothing yet", and alerts on
     // `time() - …` see a resource that never delivered anything.
     deps.metrics.lastEvent.set(this.#labels, 0);
@@ -119,6 +121,12 @@ export class WatchTelemetry {
       };
     }
     return { ready: true, detail: `synced, data ${age} s old${down}${down ? error : ""}` };
+  }
+
+  /** What the projection cut from one object version (over-long label values, conditions past the cap). */
+  cuts(cuts: ObjectCuts): void {
+    if (cuts.labelValues > 0) this.#metrics.labelValuesTruncated.inc(this.#labels, cuts.labelValues);
+    if (cuts.conditions > 0) this.#metrics.conditionsDropped.inc(this.#labels, cuts.conditions);
   }
 
   /** A malformed object (or a failing side effect): counted and logged, never fatal. */

@@ -126,6 +126,8 @@ export const fixedFamilySuffixes = {
   dataTimestamp: "exporter_resource_data_timestamp_seconds",
   handlerErrors: "exporter_handler_errors_total",
   seriesDropped: "exporter_series_dropped_total",
+  labelValuesTruncated: "exporter_label_values_truncated_total",
+  conditionsDropped: "exporter_conditions_dropped_total",
   configReloadSuccess: "exporter_config_reload_success",
   configReloads: "exporter_config_reloads_total",
   configHash: "exporter_config_hash",

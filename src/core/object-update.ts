@@ -5,7 +5,7 @@
 import { inputBit, type ObjectShape } from "./catalog.ts";
 import { type GenerationSettings, generationLag, type ObjectMemory, requestTime } from "./generations.ts";
 import { type StatusResult, type StatusSettings, summarizeStatus } from "./kstatus.ts";
-import type { KindLearning } from "./label-bounds.ts";
+import { type HeldLabels, type KindLearning, noHeldLabels, otherLabelValue } from "./label-bounds.ts";
 import { noObservations, type Observations, observe } from "./observations.ts";
 import { type ProjectionSettings, projectObject } from "./project.ts";
 import {
@@ -15,7 +15,7 @@ import {
   renderSeries,
   zeroCounters,
 } from "./render.ts";
-import type { ObjectState, Transition } from "./state.ts";
+import type { ConditionState, ObjectState, Transition } from "./state.ts";
 import { diffStates } from "./transitions.ts";
 
 /** Everything per resource type that turns raw objects into entries. */
@@ -37,6 +37,8 @@ export interface ObjectEntry {
   summary: StatusResult;
   /** Epoch seconds at which `summary` changes with no new event (Ready=False turning Failed). */
   changesAt: number | undefined;
+  /** The bounded phase and reason label values this entry holds in the kind's learned sets. */
+  labels: HeldLabels;
   /** undefined in aggregate mode, or when the series cap left this object out. */
   series: ObjectSeries | undefined;
 }
@@ -82,9 +84,14 @@ function illegalMoves(
   const table = kind.phaseTransitions;
   if (!table) return [];
   const out: { from: string; to: string }[] = [];
+  // Label values only from the configured table: a made-up phase is "other".
+  const named = (phase: string): string =>
+    Object.hasOwn(table, phase) || Object.values(table).some((to) => to.includes(phase))
+      ? phase
+      : otherLabelValue;
   for (const t of transitions) {
     if (t.kind !== "phase" || t.from === undefined || t.to === undefined) continue;
-    if (!table[t.from]?.includes(t.to)) out.push({ from: t.from, to: t.to });
+    if (!table[t.from]?.includes(t.to)) out.push({ from: named(t.from), to: named(t.to) });
   }
   return out;
 }
@@ -138,20 +145,67 @@ export function changedInputs(previous: ObjectEntry | undefined, next: ObjectEnt
   return changed;
 }
 
+function sameReasons(a: readonly ConditionState[], b: readonly ConditionState[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    if (a[i]?.type !== b[i]?.type || a[i]?.reason !== b[i]?.reason) return false;
+  }
+  return true;
+}
+
+/**
+ * The bounded labels for `state`: those `from` holds where its phase and
+ * reasons are unchanged; else `from`'s are released first (its own value
+ * frees its place) and the new ones held.
+ */
+function holdLabels(
+  learning: KindLearning,
+  from: ObjectEntry | undefined,
+  state: ObjectState,
+  withReasons: boolean,
+): HeldLabels {
+  const before = from?.labels ?? noHeldLabels;
+  if (from?.state === state) return before;
+  const phaseKept = from !== undefined && from.state.phase === state.phase;
+  const reasonsKept = from !== undefined && sameReasons(from.state.conditions, state.conditions);
+  if (phaseKept && reasonsKept) return before;
+  let phase = before.phase;
+  if (!phaseKept) {
+    if (before.phase !== undefined) learning.phases.release(before.phase);
+    phase = state.phase === undefined ? undefined : learning.phases.hold(state.phase);
+  }
+  let reasons = before.reasons;
+  if (!reasonsKept) {
+    for (const reason of before.reasons) if (reason !== "") learning.reasons.release(reason);
+    reasons = withReasons
+      ? state.conditions.map((c) => (c.reason === "" ? "" : learning.reasons.hold(c.reason)))
+      : [];
+  }
+  return { phase, reasons };
+}
+
+/**
+ * The entry with its labels held and its series rendered. `previous`: the
+ * series to reuse (undefined renders all); `holder`: the entry whose held
+ * labels carry over.
+ */
 function withSeries(
   previous: ObjectEntry | undefined,
-  next: Omit<ObjectEntry, "series">,
+  next: Omit<ObjectEntry, "series" | "labels">,
   kind: KindSettings,
   learning: KindLearning,
+  holder: ObjectEntry | undefined = previous,
 ): ObjectEntry {
-  const entry: ObjectEntry = { ...next, series: undefined };
+  const labels = holdLabels(learning, holder, next.state, kind.render !== undefined);
+  const entry: ObjectEntry = { ...next, labels, series: undefined };
   if (!kind.render) return entry;
-  entry.series = renderSeries(kind.render, learning, previous?.series, changedInputs(previous, entry), {
+  entry.series = renderSeries(kind.render, previous?.series, changedInputs(previous, entry), {
     state: entry.state,
     counters: entry.counters,
     lag: entry.lag,
     requestedAt: entry.memory.requestedAt,
     summary: entry.summary,
+    labels,
   });
   return entry;
 }
@@ -234,7 +288,7 @@ export function refreshSummary(
 
 /** Renders an entry from scratch (the family selection, prefix or cap changed). */
 export function rerender(entry: ObjectEntry, kind: KindSettings, learning: KindLearning): ObjectEntry {
-  return withSeries(undefined, entry, kind, learning);
+  return withSeries(undefined, entry, kind, learning, entry);
 }
 
 /** What an entry's series count depends on (see the catalog's cost formulas). */
@@ -281,6 +335,7 @@ export function shapeOfState(state: ObjectState, generations: GenerationSettings
     lag,
     summary: "Unknown",
     changesAt: undefined,
+    labels: noHeldLabels,
     series: undefined,
   });
 }

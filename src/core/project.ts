@@ -3,7 +3,8 @@
 // the projection. It never throws for malformed status: wrong shapes become
 // "absent". It throws ProjectionError only when the object has no identity.
 import { Hasher } from "./digest.ts";
-import type { ConditionState, ConditionStatus, ObjectState } from "./state.ts";
+import { capLabelValue, cutText } from "./label-values.ts";
+import type { ConditionState, ConditionStatus, ObjectCuts, ObjectState } from "./state.ts";
 import { parseTimestamp } from "./timestamps.ts";
 
 export { parseTimestamp } from "./timestamps.ts";
@@ -39,6 +40,16 @@ export const defaultProjectionSettings: ProjectionSettings = {
 
 export class ProjectionError extends Error {}
 
+/**
+ * Conditions kept per object, in list order. Each is up to three series
+ * (status, transition time, reason): past this an object is malformed or
+ * hostile (300 conditions would be 900 series of one object), and the rest
+ * are dropped and counted.
+ */
+export const maxConditionsPerObject = 32;
+
+const noCuts: ObjectCuts = Object.freeze({ labelValues: 0, conditions: 0 });
+
 type Json = unknown;
 
 function isRecord(value: Json): value is Record<string, Json> {
@@ -71,25 +82,42 @@ function normalizeStatus(value: Json): ConditionStatus {
   return "Unknown";
 }
 
-function truncate(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, Math.max(0, max - 1))}…`;
+/** A label value within the length cap, counted in `cuts` when it was cut. */
+function labelValue(text: string, cuts: { labelValues: number }): string {
+  const capped = capLabelValue(text);
+  if (capped !== text) cuts.labelValues++;
+  return capped;
 }
 
-/** Conditions in list order; entries without a string `type` are skipped; the first of duplicate types wins. */
-export function projectConditions(raw: Json, messageMaxLength: number): ConditionState[] {
+/**
+ * Conditions in list order, at most maxConditionsPerObject; entries without a
+ * string `type` are skipped; the first of duplicate types (after the cap on
+ * their length) wins.
+ */
+export function projectConditions(
+  raw: Json,
+  messageMaxLength: number,
+  cuts: { labelValues: number; conditions: number } = { labelValues: 0, conditions: 0 },
+): ConditionState[] {
   if (!Array.isArray(raw)) return [];
   const seen = new Set<string>();
   const result: ConditionState[] = [];
   for (const entry of raw) {
     if (!isRecord(entry)) continue;
-    const type = asString(entry.type);
-    if (!type || seen.has(type)) continue;
+    const rawType = asString(entry.type);
+    if (!rawType) continue;
+    const type = labelValue(rawType, cuts);
+    if (seen.has(type)) continue;
+    if (result.length >= maxConditionsPerObject) {
+      cuts.conditions++;
+      continue;
+    }
     seen.add(type);
     result.push({
       type,
       status: normalizeStatus(entry.status),
-      reason: asString(entry.reason) ?? "",
-      message: truncate(asString(entry.message) ?? "", messageMaxLength),
+      reason: labelValue(asString(entry.reason) ?? "", cuts),
+      message: cutText(asString(entry.message) ?? "", messageMaxLength),
       lastTransitionTime: parseTimestamp(entry.lastTransitionTime),
       observedGeneration: asGeneration(entry.observedGeneration),
     });
@@ -114,13 +142,15 @@ export function specChangeTime(managedFields: Json): number | undefined {
 function extraLabels(
   metadata: Record<string, Json>,
   sources: readonly LabelSource[],
+  cuts: { labelValues: number },
 ): Record<string, string> {
   const result: Record<string, string> = {};
   const labels = isRecord(metadata.labels) ? metadata.labels : {};
   const annotations = isRecord(metadata.annotations) ? metadata.annotations : {};
   for (const source of sources) {
     const value = (source.from === "label" ? labels : annotations)[source.key];
-    result[source.name] = typeof value === "string" ? value : "";
+    // Annotations have no length limit of their own.
+    result[source.name] = typeof value === "string" ? labelValue(value, cuts) : "";
   }
   return result;
 }
@@ -174,16 +204,22 @@ export function projectObject(raw: Json, settings: ProjectionSettings): ObjectSt
   const name = asString(metadata.name);
   if (!uid || !name) throw new ProjectionError("object has no metadata.uid or metadata.name");
 
-  const conditions = projectConditions(readPath(raw, settings.conditionsPath), settings.messageMaxLength);
+  const cuts = { labelValues: 0, conditions: 0 };
+  const conditions = projectConditions(
+    readPath(raw, settings.conditionsPath),
+    settings.messageMaxLength,
+    cuts,
+  );
   const observedGeneration = asGeneration(readPath(raw, settings.observedGenerationPath));
   const phaseValue = settings.phasePath ? readPath(raw, settings.phasePath) : undefined;
-  const phase = typeof phaseValue === "string" && phaseValue.length > 0 ? phaseValue : undefined;
+  const phase =
+    typeof phaseValue === "string" && phaseValue.length > 0 ? labelValue(phaseValue, cuts) : undefined;
   const heartbeat = settings.heartbeatPath
     ? parseTimestamp(readPath(raw, settings.heartbeatPath))
     : undefined;
   const generation = asGeneration(metadata.generation);
   const deletionTimestamp = parseTimestamp(metadata.deletionTimestamp);
-  const labels = extraLabels(metadata, settings.extraLabels);
+  const labels = extraLabels(metadata, settings.extraLabels, cuts);
 
   return {
     uid,
@@ -200,5 +236,6 @@ export function projectObject(raw: Json, settings: ProjectionSettings): ObjectSt
     specChangedAt: specChangeTime(metadata.managedFields),
     extraLabels: labels,
     metaDigest: metadataDigest(metadata, generation, deletionTimestamp, labels),
+    cuts: cuts.labelValues === 0 && cuts.conditions === 0 ? noCuts : cuts,
   };
 }

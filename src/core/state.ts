@@ -16,6 +16,14 @@ export interface ConditionState {
   observedGeneration: number | undefined;
 }
 
+/** What the projection cut from one version of an object (see core/label-values.ts). */
+export interface ObjectCuts {
+  /** Label values longer than the cap, cut. */
+  labelValues: number;
+  /** Conditions past the per-object cap, dropped. */
+  conditions: number;
+}
+
 /** Which resource type an object belongs to. */
 export interface ResourceIdentity {
   group: string;
@@ -54,6 +62,8 @@ export interface ObjectState {
    * that changes neither this nor the status is a no-op status write.
    */
   metaDigest: number;
+  /** Label values cut and conditions dropped by the projection's caps. */
+  cuts: ObjectCuts;
 }
 
 /** What changed between two observations of the same object. */

@@ -43,6 +43,8 @@ export interface SelfMetrics {
   dataTimestamp: Gauge<ResourceLabel>;
   handlerErrors: Counter<ResourceLabel>;
   seriesDropped: Counter<ResourceLabel>;
+  labelValuesTruncated: Counter<ResourceLabel>;
+  conditionsDropped: Counter<ResourceLabel>;
   configReloadSuccess: Gauge;
   configReloads: Counter<"result">;
   configHash: Gauge<"hash">;
@@ -133,6 +135,16 @@ export function createSelfMetrics(prefix: string, version: string): SelfMetrics 
     seriesDropped: counter(
       fixed.seriesDropped,
       "Per-object series not exported because the resource hit its maxSeries cap.",
+      r,
+    ),
+    labelValuesTruncated: counter(
+      fixed.labelValuesTruncated,
+      "Label values (phase, condition type or reason, extra labels) cut to the length cap, per object version read.",
+      r,
+    ),
+    conditionsDropped: counter(
+      fixed.conditionsDropped,
+      "Conditions past the per-object cap, not exported, per object version read.",
       r,
     ),
     configReloadSuccess: gauge(fixed.configReloadSuccess, "1 if the last configuration load succeeded."),

@@ -358,7 +358,7 @@ test("families whose inputs did not change keep their text (they are not re-rend
   const render = kind.render as NonNullable<KindSettings["render"]>;
   // Told that only the conditions' status changed, while generation changed too:
   // the generation family keeps its old text, the condition family is new.
-  const after = renderSeries(render, learning, before.series, inputBit.conditionStatus, {
+  const after = renderSeries(render, before.series, inputBit.conditionStatus, {
     state: {
       ...before.state,
       generation: 7,
@@ -368,6 +368,7 @@ test("families whose inputs did not change keep their text (they are not re-rend
     lag: before.lag,
     requestedAt: before.memory.requestedAt,
     summary: before.summary,
+    labels: before.labels,
   });
   assert.equal(after.slots[slotOf.generation], before.series?.slots[slotOf.generation]);
   assert.match(after.slots[slotOf.condition] ?? "", /status="True"\} 1/);

@@ -53,6 +53,7 @@ export function object(fields: Partial<ObjectState> = {}): ObjectState {
     specChangedAt: T,
     extraLabels: {},
     metaDigest: 0,
+    cuts: { labelValues: 0, conditions: 0 },
     ...fields,
   };
 }
