@@ -27,6 +27,7 @@ export interface CollectorPlan {
   shape: DetectedShape | undefined;
   projection: ProjectionSettings;
   phases: string[];
+  stateValues: Record<string, string[]>;
   generationSource: ObservedGenerationSource;
   readiness: ReadinessRules;
   info: ResourceInfo;
@@ -78,7 +79,7 @@ function plan(
     phaseTransitions: _transitions,
     ...watched
   } = options;
-  const { projection, phases } = decided;
+  const { projection, phases, stateValues } = decided;
   return {
     key: `${identity.group}/${identity.resource}`,
     identity,
@@ -87,7 +88,7 @@ function plan(
     shape,
     ...decided,
     options,
-    fingerprint: JSON.stringify([identity, statusSubresource, projection, phases, watched]),
+    fingerprint: JSON.stringify([identity, statusSubresource, projection, phases, stateValues, watched]),
     judging: JSON.stringify([
       decided.readiness,
       decided.generationSource,
@@ -190,6 +191,7 @@ export function settingsFor(
     prefix,
     extraLabelNames: o.labels.map((l) => l.name),
     phaseEnum: plan.phases,
+    stateValues: plan.stateValues,
     maxReasons: o.maxReasons,
     maxSeries: o.maxSeries,
     namespaces: plan.identity.namespaced ? o.namespaces : [],

@@ -11,6 +11,20 @@ export interface LabelMapping {
   name: string;
 }
 
+/** A string field exported as a state set (cr_state), optionally part of readiness. */
+export interface StateOption {
+  /** The `field` label value. */
+  name: string;
+  /** Dotted path from the object root. */
+  path: string;
+  /** The fixed values (e.g. the CRD's enum); undefined: the CRD's enum where detected, else learned. */
+  values: string[] | undefined;
+  /** Values that mean ready (empty: the field does not gate readiness). */
+  ready: string[];
+  /** Values that turn cr_status Failed once held for failedAfter. */
+  failed: string[];
+}
+
 /** Per-resource options; every field is optional in the file. */
 export interface ResourceOptions {
   namespaces: string[];
@@ -25,6 +39,8 @@ export interface ResourceOptions {
   failedAfterSeconds: number;
   /** Phase → result for cr_status (and tracing); undefined: the default table, for kinds without a readiness condition. */
   phaseResults: Record<string, MappedPhaseResult> | undefined;
+  /** undefined: the well-known state fields detected (Argo CD's health and sync); [] none. */
+  states: StateOption[] | undefined;
   labels: LabelMapping[];
   maxReasons: number;
   phaseTransitions: Record<string, string[]> | undefined;
@@ -129,6 +145,7 @@ export const defaultResourceOptions: ResourceOptions = {
   readyCondition: undefined,
   failedAfterSeconds: 300,
   phaseResults: undefined,
+  states: undefined,
   labels: [],
   maxReasons: 20,
   phaseTransitions: undefined,

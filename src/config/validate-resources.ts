@@ -9,6 +9,7 @@ import {
   type ResourceOptions,
   type ResourceSelector,
 } from "./schema.ts";
+import { stateOptions } from "./validate-states.ts";
 import { namespaceList } from "./watch-limits.ts";
 
 export const dottedPath = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
@@ -25,6 +26,7 @@ const optionKeys = [
   "readyCondition",
   "failedAfter",
   "phaseResults",
+  "states",
   "labels",
   "maxReasons",
   "phaseTransitions",
@@ -58,6 +60,8 @@ function labelMappings(c: Checker, path: string, value: unknown): LabelMapping[]
     "reason",
     "phase",
     "result",
+    "field",
+    "value",
   ]);
   value.forEach((item, i) => {
     const p = `${path}[${i}]`;
@@ -143,6 +147,7 @@ function resourceOptions(c: Checker, path: string, raw: Raw, prefix: string): Re
       ) ?? d.readyCondition,
     failedAfterSeconds: c.duration(`${path}.failedAfter`, raw.failedAfter) ?? d.failedAfterSeconds,
     phaseResults: phaseResults(c, `${path}.phaseResults`, raw.phaseResults),
+    states: stateOptions(c, `${path}.states`, raw.states),
     labels: labelMappings(c, `${path}.labels`, raw.labels) ?? d.labels,
     maxReasons: c.integer(`${path}.maxReasons`, raw.maxReasons, 1) ?? d.maxReasons,
     phaseTransitions: phaseTransitions(c, `${path}.phaseTransitions`, raw.phaseTransitions),

@@ -17,6 +17,7 @@ export const inputs = [
   "lag",
   "requestedAt",
   "phase",
+  "states",
   "summary",
   "deletion",
   "heartbeat",
@@ -45,6 +46,8 @@ export interface ObjectShape {
   lagKnown: boolean;
   requestedAtKnown: boolean;
   phase: boolean;
+  /** Configured state fields set on the object. */
+  states: number;
   terminating: boolean;
   heartbeat: boolean;
 }
@@ -149,6 +152,15 @@ const objectFamilySpecs = {
     inputs: ["phase"],
     defaultSet: true,
     cost: { formula: "1 when status.phase is set", series: (s) => one(s.phase) },
+  },
+  state: {
+    suffix: "state",
+    type: "gauge",
+    help: "1 for each configured state field (states, e.g. Argo CD health and sync), labelled with its current value (bounded per field).",
+    labels: ["field", "value"],
+    inputs: ["states"],
+    defaultSet: true,
+    cost: { formula: "1 per state field set", series: (s) => s.states },
   },
   status: {
     suffix: "status",

@@ -34,3 +34,27 @@ export function rememberConditionTimes(
     }
   }
 }
+
+/** The same for state fields without a lastTransitionTime next to them. */
+export function rememberStateTimes(
+  previous: ObjectState | undefined,
+  state: ObjectState,
+  now: number,
+  listedAtStart: boolean,
+): void {
+  for (const s of state.states) {
+    if (s.since !== undefined) continue;
+    const before = previous?.states.find((p) => p.name === s.name);
+    if (
+      before?.value === s.value &&
+      before.since !== undefined &&
+      before.sinceSource !== "lastTransitionTime"
+    ) {
+      s.since = before.since;
+      s.sinceSource = before.sinceSource;
+    } else {
+      s.since = Math.floor(now);
+      s.sinceSource = previous === undefined && listedAtStart ? "exporter_start" : "first_seen";
+    }
+  }
+}

@@ -3,7 +3,7 @@
 // the projection. It never throws for malformed status: wrong shapes become
 // "absent". It throws ProjectionError only when the object has no identity.
 import { Hasher } from "./digest.ts";
-import type { ConditionState, ConditionStatus, ObjectState } from "./state.ts";
+import type { ConditionState, ConditionStatus, ObjectState, StateValue } from "./state.ts";
 import { parseTimestamp } from "./timestamps.ts";
 
 export { parseTimestamp } from "./timestamps.ts";
@@ -16,12 +16,20 @@ export interface LabelSource {
   from: "label" | "annotation";
 }
 
+/** A string field read as a state (see StateValue). */
+export interface StateSource {
+  name: string;
+  path: readonly string[];
+}
+
 export interface ProjectionSettings {
   /** undefined: the kind has no conditions (its schema declares none). */
   conditionsPath: readonly string[] | undefined;
   observedGenerationPath: readonly string[];
   /** undefined: the kind has no phase. */
   phasePath: readonly string[] | undefined;
+  /** State fields (configured `states`, or a well-known shape detected). */
+  states: readonly StateSource[];
   /** undefined: no heartbeat configured. */
   heartbeatPath: readonly string[] | undefined;
   extraLabels: readonly LabelSource[];
@@ -38,6 +46,7 @@ export const defaultProjectionSettings: ProjectionSettings = {
   conditionsPath: ["status", "conditions"],
   observedGenerationPath: ["status", "observedGeneration"],
   phasePath: ["status", "phase"],
+  states: [],
   heartbeatPath: undefined,
   extraLabels: [],
   messageMaxLength: 256,
@@ -124,6 +133,27 @@ export function projectConditions(raw: Json, messageMaxLength: number): Conditio
     });
   }
   return result;
+}
+
+/**
+ * The state fields that hold a non-empty string. A `lastTransitionTime` next
+ * to the field (Argo CD's status.health has one) is its time; without one the
+ * exporter's first sight is (condition-times.ts).
+ */
+export function projectStates(raw: Json, sources: readonly StateSource[]): StateValue[] {
+  const out: StateValue[] = [];
+  for (const source of sources) {
+    const value = readPath(raw, source.path);
+    if (typeof value !== "string" || value === "") continue;
+    const since = parseTimestamp(readPath(raw, [...source.path.slice(0, -1), "lastTransitionTime"]));
+    out.push({
+      name: source.name,
+      value,
+      since,
+      sinceSource: since === undefined ? undefined : "lastTransitionTime",
+    });
+  }
+  return out;
 }
 
 /** Newest managedFields time of a write to the main resource that touched spec. */
@@ -278,6 +308,7 @@ export function projectObject(raw: Json, settings: ProjectionSettings): ObjectSt
     observedGeneration,
     phase,
     conditions,
+    states: projectStates(raw, settings.states),
     heartbeat,
     specChangedAt: specChangeTime(metadata.managedFields),
     extraLabels: labels,

@@ -37,9 +37,10 @@ const exported: Record<string, string> = {
     "v1 | status.conditions | status status.observedGeneration | - | Ready (observed) | false | lastTransitionTime | healthy=Current progressing=InProgress failed=Failed suspended=Failed terminating=Terminating",
   "flux/OCIRepository":
     "v1 | status.conditions | status status.observedGeneration | - | Ready (observed) | false | lastTransitionTime | healthy=Current progressing=InProgress failed=Failed suspended=Failed terminating=Terminating",
-  // Health and sync are state strings, not conditions: no readiness rule for them yet.
+  // Health and sync are state strings, not conditions: ready when Healthy and Synced, Degraded
+  // Failed after failedAfter (since status.health.lastTransitionTime); health Suspended is progress.
   "argo-cd/Application":
-    "v1alpha1 | - | condition | - | - (states) | false | - | healthy=Unknown progressing=Unknown failed=Unknown suspended=Unknown terminating=Terminating",
+    "v1alpha1 | - | condition | - | - (states) | false | - | healthy=Current progressing=InProgress failed=Failed suspended=InProgress terminating=Terminating",
   // Established/Offered: none of Ready, Succeeded, Available; Ready stands in until the sample bound.
   "crossplane/CompositeResourceDefinition":
     "v1 | status.conditions | condition | - | Ready (pending) | false | lastTransitionTime | healthy=Current terminating=Terminating",

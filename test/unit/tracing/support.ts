@@ -50,6 +50,7 @@ export function object(fields: Partial<ObjectState> = {}): ObjectState {
     observedGeneration: undefined,
     phase: undefined,
     conditions: [],
+    states: [],
     heartbeat: undefined,
     specChangedAt: T,
     extraLabels: {},
