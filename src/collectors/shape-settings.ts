@@ -146,6 +146,8 @@ export function shapeSettings(
       split(options.observedGenerationPath) ?? detectedGeneration ?? conventional.observedGeneration,
     phasePath: split(options.phasePath) ?? shape?.phase?.path ?? (open ? conventional.phase : undefined),
     heartbeatPath: split(options.heartbeatField),
+    suspendPath: split(options.suspendPath) ?? shape?.suspendPath,
+    suspendAnnotation: options.suspendAnnotation,
     extraLabels: options.labels.map((l) => ({ key: l.key, name: l.name, from: l.from })),
     specDigest: !statusSubresource,
   };

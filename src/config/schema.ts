@@ -39,6 +39,10 @@ export interface ResourceOptions {
   failedAfterSeconds: number;
   /** Phase → result for cr_status (and tracing); undefined: the default table, for kinds without a readiness condition. */
   phaseResults: Record<string, MappedPhaseResult> | undefined;
+  /** Dotted path of a suspend switch; undefined: detected (spec.suspend, else spec.paused, when a boolean). */
+  suspendPath: string | undefined;
+  /** An annotation whose value "true"/"on" suspends the object (crossplane.io/paused, cnpg.io/hibernation). */
+  suspendAnnotation: string | undefined;
   /** undefined: the well-known state fields detected (Argo CD's health and sync); [] none. */
   states: StateOption[] | undefined;
   labels: LabelMapping[];
@@ -146,6 +150,8 @@ export const defaultResourceOptions: ResourceOptions = {
   failedAfterSeconds: 300,
   phaseResults: undefined,
   states: undefined,
+  suspendPath: undefined,
+  suspendAnnotation: undefined,
   labels: [],
   maxReasons: 20,
   phaseTransitions: undefined,

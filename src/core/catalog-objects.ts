@@ -20,6 +20,7 @@ export const inputs = [
   "states",
   "summary",
   "deletion",
+  "suspended",
   "heartbeat",
   "statusWrites",
   "noopWrites",
@@ -49,6 +50,7 @@ export interface ObjectShape {
   /** Configured state fields set on the object. */
   states: number;
   terminating: boolean;
+  suspended: boolean;
   heartbeat: boolean;
 }
 
@@ -179,6 +181,15 @@ const objectFamilySpecs = {
     inputs: ["deletion"],
     defaultSet: true,
     cost: { formula: "1 while terminating", series: (s) => one(s.terminating) },
+  },
+  suspended: {
+    suffix: "suspended",
+    type: "gauge",
+    help: "1 while the object is suspended (spec.suspend, spec.paused or the configured equivalent).",
+    labels: [],
+    inputs: ["suspended"],
+    defaultSet: true,
+    cost: { formula: "1 while suspended", series: (s) => one(s.suspended) },
   },
   heartbeat: {
     suffix: "heartbeat_timestamp_seconds",

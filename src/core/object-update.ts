@@ -158,6 +158,7 @@ export function changedInputs(previous: ObjectEntry | undefined, next: ObjectEnt
   if (previous.summary !== next.summary) changed |= inputBit.summary;
   if (a.deletionTimestamp !== b.deletionTimestamp) changed |= inputBit.deletion;
   if (a.heartbeat !== b.heartbeat) changed |= inputBit.heartbeat;
+  if (a.suspended !== b.suspended) changed |= inputBit.suspended;
   const c = previous.counters;
   const d = next.counters;
   if (c.statusUpdates !== d.statusUpdates) changed |= inputBit.statusWrites;
@@ -311,6 +312,7 @@ export function shapeOf(entry: ObjectEntry): ObjectShape {
     phase: s.phase !== undefined,
     states: s.states.length,
     terminating: s.deletionTimestamp !== undefined,
+    suspended: s.suspended,
     heartbeat: s.heartbeat !== undefined,
   };
 }

@@ -30,6 +30,10 @@ export interface ProjectionSettings {
   phasePath: readonly string[] | undefined;
   /** State fields (configured `states`, or a well-known shape detected). */
   states: readonly StateSource[];
+  /** Where the kind says it is suspended (spec.suspend, spec.paused); undefined: nowhere. */
+  suspendPath: readonly string[] | undefined;
+  /** An annotation that suspends it (crossplane.io/paused, cnpg.io/hibernation); undefined: none. */
+  suspendAnnotation: string | undefined;
   /** undefined: no heartbeat configured. */
   heartbeatPath: readonly string[] | undefined;
   extraLabels: readonly LabelSource[];
@@ -47,6 +51,8 @@ export const defaultProjectionSettings: ProjectionSettings = {
   observedGenerationPath: ["status", "observedGeneration"],
   phasePath: ["status", "phase"],
   states: [],
+  suspendPath: undefined,
+  suspendAnnotation: undefined,
   heartbeatPath: undefined,
   extraLabels: [],
   messageMaxLength: 256,
@@ -154,6 +160,22 @@ export function projectStates(raw: Json, sources: readonly StateSource[]): State
     });
   }
   return out;
+}
+
+/** A switch that is on: true, or the strings "true"/"on" (annotations are strings). */
+function switchedOn(value: Json): boolean {
+  if (value === true) return true;
+  return typeof value === "string" && ["true", "on"].includes(value.toLowerCase());
+}
+
+function isSuspended(
+  raw: Record<string, Json>,
+  metadata: Record<string, Json>,
+  settings: ProjectionSettings,
+): boolean {
+  if (settings.suspendPath && switchedOn(readPath(raw, settings.suspendPath))) return true;
+  if (settings.suspendAnnotation === undefined || !isRecord(metadata.annotations)) return false;
+  return switchedOn(metadata.annotations[settings.suspendAnnotation]);
 }
 
 /** Newest managedFields time of a write to the main resource that touched spec. */
@@ -309,6 +331,7 @@ export function projectObject(raw: Json, settings: ProjectionSettings): ObjectSt
     phase,
     conditions,
     states: projectStates(raw, settings.states),
+    suspended: isSuspended(raw, metadata, settings),
     heartbeat,
     specChangedAt: specChangeTime(metadata.managedFields),
     extraLabels: labels,

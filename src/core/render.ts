@@ -147,6 +147,7 @@ const renderers: Record<ObjectFamilyKey, FamilyRenderer> = {
   status: (name, open, { summary }) => `${name}${open},result="${summary}"} 1\n`,
   deletion: (name, open, { state }) =>
     state.deletionTimestamp === undefined ? "" : line(name, open, state.deletionTimestamp),
+  suspended: (name, open, { state }) => (state.suspended ? line(name, open, 1) : ""),
   heartbeat: (name, open, { state }) =>
     state.heartbeat === undefined ? "" : line(name, open, state.heartbeat),
   statusUpdates: (name, open, { counters }) => line(name, open, counters.statusUpdates),

@@ -71,6 +71,8 @@ export interface ObjectState {
   conditions: ConditionState[];
   /** The configured state fields that are set, in configuration order. */
   states: StateValue[];
+  /** spec.suspend (or the kind's equivalent) says reconciliation is paused. */
+  suspended: boolean;
   /** Epoch seconds of the configured heartbeat field. */
   heartbeat: number | undefined;
   /**

@@ -45,6 +45,8 @@ function kindFor(selected: number, o: Options): KindSettings {
       heartbeatPath: o.heartbeat ? ["status", "lastHeartbeatTime"] : undefined,
       specDigest: o.noStatusSubresource ?? false,
       states: Object.entries(statePaths).map(([name, path]) => ({ name, path })),
+      suspendPath: ["spec", "suspend"],
+      suspendAnnotation: "example.com/paused",
     },
     readiness: defaultReadinessRules,
     generationSource: o.source ?? "status",
@@ -292,6 +294,20 @@ const tables: Record<ObjectFamilyKey, Case[]> = {
       [`cr_deletion_timestamp_seconds{${L}} 1767228900`],
     ],
     ["none otherwise", [{}], []],
+  ],
+  suspended: [
+    ["spec.suspend: true", [{ spec: { suspend: true } }], [`cr_suspended{${L}} 1`]],
+    [
+      "the suspend annotation, on or true",
+      [{ annotations: { "example.com/paused": "On" } }],
+      [`cr_suspended{${L}} 1`],
+    ],
+    [
+      "not suspended: false, a string at the path that is not a switch, another annotation",
+      [{ spec: { suspend: "yes" }, annotations: { "example.com/other": "true" } }],
+      [],
+    ],
+    ["resumed: the series ends", [{ spec: { suspend: true } }, { spec: { suspend: false } }], []],
   ],
   heartbeat: [
     [

@@ -51,6 +51,7 @@ export function object(fields: Partial<ObjectState> = {}): ObjectState {
     phase: undefined,
     conditions: [],
     states: [],
+    suspended: false,
     heartbeat: undefined,
     specChangedAt: T,
     extraLabels: {},

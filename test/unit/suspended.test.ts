@@ -1,0 +1,66 @@
+// Suspended objects: where a kind says it (spec.suspend or spec.paused from
+// the schema, a configured path or annotation), the configuration's checks,
+// and cr_suspended through the pipeline.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { shapeSettings } from "../../src/collectors/shape-settings.ts";
+import { defaultResourceOptions } from "../../src/config/schema.ts";
+import { decideShape } from "../../src/core/detect-decide.ts";
+import { emptyEvidence } from "../../src/core/detect.ts";
+import { projectObject } from "../../src/core/project.ts";
+import { problems } from "../support/config-problems.ts";
+import { widget } from "../support/objects.ts";
+
+const shape = (suspendPath: string[] | undefined) =>
+  decideShape({
+    version: "v1",
+    basis: "schema",
+    statusSubresource: true,
+    openStatus: false,
+    statusUndeclared: false,
+    samplingDone: false,
+    evidence: { ...emptyEvidence, suspendPath },
+  });
+
+test("the detected switch is read; a configured path or annotation wins", () => {
+  const detected = shapeSettings(defaultResourceOptions, shape(["spec", "paused"]), false, true).projection;
+  assert.deepEqual(detected.suspendPath, ["spec", "paused"]);
+  assert.equal(projectObject(widget({ spec: { paused: true } }), detected).suspended, true);
+  assert.equal(projectObject(widget({ spec: { paused: false } }), detected).suspended, false);
+  assert.equal(projectObject(widget({ spec: { suspend: true } }), detected).suspended, false);
+
+  const configured = shapeSettings(
+    { ...defaultResourceOptions, suspendPath: "spec.hold", suspendAnnotation: "cnpg.io/hibernation" },
+    shape(["spec", "suspend"]),
+    false,
+    true,
+  ).projection;
+  assert.deepEqual(configured.suspendPath, ["spec", "hold"]);
+  assert.equal(projectObject(widget({ spec: { suspend: true } }), configured).suspended, false);
+  assert.equal(projectObject(widget({ spec: { hold: "true" } }), configured).suspended, true);
+  const hibernated = widget({ annotations: { "cnpg.io/hibernation": "on" } });
+  assert.equal(projectObject(hibernated, configured).suspended, true);
+  const awake = widget({ annotations: { "cnpg.io/hibernation": "off" } });
+  assert.equal(projectObject(awake, configured).suspended, false);
+
+  const none = shapeSettings(defaultResourceOptions, shape(undefined), false, true).projection;
+  assert.equal(projectObject(widget({ spec: { suspend: true } }), none).suspended, false);
+});
+
+test("suspend options in the configuration: the field, the value and what was expected", () => {
+  assert.deepEqual(
+    problems({
+      resources: [{ groups: ["*"], suspendPath: "spec..suspend", suspendAnnotation: "not a key" }],
+    }),
+    [
+      'resources[0].suspendPath: expected a dotted field path such as spec.suspend, got "spec..suspend"',
+      'resources[0].suspendAnnotation: expected an annotation key such as crossplane.io/paused, got "not a key"',
+    ],
+  );
+  assert.deepEqual(
+    problems({
+      resources: [{ groups: ["*"], suspendPath: "spec.suspend", suspendAnnotation: "crossplane.io/paused" }],
+    }),
+    [],
+  );
+});
