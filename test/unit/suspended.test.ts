@@ -64,3 +64,23 @@ test("suspend options in the configuration: the field, the value and what was ex
     [],
   );
 });
+
+test("the Not-Ready rules leave suspended objects out unless includeSuspended is set", async () => {
+  const { DEFAULT_ALERT_OPTIONS, generateRuleGroups, isAlertingRule } = await import(
+    "../../alerts/src/index.ts"
+  );
+  const notReady = (includeSuspended: boolean) =>
+    generateRuleGroups({ ...DEFAULT_ALERT_OPTIONS, includeSuspended })
+      .flatMap((g) => g.rules)
+      .filter((r) =>
+        isAlertingRule(r) ? r.alert === "CustomResourceNotReady" : r.record.includes("ready_false"),
+      )
+      .map((r) => r.expr);
+  assert.equal(notReady(false).length, 2);
+  for (const expr of notReady(false))
+    assert.match(
+      expr,
+      /unless on \(cluster, namespace, group, kind, name\) \(cr_suspended\{job="cr-status-exporter"\} == 1\)/,
+    );
+  for (const expr of notReady(true)) assert.doesNotMatch(expr, /cr_suspended/);
+});
