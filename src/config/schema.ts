@@ -5,7 +5,9 @@ import type { MappedPhaseResult } from "../core/phase-result.ts";
 import { defaultStatusPage, type StatusPageConfig } from "./status-page.ts";
 
 export interface LabelMapping {
-  from: "label" | "annotation";
+  /** path: a scalar field of the object (kube-state-metrics' labelsFromPath). */
+  from: "label" | "annotation" | "path";
+  /** The label or annotation key, or the dotted path. */
   key: string;
   /** Prometheus label name. */
   name: string;

@@ -50,7 +50,8 @@ const selectorKeys = [
 
 function labelMappings(c: Checker, path: string, value: unknown): LabelMapping[] | undefined {
   if (value === undefined) return undefined;
-  if (!Array.isArray(value)) return c.fail(path, "a list of {fromLabel|fromAnnotation, name}", value);
+  if (!Array.isArray(value))
+    return c.fail(path, "a list of {fromLabel|fromAnnotation|fromPath, name}", value);
   const out: LabelMapping[] = [];
   const reserved = new Set([
     "group",
@@ -65,17 +66,26 @@ function labelMappings(c: Checker, path: string, value: unknown): LabelMapping[]
     "field",
     "value",
   ]);
+  const names = new Set<string>();
   value.forEach((item, i) => {
     const p = `${path}[${i}]`;
-    const raw = c.object(p, item, ["fromLabel", "fromAnnotation", "name"]);
+    const raw = c.object(p, item, ["fromLabel", "fromAnnotation", "fromPath", "name"]);
     if (!raw) return;
     const fromLabel = c.string(`${p}.fromLabel`, raw.fromLabel);
     const fromAnnotation = c.string(`${p}.fromAnnotation`, raw.fromAnnotation);
-    if ((fromLabel === undefined) === (fromAnnotation === undefined)) {
-      c.problems.push(`${p}: expected exactly one of fromLabel or fromAnnotation`);
+    const fromPath = c.string(
+      `${p}.fromPath`,
+      raw.fromPath,
+      dottedPath,
+      "a dotted path to a scalar field such as spec.suspend",
+    );
+    const given = [fromLabel, fromAnnotation, fromPath].filter((v) => v !== undefined);
+    if (given.length !== 1) {
+      if ([raw.fromLabel, raw.fromAnnotation, raw.fromPath].filter((v) => v !== undefined).length !== 1)
+        c.problems.push(`${p}: expected exactly one of fromLabel, fromAnnotation or fromPath`);
       return;
     }
-    const key = (fromLabel ?? fromAnnotation) as string;
+    const key = given[0] as string;
     const name =
       c.string(`${p}.name`, raw.name, /^[a-zA-Z_][a-zA-Z0-9_]*$/, "a Prometheus label name") ??
       sanitizeLabelName(key);
@@ -83,7 +93,13 @@ function labelMappings(c: Checker, path: string, value: unknown): LabelMapping[]
       c.problems.push(`${p}.name: "${name}" is reserved by the exporter's own labels; choose another name`);
       return;
     }
-    out.push({ from: fromLabel !== undefined ? "label" : "annotation", key, name });
+    if (names.has(name)) {
+      c.problems.push(`${p}.name: "${name}" is given twice`);
+      return;
+    }
+    names.add(name);
+    const from = fromLabel !== undefined ? "label" : fromAnnotation !== undefined ? "annotation" : "path";
+    out.push({ from, key, name });
   });
   return out;
 }

@@ -9,11 +9,11 @@ import { parseTimestamp } from "./timestamps.ts";
 export { parseTimestamp } from "./timestamps.ts";
 
 export interface LabelSource {
-  /** Object label or annotation key to copy. */
+  /** Object label or annotation key to copy, or the dotted path of a scalar field. */
   key: string;
   /** Prometheus label name it becomes (already sanitized). */
   name: string;
-  from: "label" | "annotation";
+  from: "label" | "annotation" | "path";
 }
 
 /** A string field read as a state (see StateValue). */
@@ -192,7 +192,16 @@ export function specChangeTime(managedFields: Json): number | undefined {
   return newest;
 }
 
+/** A scalar as a label value: strings as they are, numbers and booleans spelled out; anything else "". */
+function scalarText(value: Json): string {
+  if (typeof value === "string") return value;
+  if (typeof value === "boolean" || (typeof value === "number" && Number.isFinite(value)))
+    return String(value);
+  return "";
+}
+
 function extraLabels(
+  raw: Record<string, Json>,
   metadata: Record<string, Json>,
   sources: readonly LabelSource[],
 ): Record<string, string> {
@@ -200,6 +209,10 @@ function extraLabels(
   const labels = isRecord(metadata.labels) ? metadata.labels : {};
   const annotations = isRecord(metadata.annotations) ? metadata.annotations : {};
   for (const source of sources) {
+    if (source.from === "path") {
+      result[source.name] = scalarText(readPath(raw, source.key.split(".")));
+      continue;
+    }
     const value = (source.from === "label" ? labels : annotations)[source.key];
     result[source.name] = typeof value === "string" ? value : "";
   }
@@ -317,7 +330,7 @@ export function projectObject(raw: Json, settings: ProjectionSettings): ObjectSt
     : undefined;
   const generation = asGeneration(metadata.generation);
   const deletionTimestamp = parseTimestamp(metadata.deletionTimestamp);
-  const labels = extraLabels(metadata, settings.extraLabels);
+  const labels = extraLabels(raw, metadata, settings.extraLabels);
 
   return {
     uid,
