@@ -2,7 +2,7 @@
 // against the CRDs in the cluster (first matching selector wins) and builds
 // each collector's settings, filling what the config leaves open from the CRD
 // schema. Pure: CRD summaries and config in, plans out.
-import type { ResourceOptions, ResourceSelector } from "../config/schema.ts";
+import type { KindOverride, ResourceOptions, ResourceSelector } from "../config/schema.ts";
 import { type CrdSummary, pickVersion } from "../core/crd.ts";
 import type { DetectedShape } from "../core/detect.ts";
 import { decideWithSamples, noSamples } from "../core/detect-learn.ts";
@@ -60,6 +60,19 @@ function selectorMatches(selector: ResourceSelector, crd: CrdSummary): boolean {
     return false;
   if (selector.crdSelector !== undefined && !labelsMatch(selector.crdSelector, crd.labels)) return false;
   return true;
+}
+
+/** The override for a kind, if any: the first whose kind/resource and group match. */
+function overrideFor(
+  overrides: readonly KindOverride[],
+  crd: { group: string; kind: string; plural: string },
+): KindOverride | undefined {
+  return overrides.find(
+    (o) =>
+      (o.kind === undefined || o.kind === crd.kind) &&
+      (o.resource === undefined || o.resource === crd.plural) &&
+      (o.group === undefined || o.group === crd.group),
+  );
 }
 
 function plan(
@@ -127,7 +140,7 @@ export function planFromCrds(
         },
         version,
         shapeOf(crd, version),
-        selector.options,
+        overrideFor(selector.overrides, crd)?.options ?? selector.options,
       ),
     );
   }

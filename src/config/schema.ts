@@ -56,6 +56,16 @@ export interface ResourceOptions {
   metrics: FamilyRules;
 }
 
+/** Options for some kinds of a discovery entry (`kinds:`), merged over the entry's. */
+export interface KindOverride {
+  kind: string | undefined;
+  resource: string | undefined;
+  /** undefined: any group the entry selects. */
+  group: string | undefined;
+  /** The entry's options with the override's on top. */
+  options: ResourceOptions;
+}
+
 /** Selects resource types: explicitly, or by discovering CRDs. */
 export interface ResourceSelector {
   /** Explicit: the API group (exact). */
@@ -74,6 +84,8 @@ export interface ResourceSelector {
   /** Discovery: label selector on the CRD objects. */
   crdSelector: string | undefined;
   options: ResourceOptions;
+  /** Discovery: per-kind options (first match wins). */
+  overrides: KindOverride[];
 }
 
 export interface TracingConfig {
@@ -180,6 +192,7 @@ export const defaultConfig: Config = {
       categories: [],
       crdSelector: undefined,
       options: defaultResourceOptions,
+      overrides: [],
     },
   ],
   tracing: {

@@ -9,6 +9,7 @@ import {
   type ResourceOptions,
   type ResourceSelector,
 } from "./schema.ts";
+import { kindOverrides } from "./validate-overrides.ts";
 import { stateOptions } from "./validate-states.ts";
 import { namespaceList } from "./watch-limits.ts";
 
@@ -195,7 +196,7 @@ export function selector(
   prefix: string,
 ): ResourceSelector | undefined {
   // conditionReasons is accepted as a key only to explain where it went.
-  const raw = c.object(path, value, [...selectorKeys, ...optionKeys, "conditionReasons"]);
+  const raw = c.object(path, value, [...selectorKeys, ...optionKeys, "conditionReasons", "kinds"]);
   if (!raw) return undefined;
   const s: ResourceSelector = {
     group: c.string(`${path}.group`, raw.group, dns1123, "an API group such as example.com"),
@@ -217,7 +218,21 @@ export function selector(
     categories: c.stringList(`${path}.categories`, raw.categories) ?? [],
     crdSelector: c.string(`${path}.crdSelector`, raw.crdSelector),
     options: resourceOptions(c, path, raw, prefix),
+    overrides: [],
   };
+  if (raw.kinds !== undefined) {
+    const entryOptions = Object.fromEntries(
+      Object.entries(raw).filter(([k]) => optionKeys.includes(k as never)),
+    );
+    s.overrides = kindOverrides(
+      c,
+      `${path}.kinds`,
+      raw.kinds,
+      entryOptions,
+      optionKeys,
+      (checker, at, options) => resourceOptions(checker, at, options, prefix),
+    );
+  }
   const explicit = s.group !== undefined || s.resource !== undefined || s.kind !== undefined;
   const discovery = s.groups.length > 0 || s.categories.length > 0 || s.crdSelector !== undefined;
   if (explicit && discovery) {
@@ -236,6 +251,10 @@ export function selector(
     (!s.version || !s.resource || !s.kind || s.namespaced === undefined)
   ) {
     c.problems.push(`${path}: with crdDiscovery: false, give group, version, resource, kind and namespaced`);
+  } else if (explicit && raw.kinds !== undefined) {
+    c.problems.push(
+      `${path}.kinds: per-kind options belong to discovery entries; an explicit entry's own options are its kind's`,
+    );
   } else if (discovery && !crdDiscovery) {
     c.problems.push(`${path}: discovery (groups/categories/crdSelector) needs crdDiscovery: true`);
   }
