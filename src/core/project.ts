@@ -168,6 +168,11 @@ function switchedOn(value: Json): boolean {
   return typeof value === "string" && ["true", "on"].includes(value.toLowerCase());
 }
 
+/**
+ * The suspend field is on, or the suspend annotation is there with any value
+ * but "false"/"off": Crossplane writes "true", CloudNativePG "on" (and "off"
+ * to wake up), Cluster API's paused annotation counts by its presence alone.
+ */
 function isSuspended(
   raw: Record<string, Json>,
   metadata: Record<string, Json>,
@@ -175,7 +180,8 @@ function isSuspended(
 ): boolean {
   if (settings.suspendPath && switchedOn(readPath(raw, settings.suspendPath))) return true;
   if (settings.suspendAnnotation === undefined || !isRecord(metadata.annotations)) return false;
-  return switchedOn(metadata.annotations[settings.suspendAnnotation]);
+  const value = metadata.annotations[settings.suspendAnnotation];
+  return typeof value === "string" && !["false", "off"].includes(value.toLowerCase());
 }
 
 /** Newest managedFields time of a write to the main resource that touched spec. */

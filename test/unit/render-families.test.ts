@@ -303,8 +303,13 @@ const tables: Record<ObjectFamilyKey, Case[]> = {
       [`cr_suspended{${L}} 1`],
     ],
     [
-      "not suspended: false, a string at the path that is not a switch, another annotation",
-      [{ spec: { suspend: "yes" }, annotations: { "example.com/other": "true" } }],
+      "not suspended: a string at the path that is not a switch, the annotation off, another annotation",
+      [
+        {
+          spec: { suspend: "yes" },
+          annotations: { "example.com/paused": "false", "example.com/other": "true" },
+        },
+      ],
       [],
     ],
     ["resumed: the series ends", [{ spec: { suspend: true } }, { spec: { suspend: false } }], []],

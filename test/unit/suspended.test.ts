@@ -42,6 +42,9 @@ test("the detected switch is read; a configured path or annotation wins", () => 
   assert.equal(projectObject(hibernated, configured).suspended, true);
   const awake = widget({ annotations: { "cnpg.io/hibernation": "off" } });
   assert.equal(projectObject(awake, configured).suspended, false);
+  // Cluster API's paused annotation pauses by its presence, whatever its value.
+  const present = widget({ annotations: { "cnpg.io/hibernation": "" } });
+  assert.equal(projectObject(present, configured).suspended, true);
 
   const none = shapeSettings(defaultResourceOptions, shape(undefined), false, true).projection;
   assert.equal(projectObject(widget({ spec: { suspend: true } }), none).suspended, false);
