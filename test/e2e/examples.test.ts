@@ -1,6 +1,8 @@
 // examples/ on the testbed: every CRD the six projects' modules ship
 // installed, realistic objects of each catalog kind placed (healthy,
-// progressing, failed, suspended, terminating), and for each example the
+// progressing, failed, suspended, terminating). The exporter with zero
+// configuration must watch every kind and give each object the cr_status
+// docs/compatibility.md lists; and for each example the
 // exporter run with its config.yaml as a user bound to nothing but its
 // rbac.yaml. The exporter must sync every kind the configuration selects
 // (the ClusterRole is enough), the user must be refused anything else (it is
@@ -24,6 +26,7 @@ import { runPromtool } from "../prometheus/binaries.ts";
 import { projectCrds, type RealKind, realCrdsUnavailable, realKinds } from "../realcrds/index.ts";
 import { draftBuilders, type ObjectDraft } from "../realcrds/objects/index.ts";
 import { placeDraft } from "../realcrds/testbed.ts";
+import { zeroConfigStatuses } from "../realcrds/zero-config.ts";
 import { type ExporterHandle, eventually, runExporter } from "../support/exporter.ts";
 
 const unavailable = realCrdsUnavailable();
@@ -71,6 +74,7 @@ before(async () => {
       placed.push({ kind, crd, draft, name, namespace: scoped, generation: metadata.generation });
     }
   }
+  console.error(`# ${placed.length} objects of ${new Set(placed.map((p) => p.kind.id)).size} kinds placed`);
 });
 
 /** cr_status per example, kind and scenario: what the example's configuration makes of each object. */
@@ -143,8 +147,13 @@ function read(value: unknown, path: string): unknown {
   return at;
 }
 
+interface StateField {
+  name: string;
+  path: string;
+}
+
 /** What the object itself says, as the exporter must show it: read from the draft at the paths the exporter reports. */
-function expectedOf(object: Placed, info: Record<string, string>, stateNames: string[]) {
+function expectedOf(object: Placed, info: Record<string, string>, states: StateField[]) {
   const whole = { spec: object.draft.spec, status: object.draft.status };
   const raw = info.conditions_path ? read(whole, info.conditions_path) : undefined;
   const conditions = (Array.isArray(raw) ? raw : [])
@@ -152,17 +161,144 @@ function expectedOf(object: Placed, info: Record<string, string>, stateNames: st
     .map((c) => `${c.type}=${c.status}`)
     .sort();
   const phase = info.phase_path ? read(whole, info.phase_path) : undefined;
-  const states = stateNames
-    .map((name) => [name, read(whole, `status.${name}.status`)])
-    .filter(([, v]) => typeof v === "string")
-    .map(([n, v]) => `${n}=${v}`);
   return {
     conditions,
     phase: typeof phase === "string" ? [phase] : [],
-    states,
+    states: states
+      .map(({ name, path }) => [name, read(whole, path)])
+      .filter(([, v]) => typeof v === "string" && v !== "")
+      .map(([n, v]) => `${n}=${v}`),
     generation: [String(object.generation)],
   };
 }
+
+/** The labels of each cr_exporter_resource_info series, by group/kind: the kinds the exporter watches. */
+async function watched(exporter: ExporterHandle): Promise<Map<string, Record<string, string>>> {
+  const selected = new Map<string, Record<string, string>>();
+  const { samples } = await exporter.scrape();
+  for (const key of samples.keys()) {
+    if (!key.startsWith("cr_exporter_resource_info{")) continue;
+    const labels = Object.fromEntries([...key.matchAll(/([a-z_]+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
+    selected.set(`${labels.group}/${labels.kind}`, labels as Record<string, string>);
+  }
+  return selected;
+}
+
+async function ready(exporter: ExporterHandle, what: string): Promise<void> {
+  let readyz = "";
+  await eventually(
+    what,
+    async () => {
+      const response = await fetch(`${exporter.exporter.url}/readyz`);
+      readyz = await response.text();
+      return response.ok;
+    },
+    60_000,
+  ).catch((error) => {
+    throw new Error(`${(error as Error).message}\n${readyz}\n${exporter.logs.slice(-30).join("\n")}`);
+  });
+}
+
+interface Rules {
+  /** The pinned cr_status of an object ("Kind scenario"), undefined when not pinned. */
+  status: (object: Placed) => string | undefined;
+  /** The state fields of a kind the exporter reads. */
+  states: (info: Record<string, string>) => StateField[];
+  /** Whether the object is read as suspended. */
+  suspended: (object: Placed) => boolean;
+}
+
+/**
+ * Waits until every object is exported as it says: exactly its conditions,
+ * phase, states and generation (nothing invented), cr_suspended 1 exactly
+ * when suspended, and the pinned cr_status. Fails with every mismatch, and
+ * when an object's cr_status is not pinned.
+ */
+async function exportedAsTheySay(
+  exporter: ExporterHandle,
+  objects: Placed[],
+  selected: Map<string, Record<string, string>>,
+  rules: Rules,
+): Promise<void> {
+  let mismatches: string[] = [];
+  let got: Record<string, string> = {};
+  await eventually(
+    "every object exported as it says",
+    async () => {
+      const { samples } = await exporter.scrape();
+      mismatches = [];
+      got = {};
+      for (const object of objects) {
+        const group = object.crd.spec.group;
+        const info = selected.get(`${group}/${object.kind.kind}`) as Record<string, string>;
+        const want = expectedOf(object, info, rules.states(info));
+        const pairs = (family: string, a: string, b: string) => {
+          const second = valuesOf(samples, family, object, group, b);
+          return valuesOf(samples, family, object, group, a).map((v, i) => `${v}=${second[i]}`);
+        };
+        const seen = {
+          conditions: pairs("cr_condition", "type", "status").sort(),
+          phase: valuesOf(samples, "cr_phase", object, group, "phase"),
+          states: pairs("cr_state", "field", "value"),
+          generation: valuesOf(samples, "cr_metadata_generation", object, group, ""),
+        };
+        const id = `${object.kind.kind} ${object.draft.scenario}`;
+        if (JSON.stringify(seen) !== JSON.stringify(want))
+          mismatches.push(`${id}: scraped ${JSON.stringify(seen)}, the object says ${JSON.stringify(want)}`);
+        const suspended = valuesOf(samples, "cr_suspended", object, group, "").join(",");
+        const shouldSuspend = object.draft.scenario === "suspended" && rules.suspended(object);
+        if (suspended !== (shouldSuspend ? "1" : ""))
+          mismatches.push(`${id}: cr_suspended [${suspended}], want [${shouldSuspend ? "1" : ""}]`);
+        const status = valuesOf(samples, "cr_status", object, group, "result").join(",");
+        got[id] = status;
+        const pinned = rules.status(object);
+        if (pinned !== undefined && status !== pinned)
+          mismatches.push(`${id}: cr_status ${status}, want ${pinned}`);
+      }
+      return mismatches.length === 0;
+    },
+    30_000,
+  ).catch((error) => {
+    throw new Error(`${(error as Error).message}\n${mismatches.join("\n")}`);
+  });
+  const missing = objects
+    .filter((o) => rules.status(o) === undefined)
+    .map((o) => `${o.kind.kind} ${o.draft.scenario}`);
+  assert.deepEqual(missing, [], `cr_status not pinned for ${JSON.stringify(got)}`);
+}
+
+/** spec.suspend or spec.paused: the switches zero configuration detects. */
+const specSuspended = (object: Placed): boolean => {
+  const spec = object.draft.spec as { suspend?: boolean; paused?: boolean };
+  return spec.suspend === true || spec.paused === true;
+};
+const detectedStates = (info: Record<string, string>): StateField[] =>
+  info.readiness_source === "states"
+    ? [
+        { name: "health", path: "status.health.status" },
+        { name: "sync", path: "status.sync.status" },
+      ]
+    : [];
+
+test("zero configuration: every kind of the six projects watched, each object exported as it says, cr_status as docs/compatibility.md has it", {
+  skip: unavailable,
+}, async (t) => {
+  const exporter = await runExporter(testbed.plane.kubeconfigPath, {});
+  t.after(() => exporter.stop());
+  await ready(exporter, "/readyz: every CRD's kind listed");
+  const selected = await watched(exporter);
+  const crds = [...crdsOf.values()].flat();
+  assert.deepEqual(
+    [...selected.keys()].sort(),
+    crds.map((c) => `${c.spec.group}/${c.spec.names.kind}`).sort(),
+    "every CRD of the six projects is watched",
+  );
+  await exportedAsTheySay(exporter, placed, selected, {
+    status: (o) => zeroConfigStatuses(o.kind.id)[o.draft.scenario],
+    states: detectedStates,
+    suspended: specSuspended,
+  });
+});
 
 for (const example of projects) {
   test(`examples/${example}: as a user with only its ClusterRole, the exporter syncs what its configuration selects and exports what each object says`, {
@@ -170,28 +306,15 @@ for (const example of projects) {
   }, async (t) => {
     const { plane } = testbed;
     const dir = join(examples, example);
-    const config = parse(readFileSync(join(dir, "config.yaml"), "utf8")) as Record<string, unknown>;
+    const config = parse(readFileSync(join(dir, "config.yaml"), "utf8")) as {
+      resources: { states?: StateField[] }[];
+    };
     const role = parse(readFileSync(join(dir, "rbac.yaml"), "utf8")) as KubeObject;
     const user = plane.mintUser();
     await bindClusterRole(plane.admin.rest, user, role);
-    let exporter: ExporterHandle | undefined;
-    t.after(async () => {
-      await exporter?.stop();
-    });
-    exporter = await runExporter(user.kubeconfigPath, config);
-    const url = exporter.exporter.url;
-    let readyz = "";
-    await eventually(
-      "/readyz: every selected kind listed with the ClusterRole's permissions",
-      async () => {
-        const response = await fetch(`${url}/readyz`);
-        readyz = await response.text();
-        return response.ok;
-      },
-      60_000,
-    ).catch((error) => {
-      throw new Error(`${(error as Error).message}\n${readyz}\n${exporter?.logs.slice(-30).join("\n")}`);
-    });
+    const exporter = await runExporter(user.kubeconfigPath, config);
+    t.after(() => exporter.stop());
+    await ready(exporter, "/readyz: every selected kind listed with the ClusterRole's permissions");
 
     // Not more than it needs: nothing else of the cluster is readable.
     for (const path of ["/api/v1/secrets", "/api/v1/configmaps", "/apis/apps/v1/deployments"])
@@ -206,85 +329,25 @@ for (const example of projects) {
     const refused = await user.rest.raw("GET", `/apis/${group.join(".")}/${version}/${plural}`);
     assert.equal(refused.status, 403, `${example}: ${foreign.crd}`);
 
-    const selected = new Map<string, Record<string, string>>();
-    const { samples } = await exporter.scrape();
-    for (const key of samples.keys()) {
-      if (!key.startsWith("cr_exporter_resource_info{")) continue;
-      const labels = Object.fromEntries([...key.matchAll(/([a-z_]+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
-      selected.set(`${labels.group}/${labels.kind}`, labels as Record<string, string>);
-    }
+    const selected = await watched(exporter);
     const ours = placed.filter(
       (p) => p.kind.project === example && selected.has(`${p.crd.spec.group}/${p.kind.kind}`),
     );
     assert.ok(
       ours.length > 0,
-      `${example}: no placed object of a selected kind (selected: ${[...selected.keys()].join(", ")})`,
+      `${example}: no object of a selected kind (selected: ${[...selected.keys()]})`,
     );
-    const states = (config.resources as { states?: { name: string }[] }[]).flatMap(
-      (r) => r.states?.map((s) => s.name) ?? [],
-    );
-
-    let mismatches: string[] = [];
-    let got: Record<string, string> = {};
-    await eventually(
-      "every object exported as it says",
-      async () => {
-        const { samples } = await (exporter as ExporterHandle).scrape();
-        mismatches = [];
-        got = {};
-        for (const object of ours) {
-          const group = object.crd.spec.group;
-          const info = selected.get(`${group}/${object.kind.kind}`) as Record<string, string>;
-          const stateNames = info.readiness_source === "states" ? ["health", "sync"] : states;
-          const want = expectedOf(
-            object,
-            info,
-            example === "argo-cd" || info.readiness_source === "states" ? stateNames : [],
-          );
-          const seen = {
-            conditions: valuesOf(samples, "cr_condition", object, group, "type")
-              .map((type, i) => `${type}=${valuesOf(samples, "cr_condition", object, group, "status")[i]}`)
-              .sort(),
-            phase: valuesOf(samples, "cr_phase", object, group, "phase"),
-            states: valuesOf(samples, "cr_state", object, group, "field").map(
-              (field, i) => `${field}=${valuesOf(samples, "cr_state", object, group, "value")[i]}`,
-            ),
-            generation: valuesOf(samples, "cr_metadata_generation", object, group, ""),
-          };
-          const suspended = valuesOf(samples, "cr_suspended", object, group, "");
-          const status = valuesOf(samples, "cr_status", object, group, "result");
-          const id = `${object.kind.kind} ${object.draft.scenario}`;
-          got[id] = status.join(",");
-          if (JSON.stringify(seen) !== JSON.stringify(want))
-            mismatches.push(
-              `${id}: scraped ${JSON.stringify(seen)}, the object says ${JSON.stringify(want)}`,
-            );
-          const shouldSuspend = object.draft.scenario === "suspended" && suspendedByExample(example, object);
-          if ((suspended.length === 1) !== shouldSuspend || (suspended.length === 1 && suspended[0] !== "1"))
-            mismatches.push(
-              `${id}: cr_suspended ${JSON.stringify(suspended)}, want ${shouldSuspend ? "[1]" : "[]"}`,
-            );
-          const expected = statuses[example]?.[id];
-          if (expected !== undefined && status.join(",") !== expected)
-            mismatches.push(`${id}: cr_status ${status.join(",")}, want ${expected}`);
-        }
-        return mismatches.length === 0;
-      },
-      30_000,
-    ).catch((error) => {
-      throw new Error(`${(error as Error).message}\n${mismatches.join("\n")}`);
+    const configured = config.resources.flatMap((r) => r.states ?? []);
+    await exportedAsTheySay(exporter, ours, selected, {
+      status: (o) => statuses[example]?.[`${o.kind.kind} ${o.draft.scenario}`],
+      states: (info) => (info.readiness_source === "states" ? detectedStates(info) : configured),
+      suspended: (o) => specSuspended(o) || suspendedByExample(example, o),
     });
-    const missing = ours
-      .map((o) => `${o.kind.kind} ${o.draft.scenario}`)
-      .filter((id) => statuses[example]?.[id] === undefined);
-    assert.deepEqual(missing, [], `${example}: cr_status not pinned for ${JSON.stringify(got)}`);
   });
 }
 
-/** Which suspended drafts the example reads as suspended (the others stay in their status). */
+/** Which suspended drafts the example's suspendAnnotation reads as suspended (the others stay in their status). */
 function suspendedByExample(example: string, object: Placed): boolean {
-  const spec = object.draft.spec as { suspend?: boolean; paused?: boolean };
-  if (spec.suspend === true || spec.paused === true) return true;
   const annotations = object.draft.annotations ?? {};
   if (example === "cloudnative-pg") return annotations["cnpg.io/hibernation"] === "on";
   if (example === "cluster-api") return "cluster.x-k8s.io/paused" in annotations;
