@@ -137,7 +137,9 @@ export function projectCrds(project: string): CrdManifest[] {
     const directory = join(moduleOf(kind).dir, dirname(kind.file));
     if (seen.has(directory)) continue;
     seen.add(directory);
-    for (const file of readdirSync(directory).filter((f) => f.endsWith(".yaml")).sort()) {
+    for (const file of readdirSync(directory)
+      .filter((f) => f.endsWith(".yaml"))
+      .sort()) {
       for (const document of parseAllDocuments(readFileSync(join(directory, file), "utf8"))) {
         const crd = document.toJS() as CrdManifest | null;
         if ((crd as { kind?: string } | null)?.kind !== "CustomResourceDefinition" || !crd) continue;
