@@ -8,29 +8,18 @@ import { test } from "node:test";
 import { shapeSettings } from "../../src/collectors/shape-settings.ts";
 import { defaultResourceOptions } from "../../src/config/schema.ts";
 import { validateConfig } from "../../src/config/validate.ts";
-import { emptyEvidence } from "../../src/core/detect.ts";
-import { decideShape } from "../../src/core/detect-decide.ts";
 import { summarizeStatus } from "../../src/core/kstatus.ts";
 import { newKindLearning } from "../../src/core/label-bounds.ts";
 import { applyChange, type KindSettings } from "../../src/core/object-update.ts";
 import { defaultProjectionSettings, projectObject } from "../../src/core/project.ts";
-import { defaultReadinessRules, isReady, judge, type ReadinessRules } from "../../src/core/readiness.ts";
+import { isReady, judge, type ReadinessRules } from "../../src/core/readiness.ts";
 import { problems } from "../support/config-problems.ts";
 import { cond, t, type WidgetInit, widget } from "../support/objects.ts";
+import { argoReadiness, argoStateSources, schemaShape } from "../support/state-fields.ts";
 
-const argoStates = [
-  { name: "health", path: ["status", "health", "status"] },
-  { name: "sync", path: ["status", "sync", "status"] },
-];
+const argoStates = argoStateSources;
 const projection = { ...defaultProjectionSettings, states: argoStates };
-const argo: ReadinessRules = {
-  ...defaultReadinessRules,
-  readyCondition: undefined,
-  states: [
-    { name: "health", ready: ["Healthy"], failed: ["Degraded"] },
-    { name: "sync", ready: ["Synced"], failed: [] },
-  ],
-};
+const argo = argoReadiness;
 const app = (health: string | undefined, sync: string | undefined, since?: string): WidgetInit => ({
   status: {
     ...(health && { health: { status: health, ...(since && { lastTransitionTime: since }) } }),
@@ -154,21 +143,15 @@ test("states in the configuration: the field, the value and what was expected", 
   ]);
 });
 
-const argoShape = decideShape({
-  version: "v1alpha1",
-  basis: "schema",
-  statusSubresource: false,
-  openStatus: false,
-  statusUndeclared: false,
-  samplingDone: false,
-  evidence: {
-    ...emptyEvidence,
+const argoShape = schemaShape(
+  {
     stateFields: [
       { path: ["status", "health", "status"], declaredValues: undefined, observedValues: [] },
       { path: ["status", "sync", "status"], declaredValues: ["Synced", "OutOfSync"], observedValues: [] },
     ],
   },
-});
+  false,
+);
 
 test("zero-config: the detected health and sync fields are read, bounded and judged", () => {
   const settings = shapeSettings(defaultResourceOptions, argoShape, false, false);
@@ -206,26 +189,17 @@ test("configured states replace the detected ones; their values come from the en
 });
 
 test("a kind with a ready condition keeps it; a detected state field there is exported, not judged", () => {
-  const shape = decideShape({
-    version: "v1",
-    basis: "schema",
-    statusSubresource: true,
-    openStatus: false,
-    statusUndeclared: false,
-    samplingDone: false,
-    evidence: {
-      ...emptyEvidence,
-      conditionArrays: [
-        {
-          path: ["status", "conditions"],
-          declaredTypes: ["Ready"],
-          observedTypes: [],
-          lastTransitionTime: true,
-          observedGeneration: false,
-        },
-      ],
-      stateFields: [{ path: ["status", "health", "status"], declaredValues: undefined, observedValues: [] }],
-    },
+  const shape = schemaShape({
+    conditionArrays: [
+      {
+        path: ["status", "conditions"],
+        declaredTypes: ["Ready"],
+        observedTypes: [],
+        lastTransitionTime: true,
+        observedGeneration: false,
+      },
+    ],
+    stateFields: [{ path: ["status", "health", "status"], declaredValues: undefined, observedValues: [] }],
   });
   const settings = shapeSettings(defaultResourceOptions, shape, false, true);
   assert.equal(settings.readiness.readyCondition, "Ready");

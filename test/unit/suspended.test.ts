@@ -5,22 +5,12 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { shapeSettings } from "../../src/collectors/shape-settings.ts";
 import { defaultResourceOptions } from "../../src/config/schema.ts";
-import { emptyEvidence } from "../../src/core/detect.ts";
-import { decideShape } from "../../src/core/detect-decide.ts";
 import { projectObject } from "../../src/core/project.ts";
 import { problems } from "../support/config-problems.ts";
 import { widget } from "../support/objects.ts";
+import { schemaShape } from "../support/state-fields.ts";
 
-const shape = (suspendPath: string[] | undefined) =>
-  decideShape({
-    version: "v1",
-    basis: "schema",
-    statusSubresource: true,
-    openStatus: false,
-    statusUndeclared: false,
-    samplingDone: false,
-    evidence: { ...emptyEvidence, suspendPath },
-  });
+const shape = (suspendPath: string[] | undefined) => schemaShape({ suspendPath });
 
 test("the detected switch is read; a configured path or annotation wins", () => {
   const detected = shapeSettings(defaultResourceOptions, shape(["spec", "paused"]), false, true).projection;

@@ -5,20 +5,13 @@
 // values as its reasons.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { defaultReadinessRules, type ReadinessRules } from "../../../src/core/readiness.ts";
 import type { StateValue } from "../../../src/core/state.ts";
 import * as attr from "../../../src/tracing/attributes.ts";
 import { degradedTraceKey, traceIdOf } from "../../../src/tracing/ids.ts";
+import { argoReadiness } from "../../support/state-fields.ts";
 import { at, cluster, History, memoryTracing, object, sprockets, T } from "./support.ts";
 
-const argo: ReadinessRules = {
-  ...defaultReadinessRules,
-  readyCondition: undefined,
-  states: [
-    { name: "health", ready: ["Healthy"], failed: ["Degraded"] },
-    { name: "sync", ready: ["Synced"], failed: [] },
-  ],
-};
+const argo = argoReadiness;
 /** A state value that entered `value` at T + `since` seconds, first seen by the exporter. */
 const s = (name: string, value: string, since: number): StateValue => ({
   name,
