@@ -31,9 +31,10 @@ function remember(item: Timed, before: Timed | undefined, now: number, atStart: 
 /**
  * Conditions without a lastTransitionTime get the time the exporter first saw
  * them in their current status, carried from the previous observation while
- * the status holds. Changes `state`'s fresh conditions in place.
+ * the status holds; state fields likewise while their value holds. Changes
+ * `state`'s fresh conditions and states in place.
  */
-export function rememberConditionTimes(
+export function rememberTimes(
   previous: ObjectState | undefined,
   state: ObjectState,
   now: number,
@@ -45,16 +46,6 @@ export function rememberConditionTimes(
     const before = previous ? findCondition(previous, c.type) : undefined;
     remember(c, before?.status === c.status ? before : undefined, now, atStart);
   }
-}
-
-/** The same for state fields, while the value holds. Changes `state`'s fresh states in place. */
-export function rememberStateTimes(
-  previous: ObjectState | undefined,
-  state: ObjectState,
-  now: number,
-  listedAtStart: boolean,
-): void {
-  const atStart = previous === undefined && listedAtStart;
   for (const s of state.states) {
     if (s.since !== undefined) continue;
     const before = previous?.states.find((p) => p.name === s.name);

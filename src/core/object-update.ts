@@ -3,7 +3,7 @@
 // clock of its own, no state beyond its arguments; the kind's learned label
 // sets are passed in by their one owner (the collector).
 import { inputBit, type ObjectShape } from "./catalog.ts";
-import { rememberConditionTimes, rememberStateTimes } from "./condition-times.ts";
+import { rememberTimes } from "./condition-times.ts";
 import {
   type GenerationSettings,
   generationLag,
@@ -210,8 +210,7 @@ export function applyChange(
     };
   }
   const state = projectObject(raw, kind.projection);
-  rememberConditionTimes(previous?.state, state, now, listedAtStart);
-  rememberStateTimes(previous?.state, state, now, listedAtStart);
+  rememberTimes(previous?.state, state, now, listedAtStart);
   const transitions = diffStates(previous?.state, state, now);
   const counters = count(previous?.counters ?? zeroCounters, transitions, previous !== undefined);
   const lag = generationLag(state, generationSettings(kind));
