@@ -3,24 +3,21 @@
 // the projection. It never throws for malformed status: wrong shapes become
 // "absent". It throws ProjectionError only when the object has no identity.
 import { Hasher } from "./digest.ts";
-import type { ConditionState, ConditionStatus, ObjectState, StateValue } from "./state.ts";
+import {
+  extraLabels,
+  isRecord,
+  isSuspended,
+  type LabelSource,
+  projectStates,
+  readPath,
+  type StateSource,
+} from "./project-fields.ts";
+import type { ConditionState, ConditionStatus, ObjectState } from "./state.ts";
 import { parseTimestamp } from "./timestamps.ts";
 
+export type { LabelSource, StateSource } from "./project-fields.ts";
+export { projectStates, readPath } from "./project-fields.ts";
 export { parseTimestamp } from "./timestamps.ts";
-
-export interface LabelSource {
-  /** Object label or annotation key to copy, or the dotted path of a scalar field. */
-  key: string;
-  /** Prometheus label name it becomes (already sanitized). */
-  name: string;
-  from: "label" | "annotation" | "path";
-}
-
-/** A string field read as a state (see StateValue). */
-export interface StateSource {
-  name: string;
-  path: readonly string[];
-}
 
 export interface ProjectionSettings {
   /** undefined: the kind has no conditions (its schema declares none). */
@@ -82,19 +79,6 @@ export class ProjectionError extends Error {}
 
 type Json = unknown;
 
-function isRecord(value: Json): value is Record<string, Json> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-export function readPath(root: Json, path: readonly string[]): Json {
-  let current = root;
-  for (const key of path) {
-    if (!isRecord(current)) return undefined;
-    current = current[key];
-  }
-  return current;
-}
-
 function asString(value: Json): string | undefined {
   return typeof value === "string" ? value : undefined;
 }
@@ -141,49 +125,6 @@ export function projectConditions(raw: Json, messageMaxLength: number): Conditio
   return result;
 }
 
-/**
- * The state fields that hold a non-empty string. A `lastTransitionTime` next
- * to the field (Argo CD's status.health has one) is its time; without one the
- * exporter's first sight is (condition-times.ts).
- */
-export function projectStates(raw: Json, sources: readonly StateSource[]): StateValue[] {
-  const out: StateValue[] = [];
-  for (const source of sources) {
-    const value = readPath(raw, source.path);
-    if (typeof value !== "string" || value === "") continue;
-    const since = parseTimestamp(readPath(raw, [...source.path.slice(0, -1), "lastTransitionTime"]));
-    out.push({
-      name: source.name,
-      value,
-      since,
-      sinceSource: since === undefined ? undefined : "lastTransitionTime",
-    });
-  }
-  return out;
-}
-
-/** A switch that is on: true, or the strings "true"/"on" (annotations are strings). */
-function switchedOn(value: Json): boolean {
-  if (value === true) return true;
-  return typeof value === "string" && ["true", "on"].includes(value.toLowerCase());
-}
-
-/**
- * The suspend field is on, or the suspend annotation is there with any value
- * but "false"/"off": Crossplane writes "true", CloudNativePG "on" (and "off"
- * to wake up), Cluster API's paused annotation counts by its presence alone.
- */
-function isSuspended(
-  raw: Record<string, Json>,
-  metadata: Record<string, Json>,
-  settings: ProjectionSettings,
-): boolean {
-  if (settings.suspendPath && switchedOn(readPath(raw, settings.suspendPath))) return true;
-  if (settings.suspendAnnotation === undefined || !isRecord(metadata.annotations)) return false;
-  const value = metadata.annotations[settings.suspendAnnotation];
-  return typeof value === "string" && !["false", "off"].includes(value.toLowerCase());
-}
-
 /** Newest managedFields time of a write to the main resource that touched spec. */
 export function specChangeTime(managedFields: Json): number | undefined {
   if (!Array.isArray(managedFields)) return undefined;
@@ -196,33 +137,6 @@ export function specChangeTime(managedFields: Json): number | undefined {
     if (time !== undefined && (newest === undefined || time > newest)) newest = time;
   }
   return newest;
-}
-
-/** A scalar as a label value: strings as they are, numbers and booleans spelled out; anything else "". */
-function scalarText(value: Json): string {
-  if (typeof value === "string") return value;
-  if (typeof value === "boolean" || (typeof value === "number" && Number.isFinite(value)))
-    return String(value);
-  return "";
-}
-
-function extraLabels(
-  raw: Record<string, Json>,
-  metadata: Record<string, Json>,
-  sources: readonly LabelSource[],
-): Record<string, string> {
-  const result: Record<string, string> = {};
-  const labels = isRecord(metadata.labels) ? metadata.labels : {};
-  const annotations = isRecord(metadata.annotations) ? metadata.annotations : {};
-  for (const source of sources) {
-    if (source.from === "path") {
-      result[source.name] = scalarText(readPath(raw, source.key.split(".")));
-      continue;
-    }
-    const value = (source.from === "label" ? labels : annotations)[source.key];
-    result[source.name] = typeof value === "string" ? value : "";
-  }
-  return result;
 }
 
 /** A string-valued map (labels, annotations) into the hash, key by key. */
