@@ -104,3 +104,24 @@ test("overrides in the configuration: the field, the value and what was expected
     ],
   );
 });
+
+test("an override's namespaces count toward the list/watch total like the entry's", async () => {
+  const { maxWatches } = await import("../../src/config/watch-limits.ts");
+  const namespaces = (n: number, prefix: string) => Array.from({ length: n }, (_, i) => `${prefix}-${i}`);
+  const entry = (overrideNamespaces: number) => ({
+    groups: ["*"],
+    namespaces: namespaces(2, "e"),
+    kinds: [{ kind: "Widget", namespaces: namespaces(overrideNamespaces, "o") }],
+  });
+  const explicit = (i: number) => ({
+    group: "example.com",
+    resource: `r${i}`,
+    namespaces: namespaces(400, `x${i}`),
+  });
+  // 400 + 400 + the entry's largest list (200 from the override) = 1000: allowed; one more is not.
+  assert.deepEqual(problems({ resources: [explicit(1), explicit(2), entry(maxWatches - 800)] }), []);
+  assert.match(
+    problems({ resources: [explicit(1), explicit(2), entry(maxWatches - 799)] })[0] ?? "",
+    /^resources: the entries start 1001 list\/watches/,
+  );
+});
