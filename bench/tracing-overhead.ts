@@ -8,6 +8,7 @@
 // then a spec change and its catch-up, then heartbeat-only status writes (the
 // common case: nothing to trace). Prints the median of `rounds` runs.
 
+import { defaultReadinessRules } from "../src/core/readiness.ts";
 import type { ConditionState, ObjectState } from "../src/core/state.ts";
 import { silentLogger } from "../src/log.ts";
 import type { ObjectTraceState } from "../src/tracing/planner/model.ts";
@@ -89,6 +90,7 @@ function feed(observe: (o: ObjectObservation) => void): void {
       observe({
         resource,
         statusSubresource: true,
+        readiness: defaultReadinessRules,
         previous: steps[step - 1]?.object,
         current: current.object,
         nowMs: (T + current.now) * 1000,
@@ -180,6 +182,7 @@ function measureSteady(label: string): Result {
         tracer.observe({
           resource,
           statusSubresource: true,
+          readiness: defaultReadinessRules,
           previous: last.object,
           current: next,
           nowMs: (T + 100 + beat) * 1000,

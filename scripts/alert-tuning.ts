@@ -5,12 +5,13 @@
 // writes the result as a JSON patch replacing the spec of the base's
 // PrometheusRule (prometheusrule-patch.yaml), so kustomize itself needs no
 // plugin and no flag. One implementation of the tuning: the chart's. Needs
-// helm (HELM names it, else `helm` on PATH). `--check` changes nothing and
+// helm (HELM names it, else the deploy tests' cached build). `--check` changes nothing and
 // exits 1 while the patch is stale.
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { parseAllDocuments, stringify } from "yaml";
+import { resolveDeployTools } from "../test/deploy/tools.ts";
 import { repositoryRoot } from "./deploy-sync.ts";
 
 export const alertTuningComponent = "deploy/kustomize/components/alert-tuning";
@@ -51,7 +52,8 @@ if (import.meta.main) {
   const directory = resolve(
     args.find((a) => !a.startsWith("--")) ?? join(repositoryRoot, alertTuningComponent),
   );
-  const helm = process.env.HELM ?? "helm";
+  // The helm the deploy tests use (built once from the Go module proxy and cached) unless HELM names another.
+  const helm = process.env.HELM ?? resolveDeployTools().helm;
   const target = join(directory, "prometheusrule-patch.yaml");
   try {
     const patch = renderAlertTuningPatch(helm, join(directory, "values.yaml"));

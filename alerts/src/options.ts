@@ -36,6 +36,7 @@ export interface AlertOptions {
     readonly stale: Duration;
     readonly seriesDropped: Duration;
     readonly configReloadFailed: Duration;
+    readonly shardMissing: Duration;
   };
   readonly thresholds: {
     /** An object still terminating this many seconds after its deletionTimestamp is stuck. */
@@ -54,6 +55,8 @@ export interface AlertOptions {
     /** Age of a resource's data (cr_exporter_resource_data_timestamp_seconds) past which it is stale. */
     readonly staleSeconds: number;
   };
+  /** Suspended objects (cr_suspended) count in the Not-Ready rules too (default: left out). */
+  readonly includeSuspended?: boolean;
   /** Window of the rate() and increase() in the rules. */
   readonly rateWindow: Duration;
 }
@@ -81,6 +84,7 @@ export const DEFAULT_ALERT_OPTIONS: AlertOptions = {
     stale: "5m",
     seriesDropped: "0m",
     configReloadFailed: "5m",
+    shardMissing: "5m",
   },
   thresholds: {
     terminatingSeconds: 1800,

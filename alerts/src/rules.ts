@@ -7,6 +7,8 @@
 import { metricNames } from "../../src/core/catalog.ts";
 import type { AlertingRule, RecordingRule, RuleGroup, Severity } from "./model.ts";
 import type { AlertOptions } from "./options.ts";
+import { currentReason, readinessSeries, readinessTemplate } from "./readiness.ts";
+import { unlessSuspended } from "./suspended.ts";
 
 const OBJECT = "cluster, namespace, group, kind, name";
 const KIND_IN_NAMESPACE = "cluster, namespace, group, kind";
@@ -56,17 +58,11 @@ function perKindSeverity(
   return [build(`kind=~"${kinds}"`, "critical"), build(`kind!~"${kinds}"`, otherwise)];
 }
 
-/** Go-template snippet printing the current reason of a condition of the alerting object, if exported. */
-function currentReason(options: AlertOptions, type: string): string {
-  const selector = options.selector.replaceAll("%", "%%").replaceAll('"', '\\"');
-  const labels = ["cluster", "namespace", "group", "kind", "name"];
-  const query =
-    `max by (reason) (${metricNames(options.metricPrefix).conditionReason}{${selector}, ${labels.map((l) => `${l}=\\"%s\\"`).join(", ")}, ` +
-    `type=\\"${type}\\"} == 1)`;
-  const args = labels.map((l) => `$labels.${l}`).join(" ");
-  return `{{ with query (printf "${query}" ${args}) }}{{ . | first | label "reason" }}{{ else }}not exported{{ end }}`;
-}
-
+/**
+ * An alert on one condition status per object. `type` "readiness": the
+ * readiness condition of the object's kind (see readiness.ts); `meaning` may
+ * then say `$ready`, the condition's name.
+ */
 function conditionAlert(
   options: AlertOptions,
   spec: {
@@ -79,15 +75,23 @@ function conditionAlert(
     meaning: string;
   },
 ): AlertingRule[] {
+  const family = metricNames(options.metricPrefix).condition;
+  const readiness = spec.type === "readiness";
   return perKindSeverity(options, spec.severity, (kindMatcher, severity) => ({
     alert: spec.alert,
-    expr: `max by (${OBJECT}) (${metricNames(options.metricPrefix).condition}${matchers(options, `type="${spec.type}"`, `status="${spec.status}"`, kindMatcher)} == 1)`,
+    expr: readiness
+      ? unlessSuspended(
+          options,
+          OBJECT,
+          `max by (${OBJECT}) ((${readinessSeries(options, family, [`status="${spec.status}"`, kindMatcher])}) == 1)`,
+        )
+      : `max by (${OBJECT}) (${family}${matchers(options, `type="${spec.type}"`, `status="${spec.status}"`, kindMatcher)} == 1)`,
     for: spec.for,
     ...(options.keepFiringFor ? { keep_firing_for: options.keepFiringFor } : {}),
     labels: { severity },
     annotations: {
       summary: spec.summary,
-      description: `${OBJECT_TEXT} ${spec.meaning} for more than ${spec.for}; reason: ${currentReason(options, spec.type)}.`,
+      description: `${readiness ? readinessTemplate(options) : ""}${OBJECT_TEXT} ${spec.meaning} for more than ${spec.for}; reason: ${currentReason(options, readiness ? undefined : spec.type)}.`,
       runbook_url: runbook(options, spec.alert),
     },
   }));
@@ -98,7 +102,7 @@ function recordingRules(options: AlertOptions): RecordingRule[] {
   return [
     {
       record: RECORD_NOT_READY,
-      expr: `count by (${KIND_IN_NAMESPACE}) (max by (${OBJECT}) (${n.condition}${matchers(options, 'type="Ready"', 'status="False"')} == 1))`,
+      expr: `count by (${KIND_IN_NAMESPACE}) (${unlessSuspended(options, OBJECT, `max by (${OBJECT}) ((${readinessSeries(options, n.condition, ['status="False"'])}) == 1)`)})`,
     },
     {
       // cr_status exists for every object, whether or not it has a Ready condition.
@@ -117,21 +121,21 @@ function objectAlerts(options: AlertOptions): AlertingRule[] {
   return [
     ...conditionAlert(options, {
       alert: "CustomResourceNotReady",
-      type: "Ready",
+      type: "readiness",
       status: "False",
       for: f.notReady,
       severity: "warning",
       summary: "A custom resource is not Ready.",
-      meaning: "has been Ready=False",
+      meaning: "has been {{ $ready }}=False",
     }),
     ...conditionAlert(options, {
       alert: "CustomResourceReadyUnknown",
-      type: "Ready",
+      type: "readiness",
       status: "Unknown",
       for: f.readyUnknown,
       severity: "warning",
       summary: "A custom resource's readiness is unknown.",
-      meaning: "has been Ready=Unknown",
+      meaning: "has been {{ $ready }}=Unknown",
     }),
     ...conditionAlert(options, {
       alert: "CustomResourceStalled",
@@ -179,13 +183,13 @@ function objectAlerts(options: AlertOptions): AlertingRule[] {
       // transition counters are opt-in). Every replica sees the same changes: max.
       alert: "CustomResourceReadyFlapping",
       expr:
-        `max by (${OBJECT}) (changes(${n.conditionLastTransition}${matchers(options, 'type="Ready"')}[${t.flapWindow}]))` +
+        `max by (${OBJECT}) (${readinessSeries(options, n.conditionLastTransition, [], (s) => `changes(${s}[${t.flapWindow}])`)})` +
         ` > ${t.flapTransitions}`,
       for: f.readyFlapping,
       labels: { severity: "info" },
       annotations: {
         summary: "A custom resource's Ready condition is flapping.",
-        description: `${OBJECT_TEXT} changed its Ready status {{ $value | humanize }} times in the last ${t.flapWindow}.`,
+        description: `${readinessTemplate(options)}${OBJECT_TEXT} changed its {{ $ready }} status {{ $value | humanize }} times in the last ${t.flapWindow}.`,
         runbook_url: runbook(options, "CustomResourceReadyFlapping"),
       },
     },
@@ -308,6 +312,22 @@ function exporterAlerts(options: AlertOptions): AlertingRule[] {
         summary: "The exporter rejected its configuration.",
         description: `The last configuration load of job {{ $labels.job }} failed; the previous configuration keeps running.`,
         runbook_url: runbook(options, "CRStatusExporterConfigReloadFailed"),
+      },
+    },
+    {
+      // Every process exports cr_exporter_shards{shard} = the number of shards
+      // (0 of 1 unsharded): fewer distinct shards than that means some objects
+      // are exported by no one. Replicas of a shard count once.
+      alert: "CRStatusExporterShardMissing",
+      expr:
+        `count by (cluster, job) (max by (cluster, job, shard) (${n.shards}${matchers(options)}))` +
+        ` < max by (cluster, job) (${n.shards}${matchers(options)})`,
+      for: f.shardMissing,
+      labels: { severity: "critical" },
+      annotations: {
+        summary: "A shard of the exporter is missing.",
+        description: `Only {{ $value }} shards of job {{ $labels.job }} have reported for more than ${f.shardMissing}, fewer than the objects are split into; the objects of the missing shards have no metrics and no alerts.`,
+        runbook_url: runbook(options, "CRStatusExporterShardMissing"),
       },
     },
   ];

@@ -170,7 +170,17 @@ export function chartValues(): Group {
       1,
       "Replicas of the Deployment (cluster mode). Each replica exports every series; the alerts aggregate them away.",
     ),
-    revisionHistoryLimit: int(10, "Old ReplicaSets kept for rollback."),
+    revisionHistoryLimit: int(10, "Old ReplicaSets (or StatefulSet revisions) kept for rollback."),
+    sharding: group(
+      "Sharding (cluster mode): a StatefulSet of `shards` pods instead of the Deployment; each pod keeps, exports " +
+        "and traces only the objects whose uid hashes to its ordinal, and follows the StatefulSet's replicas " +
+        "(`kubectl scale` re-shards without restarting the pods). A Role lets the pods read their StatefulSet. " +
+        "docs/install.md, Sharding; docs/sizing.md has objects per shard.",
+      {
+        enabled: bool(false, "Run the StatefulSet (replaces `replicas` and the Deployment)."),
+        shards: int(3, "Pods of the StatefulSet, one shard each.", 1),
+      },
+    ),
     config: custom(
       {
         logLevel: "info",

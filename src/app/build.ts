@@ -4,7 +4,9 @@
 // main.ts runs it with real parts; tests run it the same way against the test
 // control plane. The components, in start order:
 //   tracing        the tracer and its Lease elector (the collectors feed it)
-//   http           /metrics, /healthz, /readyz
+//   sharding       which objects are this process's (a StatefulSet pod's shard
+//                  is read before anything serves, and followed as it scales)
+//   http           /metrics, /healthz, /readyz, the status page (/) and its API (/api/v1/)
 //   status writes  the sidecar API proxy and the audit receiver, when configured
 //   collectors     the CRD watch and one list/watch per selected resource
 //   tracing clock  ends open root spans whose timeout passed
@@ -14,16 +16,20 @@ import type { KubeConfig } from "@kubernetes/client-node";
 import type { SpanProcessor } from "@opentelemetry/sdk-trace";
 import { CollectorManager } from "../collectors/manager.ts";
 import type { CollectorDeps } from "../collectors/resource-collector.ts";
+import { storeViewSource } from "../collectors/view-source.ts";
 import type { Config } from "../config/schema.ts";
+import { mayGainObjects } from "../core/shard.ts";
 import { createKubeClient } from "../kube/client.ts";
 import type { Logger } from "../log.ts";
 import { createSelfMetrics, type SelfMetrics } from "../metrics/self-metrics.ts";
 import { createApp, type Listening, listen } from "../server/http.ts";
 import { metricsServerFactory } from "../server/secure-serving.ts";
+import { statusRoutes } from "../server/status-routes.ts";
 import type { Environment } from "../tracing/otel-env.ts";
 import type { StateTracer } from "../tracing/state-tracer.ts";
 import { version } from "../version.ts";
 import { type Component, startInOrder, stopInReverse } from "./component.ts";
+import { buildSharding, type Sharding } from "./sharding.ts";
 import { buildStatusWriteSources, type StatusWriteSources } from "./status-writes.ts";
 import { buildTracing } from "./tracing.ts";
 
@@ -49,10 +55,11 @@ export interface App {
   readonly components: readonly Component[];
   readonly metrics: SelfMetrics;
   readonly manager: CollectorManager;
+  readonly sharding: Pick<Sharding, "assignment" | "owns">;
   /** Undefined when tracing is off. */
   readonly tracer: StateTracer | undefined;
   readonly statusWrites: Pick<StatusWriteSources, "proxyUrl" | "proxyCaPem" | "auditUrl">;
-  /** Base URL of /metrics, /healthz and /readyz; set by start(). */
+  /** Base URL of /metrics, /healthz, /readyz, the status page and its API; set by start(). */
   readonly url: string;
   start(): Promise<void>;
   /** Applies a new configuration (hot reload). */
@@ -85,15 +92,25 @@ export async function buildApp(initial: Config, deps: AppDeps): Promise<App> {
     spanProcessors: deps.spanProcessors,
     tickIntervalMs: deps.tracingTickIntervalMs ?? 10_000,
   });
+  const sharding = buildSharding(config, { client, metrics, logger, listWatch: deps.listWatch });
   const manager = new CollectorManager({
     client,
     metrics,
     logger,
     tracer: tracing.tracer,
     clock: nowSeconds,
+    owns: sharding.owns,
     listWatch: deps.listWatch,
   });
+  sharding.onChange((next, previous) => void manager.reshard(mayGainObjects(previous, next)));
 
+  // Both read the configuration per request: a reload of statusPage applies at once.
+  const statusSource = storeViewSource({
+    collectors: () => manager.collectors(),
+    tracer: tracing.tracer,
+    settings: () => config.statusPage,
+    clock: nowSeconds,
+  });
   let server: Listening | undefined;
   const http: Component = {
     name: "http",
@@ -104,13 +121,18 @@ export async function buildApp(initial: Config, deps: AppDeps): Promise<App> {
         prefix: () => config.metricPrefix,
         readiness: () => manager.readiness(),
         logger,
+        routes: [statusRoutes({ source: statusSource, settings: () => config.statusPage })],
       });
       try {
         server = await listen(app, config.listen, metricsServerFactory(config, client, logger));
       } catch (error) {
         throw new Error(`cannot listen on ${config.listen}: ${(error as Error).message}`, { cause: error });
       }
-      logger.info("serving metrics", { url: `${server.url}/metrics`, apiServer: client.server });
+      logger.info("serving metrics", {
+        url: `${server.url}/metrics`,
+        statusPage: `${server.url}/`,
+        apiServer: client.server,
+      });
     },
     async reload(next, previous) {
       if (next.listen !== previous.listen) {
@@ -144,13 +166,14 @@ export async function buildApp(initial: Config, deps: AppDeps): Promise<App> {
     reload: (next) => manager.applyConfig(next),
     stop: () => manager.stop(),
   };
-  const components = [tracing.tracing, http, statusWrites, collectors, tracing.clock];
+  const components = [tracing.tracing, sharding, http, statusWrites, collectors, tracing.clock];
 
   let stopping: Promise<void> | undefined;
   return {
     components,
     metrics,
     manager,
+    sharding,
     tracer: tracing.tracer,
     statusWrites,
     get url() {

@@ -1,5 +1,6 @@
 // Tracing as parts of the app: the tracer the collectors feed (with its
-// Lease elector when several replicas run), and the clock that ends open root
+// Lease elector when several replicas run, one Lease per shard when sharded),
+// and the clock that ends open root
 // spans whose timeout passed when nothing else happens. The OpenTelemetry SDK
 // is imported only when tracing is on.
 import { hostname } from "node:os";
@@ -43,6 +44,16 @@ const restartNotice = (logger: Logger) =>
     }
   };
 
+/**
+ * The Lease of this process's shard: each shard emits its own objects'
+ * spans, so replicas of one shard elect among themselves, and the shards
+ * never compete. (StatefulSet shards need none: each is one pod.)
+ */
+export function shardLeaseName(name: string | undefined, sharding: Config["sharding"]): string | undefined {
+  if (name === undefined || sharding?.kind !== "fixed" || sharding.total === 1) return name;
+  return `${name}-shard-${sharding.shard}`;
+}
+
 export async function buildTracing(config: Config, deps: TracingDeps): Promise<TracingParts> {
   const { logger, env } = deps;
   const t = config.tracing;
@@ -63,12 +74,13 @@ export async function buildTracing(config: Config, deps: TracingDeps): Promise<T
   }
   if (target?.otlp.warning) logger.warn("tracing endpoint", { warning: target.otlp.warning });
   const sampling = rootSampling(env);
+  const leaseName = shardLeaseName(t.leaseName, config.sharding);
   const elector =
-    t.leaseName && t.leaseNamespace
+    leaseName && t.leaseNamespace
       ? new LeaseElector({
           request: deps.client.request,
           namespace: t.leaseNamespace,
-          name: t.leaseName,
+          name: leaseName,
           identity: env.POD_NAME ?? `${hostname()}-${process.pid}`,
           logger,
           nowMs: deps.nowMs,
@@ -100,7 +112,7 @@ export async function buildTracing(config: Config, deps: TracingDeps): Promise<T
           protocol: target?.otlp.protocol,
           from: target?.otlp.source,
           cluster: t.clusterName,
-          leaderElection: elector ? `${t.leaseNamespace}/${t.leaseName}` : "off",
+          leaderElection: elector ? `${t.leaseNamespace}/${leaseName}` : "off",
         });
       },
       reload: restartNotice(logger),

@@ -2,9 +2,10 @@
 // from the CRDs in the cluster, and one paged list per resource projected with
 // the exporter's own code. No watch, no server. A resource whose list fails is
 // reported and the others are still shown.
-import { type CollectorPlan, planFromCrds, planStatic } from "../collectors/selection.ts";
+import { type CollectorPlan, planFromCrds, planStatic, replan } from "../collectors/selection.ts";
 import type { Config } from "../config/schema.ts";
 import { type CrdSummary, summarizeCrd } from "../core/crd.ts";
+import { addSample, decideWithSamples, noSamples, type Samples } from "../core/detect-learn.ts";
 import { ProjectionError, projectObject } from "../core/project.ts";
 import type { ObjectState } from "../core/state.ts";
 import { createKubeClient, type KubeClient } from "../kube/client.ts";
@@ -69,6 +70,16 @@ export async function resourcePlans(
   return { plans: planFromCrds(config.resources, crds), crds };
 }
 
+/**
+ * The plan decided again from listed objects, as the running exporter learns
+ * from its first ones (the learning bound applies: later objects count for nothing).
+ */
+export function learned(plan: CollectorPlan, objects: readonly unknown[]): CollectorPlan {
+  if (!plan.detection || !plan.shape?.learning) return plan;
+  const samples = objects.reduce<Samples>((learnt, raw) => addSample(learnt, raw), noSamples);
+  return replan(plan, decideWithSamples(plan.detection, samples));
+}
+
 /** `kind`, `plural`, `plural.group` or `Kind.group`, case-insensitive. */
 export function planMatchesKind(plan: CollectorPlan, wanted: string): boolean {
   const w = wanted.toLowerCase();
@@ -100,6 +111,8 @@ export function combinedSelector(...selectors: (string | undefined)[]): string |
 }
 
 export interface ProjectedList {
+  /** The plan after learning from the listed objects (see learned). */
+  plan: CollectorPlan;
   states: ObjectState[];
   /** Objects without identity, skipped like the exporter skips them. */
   skipped: number;
@@ -111,20 +124,23 @@ export async function listProjected(
   plan: CollectorPlan,
   scope: ListScope,
 ): Promise<ProjectedList> {
-  const result: ProjectedList = { states: [], skipped: 0 };
+  const items: unknown[] = [];
   const labelSelector = combinedSelector(plan.options.labelSelector, scope.labelSelector);
   for (const path of listPaths(plan, scope.namespace)) {
     await listPages(client, path, { labelSelector }, (page) => {
-      for (const raw of page.items ?? []) {
-        try {
-          result.states.push(projectObject(raw, plan.projection));
-        } catch (error) {
-          if (!(error instanceof ProjectionError)) throw error;
-          result.skipped++;
-        }
-      }
+      items.push(...(page.items ?? []));
       return true;
     });
+  }
+  const decided = learned(plan, items);
+  const result: ProjectedList = { plan: decided, states: [], skipped: 0 };
+  for (const raw of items) {
+    try {
+      result.states.push(projectObject(raw, decided.projection));
+    } catch (error) {
+      if (!(error instanceof ProjectionError)) throw error;
+      result.skipped++;
+    }
   }
   return result;
 }

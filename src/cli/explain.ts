@@ -1,18 +1,21 @@
 // `cr-status-exporter explain`: for the current configuration and cluster,
 // which CRDs are watched and how (version, scope, where conditions,
-// observedGeneration and phase are read and why), and the series each kind
-// would cost (objects × series per object) — a cardinality preview before
-// deploying.
+// observedGeneration and phase are read, the readiness condition, and why:
+// detection decides from the schema and a sample of objects, as the exporter
+// does), and the series each kind would cost (objects × series per object) —
+// a cardinality preview before deploying.
 import { parseArgs } from "node:util";
 import { stringify } from "yaml";
 import { type CollectorPlan, missingExplicit } from "../collectors/selection.ts";
 import { loadConfigFile } from "../config/load.ts";
-import type { CrdSummary, VersionSummary } from "../core/crd.ts";
+import type { CrdSummary } from "../core/crd.ts";
+import type { FieldPath } from "../core/detect.ts";
+import { type ShapeLogFields, shapeLogFields } from "../core/detect-describe.ts";
 import type { FamilyRules } from "../core/family-selection.ts";
 import { ProjectionError, projectObject } from "../core/project.ts";
 import type { ObjectState } from "../core/state.ts";
 import type { KubeClient } from "../kube/client.ts";
-import { connect, listPages, listPaths, resourcePlans } from "./cluster.ts";
+import { connect, learned, listPages, listPaths, resourcePlans } from "./cluster.ts";
 import type { CliIo } from "./io.ts";
 import { seriesPerObject } from "./series-estimate.ts";
 import { UsageError } from "./status.ts";
@@ -43,13 +46,18 @@ export interface ExplainedResource {
   scope: "Namespaced" | "Cluster";
   statusSubresource: boolean;
   mode: "objects" | "aggregate";
-  readyCondition: string;
+  /** null: the kind has no readiness condition (its phase decides, else observedGeneration). */
+  readyCondition: string | null;
+  /** config, schema, observed, pending, none, states, or default (no CRD read). */
+  readinessSource: string;
   conditions: FieldSource;
   observedGeneration: FieldSource;
   phase: FieldSource & { phases: string[] };
   objects: number;
   seriesPerObject: number;
   estimatedSeries: number;
+  /** What detection decided and why (from the schema and the sampled objects); null without CRD discovery. */
+  detected: ShapeLogFields | null;
 }
 
 export interface Explanation {
@@ -59,14 +67,10 @@ export interface Explanation {
   missing: string[];
 }
 
-function source(
-  configured: string | undefined,
-  inSchema: boolean | undefined,
-  version: VersionSummary | undefined,
-): string {
+function source(plan: CollectorPlan, configured: string | undefined, found: FieldPath | undefined): string {
   if (configured !== undefined) return "config";
-  if (inSchema) return "schema";
-  if (!version || version.openStatus) return "default (status is schemaless)";
+  if (found) return plan.detection?.openStatus ? "objects" : "schema";
+  if (!plan.detection || plan.detection.openStatus) return "default (status is schemaless)";
   return "default (not in the schema)";
 }
 
@@ -75,9 +79,9 @@ async function countAndSample(
   client: KubeClient,
   plan: CollectorPlan,
   sampleSize: number,
-): Promise<{ count: number; sample: ObjectState[] }> {
+): Promise<{ count: number; sample: unknown[] }> {
   let count = 0;
-  const sample: ObjectState[] = [];
+  const sample: unknown[] = [];
   for (const path of listPaths(plan, undefined)) {
     await listPages(
       client,
@@ -88,11 +92,7 @@ async function countAndSample(
         count += items.length;
         for (const raw of items) {
           if (sample.length >= sampleSize) break;
-          try {
-            sample.push(projectObject(raw, plan.projection));
-          } catch (error) {
-            if (!(error instanceof ProjectionError)) throw error;
-          }
+          sample.push(raw);
         }
         const remaining = page.metadata?.remainingItemCount;
         if (remaining !== undefined) {
@@ -106,18 +106,30 @@ async function countAndSample(
   return { count, sample };
 }
 
+function project(plan: CollectorPlan, sample: readonly unknown[]): ObjectState[] {
+  const states: ObjectState[] = [];
+  for (const raw of sample) {
+    try {
+      states.push(projectObject(raw, plan.projection));
+    } catch (error) {
+      if (!(error instanceof ProjectionError)) throw error;
+    }
+  }
+  return states;
+}
+
 function explainPlan(
-  plan: CollectorPlan,
-  crds: readonly CrdSummary[],
-  counted: { count: number; sample: ObjectState[] },
+  schemaPlan: CollectorPlan,
+  counted: { count: number; sample: unknown[] },
   prefix: string,
   now: number,
   globalRules: FamilyRules,
 ): ExplainedResource {
-  const crd = crds.find((c) => c.group === plan.identity.group && c.plural === plan.identity.resource);
-  const version = crd?.versions.find((v) => v.name === plan.identity.version);
+  const plan = learned(schemaPlan, counted.sample);
   const o = plan.options;
-  const perObject = seriesPerObject(plan, counted.sample, prefix, now, globalRules);
+  const shape = plan.shape;
+  const perObject = seriesPerObject(plan, project(plan, counted.sample), prefix, now, globalRules);
+  const generationPath = shape?.observedGeneration.path;
   return {
     resource: plan.key.replace(/^(.*)\/(.*)$/, "$2.$1"),
     kind: plan.identity.kind,
@@ -125,25 +137,32 @@ function explainPlan(
     scope: plan.identity.namespaced ? "Namespaced" : "Cluster",
     statusSubresource: plan.statusSubresource,
     mode: o.mode,
-    readyCondition: o.readyCondition,
+    readyCondition: plan.readiness.readyCondition ?? null,
+    readinessSource: plan.info.readiness_source,
     conditions: {
-      path: plan.projection.conditionsPath.join("."),
-      from: source(o.conditionsPath, version?.conditions, version),
+      path: plan.projection.conditionsPath?.join(".") ?? null,
+      from: plan.projection.conditionsPath
+        ? source(plan, o.conditionsPath, shape?.conditions?.path)
+        : "none (no conditions in the schema)",
     },
     observedGeneration: {
-      path: plan.projection.observedGenerationPath.join("."),
-      from: source(o.observedGenerationPath, version?.observedGeneration, version),
+      path: plan.generationSource === "condition" ? null : plan.projection.observedGenerationPath.join("."),
+      from:
+        plan.generationSource === "condition"
+          ? "the ready condition's own observedGeneration"
+          : source(plan, o.observedGenerationPath, generationPath),
     },
     phase: {
       path: plan.projection.phasePath?.join(".") ?? null,
       from: plan.projection.phasePath
-        ? source(o.phasePath, version?.phase, version)
+        ? source(plan, o.phasePath, shape?.phase?.path)
         : "none (no phase in the schema)",
       phases: plan.phases,
     },
     objects: counted.count,
     seriesPerObject: Math.round(perObject * 10) / 10,
     estimatedSeries: Math.round(counted.count * perObject),
+    detected: shape ? shapeLogFields(shape) : null,
   };
 }
 
@@ -166,7 +185,7 @@ export async function explain(options: {
   const resources: ExplainedResource[] = [];
   for (const plan of plans) {
     const counted = await countAndSample(client, plan, options.sampleSize);
-    resources.push(explainPlan(plan, crds, counted, config.metricPrefix, options.now, config.metrics));
+    resources.push(explainPlan(plan, counted, config.metricPrefix, options.now, config.metrics));
   }
   const selected = new Set(plans.map((p) => `${p.identity.resource}.${p.identity.group}`));
   return {
@@ -199,7 +218,7 @@ export function formatExplanation(e: Explanation): string {
       r.version,
       r.scope,
       r.statusSubresource ? "yes" : "no",
-      r.readyCondition,
+      `${r.readyCondition ?? "-"} (${r.readinessSource})`,
       field(r.conditions),
       field(r.observedGeneration),
       `${field(r.phase)}${r.phase.phases.length > 0 ? ` [${r.phase.phases.join(" ")}]` : ""}`,

@@ -4,7 +4,7 @@
 import type { CollectorPlan } from "../collectors/selection.ts";
 import { seriesPerObject as catalogSeries } from "../core/catalog.ts";
 import { type FamilyRules, noFamilyRules, selectFamilies } from "../core/family-selection.ts";
-import { shapeOfState } from "../core/object-update.ts";
+import { generationSettings, shapeOfState } from "../core/object-update.ts";
 import type { ObjectState } from "../core/state.ts";
 
 /** Mean per-object series of `sample` under `plan`; 0 in aggregate mode or without a sample. */
@@ -17,7 +17,7 @@ export function seriesPerObject(
 ): number {
   if (plan.options.mode !== "objects" || sample.length === 0) return 0;
   const selected = selectFamilies(prefix, [globalRules, plan.options.metrics]).objects;
-  const generations = { source: plan.generationSource, readyCondition: plan.options.readyCondition };
+  const generations = generationSettings(plan);
   let series = 0;
   for (const state of sample) series += catalogSeries(shapeOfState(state, generations, now), selected);
   return series / sample.length;

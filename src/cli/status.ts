@@ -7,7 +7,7 @@
 import { parseArgs } from "node:util";
 import { loadConfigFile } from "../config/load.ts";
 import { toObjectView } from "../status/from-state.ts";
-import { type ObjectItemJson, objectItem } from "../status/json.ts";
+import { type ObjectItemJson, objectItem, outputSettingsOf } from "../status/json.ts";
 import { runQuery } from "../status/query.ts";
 import { emptyFilter, type ObjectQuery, type SortOrder, sortOrders } from "../status/query-params.ts";
 import type { ObjectView } from "../status/view.ts";
@@ -160,10 +160,7 @@ export async function itemsFromCluster(
       });
       if (listed.skipped > 0)
         failures.push(`${plan.key}: ${listed.skipped} objects without metadata.uid or name skipped`);
-      const status = {
-        readyCondition: plan.options.readyCondition,
-        failedAfterSeconds: plan.options.failedAfterSeconds,
-      };
+      const status = listed.plan.readiness;
       for (const state of listed.states) {
         views.push(
           toObjectView({
@@ -186,10 +183,7 @@ export async function itemsFromCluster(
     limit: Number.MAX_SAFE_INTEGER,
     continueToken: undefined,
   };
-  const settings = {
-    flappingMinTransitions: config.statusPage.flappingTransitions,
-    links: { dashboardUrl: config.statusPage.dashboardUrl, traceUrl: config.statusPage.traceUrl },
-  };
+  const settings = outputSettingsOf(config.statusPage);
   return runQuery(views, query, settings).items.map((v) => objectItem(v, now, settings));
 }
 

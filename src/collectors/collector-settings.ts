@@ -8,16 +8,9 @@ import type { KubeClient } from "../kube/client.ts";
 import type { Logger } from "../log.ts";
 import type { SelfMetrics } from "../metrics/self-metrics.ts";
 import type { StateTracer } from "../tracing/state-tracer.ts";
+import type { ResourceInfo } from "./shape-settings.ts";
 
-/** Labels of cr_exporter_resource_info beyond group/version/kind: how the resource is read. */
-export interface ResourceInfo {
-  status_subresource: string;
-  conditions_path: string;
-  observed_generation_path: string;
-  observed_generation_source: string;
-  phase_path: string;
-  ready_condition: string;
-}
+export type { ResourceInfo } from "./shape-settings.ts";
 
 export interface CollectorSettings {
   identity: ResourceIdentity;
@@ -30,6 +23,8 @@ export interface CollectorSettings {
   extraLabelNames: readonly string[];
   /** The CRD's phase enum (empty: phases are learned, up to a cap). */
   phaseEnum: readonly string[];
+  /** Declared values per state field (absent: learned, up to a cap). */
+  stateValues: Readonly<Record<string, readonly string[]>>;
   maxReasons: number;
   /** Cap on per-object series for this resource; 0 = unlimited. */
   maxSeries: number;
@@ -46,8 +41,19 @@ export interface CollectorDeps {
   tracer: StateTracer | undefined;
   /** Epoch seconds. */
   clock: () => number;
+  /**
+   * Whether the object with this uid is this shard's (src/core/shard.ts);
+   * read at every event, so a new shard assignment applies at once.
+   */
+  owns: (uid: string) => boolean;
   /** Overrides for the list/watch loop (tests shorten timeouts). */
   listWatch?: { watchTimeoutSeconds?: [number, number]; inactivityMs?: number; pageSize?: number };
+}
+
+/** Where a collector hands the first objects it sees, for detection to learn from (see ShapeLearner). */
+export interface ObjectSampler {
+  /** Takes one object; false once no more are wanted. */
+  sample(raw: unknown): boolean;
 }
 
 export interface CollectorStatus {

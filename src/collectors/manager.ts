@@ -1,14 +1,19 @@
 // Keeps one ResourceCollector running per selected resource type. It watches
 // CRDs (so resource types installed after start, deleted, or re-installed are
-// followed) and re-plans on every CRD change and every configuration reload.
-// A failing resource type only affects itself.
+// followed) and re-plans on every CRD change, every configuration reload and
+// every change of a kind's detected status shape (learned from its first
+// objects). A failing resource type only affects itself.
 import type { Config } from "../config/schema.ts";
 import { type CrdSummary, summarizeCrd } from "../core/crd.ts";
+import type { DetectedShape } from "../core/detect.ts";
+import { shapeLogFields } from "../core/detect-describe.ts";
+import type { VersionDetection } from "../core/detect-schema.ts";
 import { type FamilySelection, sameSelection, selectFamilies } from "../core/family-selection.ts";
 import { ListWatch } from "../kube/list-watch.ts";
 import type { Logger } from "../log.ts";
 import { type CollectorDeps, type CollectorSettings, ResourceCollector } from "./resource-collector.ts";
 import { type CollectorPlan, missingExplicit, planFromCrds, planStatic, settingsFor } from "./selection.ts";
+import { decisionOf, ShapeLearner } from "./shape-learner.ts";
 import { describeOverLimit, fitWatchLimit } from "./watch-budget.ts";
 
 export interface ResourceReadiness {
@@ -41,6 +46,8 @@ export class CollectorManager {
   readonly #logger: Logger;
   readonly #crds = new Map<string, CrdSummary>();
   readonly #running = new Map<string, Running>();
+  /** Detection per `crd name/version` being watched: survives collector restarts. */
+  readonly #learners = new Map<string, ShapeLearner>();
   #config: Config | undefined;
   #crdWatch: ListWatch | undefined;
   #crdListed = false;
@@ -160,6 +167,19 @@ export class CollectorManager {
     this.#crdWatch.start();
   }
 
+  /**
+   * A new shard assignment: every collector drops the objects no longer its
+   * own and, when `relist`, lists again to take the ones it gained. In the
+   * plan queue, so it never interleaves with starting or stopping collectors.
+   */
+  reshard(relist: boolean): Promise<void> {
+    const now = async (): Promise<void> => {
+      await Promise.all([...this.#running.values()].map((r) => r.collector.reshard(relist)));
+    };
+    this.#queue = this.#queue.then(now, now);
+    return this.#queue;
+  }
+
   /** Serialized: plans never interleave, so a collector is never started twice. */
   #reconcile(): Promise<void> {
     this.#queue = this.#queue.then(
@@ -173,11 +193,17 @@ export class CollectorManager {
     const config = this.#config;
     if (!config) return;
     if (config.crdDiscovery && !this.#crdListed) return;
+    const used = new Set<string>();
     const budget = fitWatchLimit(
       config.crdDiscovery
-        ? planFromCrds(config.resources, this.#crds.values())
+        ? planFromCrds(config.resources, this.#crds.values(), (crd, version) => {
+            const learner = this.#learner(crd, version);
+            used.add(`${crd.name}/${version.version}`);
+            return learner.shape;
+          })
         : planStatic(config.resources),
     );
+    for (const key of [...this.#learners.keys()]) if (!used.has(key)) this.#learners.delete(key);
     const overLimit = budget.skipped.length > 0 ? describeOverLimit(budget) : undefined;
     if (overLimit !== undefined && overLimit !== this.#overLimit)
       this.#logger.error("watch limit reached", { error: overLimit });
@@ -188,13 +214,19 @@ export class CollectorManager {
     for (const [key, running] of [...this.#running]) {
       const next = wanted.get(key);
       if (next && next.fingerprint === running.plan.fingerprint) {
-        // Same watch: a new family selection or prefix only re-renders what is held.
-        const selection = selectFamilies(config.metricPrefix, [config.metrics, next.options.metrics]);
-        if (!sameSelection(selection, running.selection) || running.prefix !== config.metricPrefix) {
-          running.collector.reselect(selection, config.metricPrefix);
-          this.#running.set(key, { ...running, plan: next, prefix: config.metricPrefix, selection });
+        // Same watch: new readiness rules re-judge, a new family selection or
+        // prefix re-renders what is held.
+        const prefix = config.metricPrefix;
+        const selection = selectFamilies(prefix, [config.metrics, next.options.metrics]);
+        if (next.judging !== running.plan.judging) {
+          running.collector.rejudge(this.#settings(next, prefix, running.selection));
+          this.#logger.info("resource judged again", { resource: key, ...next.info });
+        }
+        if (!sameSelection(selection, running.selection) || running.prefix !== prefix) {
+          running.collector.reselect(selection, prefix);
           this.#logger.info("resource re-rendered for a new metric selection", { resource: key });
         }
+        this.#running.set(key, { ...running, plan: next, prefix, selection });
         continue;
       }
       this.#running.delete(key);
@@ -204,9 +236,11 @@ export class CollectorManager {
     for (const [key, plan] of wanted) {
       if (this.#running.has(key)) continue;
       const selection = selectFamilies(config.metricPrefix, [config.metrics, plan.options.metrics]);
+      const learner = this.#learnerOf(plan);
       const collector = new ResourceCollector(
         this.#settings(plan, config.metricPrefix, selection),
         this.#deps,
+        learner?.shape.learning ? learner : undefined,
       );
       this.#running.set(key, { plan, prefix: config.metricPrefix, selection, collector });
       collector.start();
@@ -215,8 +249,37 @@ export class CollectorManager {
         version: plan.identity.version,
         kind: plan.identity.kind,
         statusSubresource: plan.statusSubresource,
+        // How its objects are read and judged, and (detected) why.
+        ...plan.info,
+        ...(plan.shape && { detected: shapeLogFields(plan.shape) }),
       });
     }
+  }
+
+  #learnerOf(plan: CollectorPlan): ShapeLearner | undefined {
+    // A CRD's name is always <plural>.<group>.
+    const { resource, group, version } = plan.identity;
+    return this.#learners.get(`${resource}.${group}/${version}`);
+  }
+
+  /** The learner of one CRD version; a new one when the version's schema changed. */
+  #learner(crd: CrdSummary, version: VersionDetection): ShapeLearner {
+    const key = `${crd.name}/${version.version}`;
+    const existing = this.#learners.get(key);
+    if (existing && existing.schemaKey === JSON.stringify(version)) return existing;
+    const learner = new ShapeLearner(version, (previous, next) => this.#shapeChanged(key, previous, next));
+    this.#learners.set(key, learner);
+    return learner;
+  }
+
+  /** Objects changed what detection decided for a kind: logged, and the plans are made again. */
+  #shapeChanged(key: string, previous: DetectedShape, next: DetectedShape): void {
+    this.#logger.info("status shape decision changed", {
+      crd: key,
+      from: JSON.parse(decisionOf(previous)),
+      to: shapeLogFields(next),
+    });
+    void this.#reconcile();
   }
 
   #settings(plan: CollectorPlan, prefix: string, selection: FamilySelection): CollectorSettings {

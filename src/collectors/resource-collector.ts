@@ -12,14 +12,19 @@ import {
   type KindSettings,
   type ObjectEntry,
   refreshSummary,
+  rejudge,
   rerender,
 } from "../core/object-update.ts";
 import { newKindRender } from "../core/render.ts";
-import type { ResourceIdentity } from "../core/state.ts";
+import type { ObjectState, ResourceIdentity } from "../core/state.ts";
 import { ListWatch, type ListWatchHandler, silenceBoundMs } from "../kube/list-watch.ts";
 import type { SeriesSource } from "../metrics/writer.ts";
-import type { ObjectObservation } from "../tracing/state-tracer.ts";
-import type { CollectorDeps, CollectorSettings, CollectorStatus } from "./collector-settings.ts";
+import type {
+  CollectorDeps,
+  CollectorSettings,
+  CollectorStatus,
+  ObjectSampler,
+} from "./collector-settings.ts";
 import { KindEffects } from "./kind-effects.ts";
 import { ObjectStore } from "./object-store.ts";
 import { AggregateSeriesSource, ObjectSeriesSource } from "./series-sources.ts";
@@ -30,6 +35,7 @@ export type {
   CollectorDeps,
   CollectorSettings,
   CollectorStatus,
+  ObjectSampler,
   ResourceInfo,
 } from "./collector-settings.ts";
 
@@ -49,15 +55,16 @@ export class ResourceCollector {
   readonly #effects: KindEffects;
   readonly #schedule: SummarySchedule;
   readonly #loops: ListWatch[] = [];
+  /** Takes the first objects for detection while it still learns; undefined once it is done. */
+  #sampler: ObjectSampler | undefined;
   readonly sources: readonly SeriesSource[];
-  /** The gauge values last written, so unchanged ones are not written again. */
-  readonly #shown = { objects: -1, series: -1 };
 
-  constructor(settings: CollectorSettings, deps: CollectorDeps) {
+  constructor(settings: CollectorSettings, deps: CollectorDeps, sampler?: ObjectSampler) {
     this.#settings = settings;
     this.#deps = deps;
+    this.#sampler = sampler;
     this.#kind = this.#kindSettings(settings);
-    this.#learning = newKindLearning({ phaseEnum: settings.phaseEnum, maxReasons: settings.maxReasons });
+    this.#learning = newKindLearning(settings);
     this.#telemetry = new WatchTelemetry(settings.identity, {
       ...deps,
       staleAfterSeconds: silenceBoundMs(deps.listWatch ?? {}) / 1000,
@@ -106,8 +113,12 @@ export class ResourceCollector {
   }
 
   start(): void {
-    const { identity } = this.#settings;
     this.#deps.metrics.resourceInfo.set({ ...this.#telemetry.labels, ...this.#settings.info }, 1);
+    this.#startLoops();
+  }
+
+  #startLoops(): void {
+    const { identity } = this.#settings;
     for (const scope of this.scopes) {
       const base = `/apis/${identity.group}/${identity.version}`;
       const path = scope
@@ -131,7 +142,9 @@ export class ResourceCollector {
     await Promise.all(this.#loops.map((l) => l.stop()));
     this.#loops.length = 0;
     this.#schedule.stop();
-    if (removed) for (const entry of this.#store.values()) this.#traceDeleted(entry);
+    if (removed)
+      for (const entry of this.#store.values())
+        this.#trace(entry.state, undefined, this.#deps.clock(), false);
     this.#store.clear();
     this.#counts.clear();
     this.#updateGauges();
@@ -140,10 +153,34 @@ export class ResourceCollector {
   }
 
   /**
+   * The shard assignment changed: objects no longer this shard's are dropped
+   * without being reported deleted (their new shard picks them up), and when
+   * the new assignment can bring objects this shard did not keep, every
+   * scope is listed again.
+   */
+  async reshard(relist: boolean): Promise<void> {
+    const owns = this.#deps.owns;
+    for (const [uid, entry] of [...this.#store.entries()]) {
+      if (owns(uid)) continue;
+      this.#store.delete(uid);
+      releaseLabels(this.#learning, entry.labels);
+      if (this.#settings.mode === "aggregate") this.#counts.count(entry, -1);
+      this.#guarded("tracing", () => this.#deps.tracer?.forget(uid));
+    }
+    this.#updateGauges();
+    if (!relist || this.#loops.length === 0) return;
+    await Promise.all(this.#loops.map((l) => l.stop()));
+    this.#loops.length = 0;
+    this.#startLoops();
+  }
+
+  /**
    * Applies one watch event. The list/watch loop calls this; tests and
    * benchmarks call it directly to drive the collector from recorded events.
+   * Objects of other shards are passed over before anything is done with them.
    */
   ingest(type: "ADDED" | "MODIFIED" | "DELETED", object: unknown): void {
+    if (!this.#ours(object)) return;
     try {
       if (type === "DELETED") {
         const uid = uidOf(object);
@@ -166,6 +203,23 @@ export class ResourceCollector {
     if (!this.#kind.render) return;
     for (const [uid, entry] of [...this.#store.entries()])
       this.#store.set(uid, this.#capped(entry, rerender(entry, this.#kind, this.#learning)));
+    this.#updateGauges();
+  }
+
+  /**
+   * How objects are judged changed (detection learned a readiness condition,
+   * or a reload set one): every stored object is judged again and
+   * re-rendered, with no relist; the info series follows.
+   */
+  rejudge(settings: CollectorSettings): void {
+    const metrics = this.#deps.metrics;
+    metrics.resourceInfo.remove({ ...this.#telemetry.labels, ...this.#settings.info });
+    this.#settings = settings;
+    this.#kind = this.#kindSettings(settings);
+    metrics.resourceInfo.set({ ...this.#telemetry.labels, ...settings.info }, 1);
+    const now = this.#deps.clock();
+    for (const [uid, entry] of [...this.#store.entries()])
+      this.#replace(uid, entry, rejudge(entry, this.#kind, this.#learning, now));
     this.#updateGauges();
   }
 
@@ -202,6 +256,7 @@ export class ResourceCollector {
         seen = new Set();
       },
       listed: (object) => {
+        if (!this.#ours(object)) return;
         try {
           const uid = this.#apply(object, true);
           if (uid !== undefined) seen.add(uid);
@@ -222,12 +277,20 @@ export class ResourceCollector {
     };
   }
 
+  /** False for an object of another shard; an object without a uid is left to #apply, which counts it. */
+  #ours(raw: unknown): boolean {
+    const uid = uidOf(raw);
+    return uid === undefined || this.#deps.owns(uid);
+  }
+
   /** Returns the object's uid. Throws for an object without identity (counted by the caller). */
   #apply(raw: unknown, replay: boolean): string | undefined {
     const now = this.#deps.clock();
     const uid = uidOf(raw);
     const previous = uid !== undefined ? this.#store.get(uid) : undefined;
-    const change = applyChange(previous, raw, this.#kind, this.#learning, now);
+    if (this.#sampler && !this.#sampler.sample(raw)) this.#sampler = undefined;
+    const atStart = replay && previous === undefined && !this.#telemetry.listedAll(this.scopes);
+    const change = applyChange(previous, raw, this.#kind, this.#learning, now, atStart);
     const entry = change.entry;
     if (entry === previous) return uid;
     this.#telemetry.cuts(entry.state.cuts);
@@ -238,18 +301,8 @@ export class ResourceCollector {
     if (!change.changed) return key;
     // Side effects come after the object's own series are right, and a failure
     // in one of them never leaves the object half-updated.
+    if (change.trace) this.#trace(change.trace.previous, change.trace.current, now, replay);
     const tracer = this.#deps.tracer;
-    if (tracer && change.trace) {
-      this.#guarded("tracing", () =>
-        tracer.observe({
-          resource: this.#settings.identity,
-          statusSubresource: this.#settings.statusSubresource,
-          ...change.trace,
-          nowMs: now * 1000,
-          replay,
-        } as ObjectObservation),
-      );
-    }
     // After tracing, so the reconcile-duration exemplar can name the trace just completed.
     this.#guarded("histograms", () => {
       this.#effects.observe(change.observations, (generation) =>
@@ -295,35 +348,34 @@ export class ResourceCollector {
     if (!entry) return;
     releaseLabels(this.#learning, entry.labels);
     if (this.#settings.mode === "aggregate") this.#counts.count(entry, -1);
-    this.#traceDeleted(entry);
+    this.#trace(entry.state, undefined, this.#deps.clock(), false);
   }
 
-  #traceDeleted(entry: ObjectEntry): void {
+  /** Hands one change to tracing, with this resource's readiness rules. */
+  #trace(
+    previous: ObjectState | undefined,
+    current: ObjectState | undefined,
+    now: number,
+    replay: boolean,
+  ): void {
     const tracer = this.#deps.tracer;
     if (!tracer) return;
+    const { identity: resource, statusSubresource } = this.#settings;
+    const readiness = this.#kind.readiness;
     this.#guarded("tracing", () =>
       tracer.observe({
-        resource: this.#settings.identity,
-        statusSubresource: this.#settings.statusSubresource,
-        previous: entry.state,
-        current: undefined,
-        nowMs: this.#deps.clock() * 1000,
-        replay: false,
+        resource,
+        statusSubresource,
+        readiness,
+        previous,
+        current,
+        nowMs: now * 1000,
+        replay,
       }),
     );
   }
 
-  /** Called on every event; the client library's set() is not free, so only changes are written. */
   #updateGauges(): void {
-    const m = this.#deps.metrics;
-    const labels = this.#telemetry.labels;
-    if (this.#store.size !== this.#shown.objects) {
-      this.#shown.objects = this.#store.size;
-      m.objects.set(labels, this.#store.size);
-    }
-    if (this.#store.series !== this.#shown.series) {
-      this.#shown.series = this.#store.series;
-      m.series.set(labels, this.#store.series);
-    }
+    this.#telemetry.held(this.#store.size, this.#store.series);
   }
 }

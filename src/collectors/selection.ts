@@ -2,30 +2,50 @@
 // against the CRDs in the cluster (first matching selector wins) and builds
 // each collector's settings, filling what the config leaves open from the CRD
 // schema. Pure: CRD summaries and config in, plans out.
-import type { ResourceOptions, ResourceSelector } from "../config/schema.ts";
-import { type CrdSummary, pickVersion, type VersionSummary } from "../core/crd.ts";
+import type { KindOverride, ResourceOptions, ResourceSelector } from "../config/schema.ts";
+import { type CrdSummary, pickVersion } from "../core/crd.ts";
+import type { DetectedShape } from "../core/detect.ts";
+import { decideWithSamples, noSamples } from "../core/detect-learn.ts";
+import type { VersionDetection } from "../core/detect-schema.ts";
 import type { FamilySelection } from "../core/family-selection.ts";
 import type { ObservedGenerationSource } from "../core/generations.ts";
-import { defaultProjectionSettings, type ProjectionSettings } from "../core/project.ts";
+import type { ProjectionSettings } from "../core/project.ts";
+import type { ReadinessRules } from "../core/readiness.ts";
 import { globMatch, labelsMatch } from "../core/selectors.ts";
 import type { ResourceIdentity } from "../core/state.ts";
 import type { CollectorSettings } from "./resource-collector.ts";
+import { type ResourceInfo, shapeSettings } from "./shape-settings.ts";
 
 export interface CollectorPlan {
   /** `group/resource`: one collector per resource type. */
   key: string;
   identity: ResourceIdentity;
   statusSubresource: boolean;
+  /** What the CRD version's schema says (undefined without CRD discovery). */
+  detection: VersionDetection | undefined;
+  /** The decision from the schema and the objects learned from so far (undefined without CRD discovery). */
+  shape: DetectedShape | undefined;
   projection: ProjectionSettings;
   phases: string[];
+  stateValues: Record<string, string[]>;
   generationSource: ObservedGenerationSource;
+  readiness: ReadinessRules;
+  info: ResourceInfo;
   options: ResourceOptions;
   /**
-   * Equal fingerprints: the running collector can stay (the family rules are
-   * left out: a change of them only re-renders, see ResourceCollector.reselect).
+   * Equal fingerprints: the running collector can stay (what changes only
+   * how objects are judged or which families are rendered is left out: see
+   * `judging` and ResourceCollector.reselect).
    */
   fingerprint: string;
+  /** Equal: objects are judged the same way (readiness, generation source, phase rules, info). */
+  judging: string;
 }
+
+/** The decision for one CRD version: by default from its schema alone. */
+export type ShapeLookup = (crd: CrdSummary, version: VersionDetection) => DetectedShape;
+
+export const schemaOnly: ShapeLookup = (_crd, version) => decideWithSamples(version, noSamples);
 
 function selectorMatches(selector: ResourceSelector, crd: CrdSummary): boolean {
   if (selector.group !== undefined) {
@@ -42,66 +62,65 @@ function selectorMatches(selector: ResourceSelector, crd: CrdSummary): boolean {
   return true;
 }
 
-function path(dotted: string | undefined): string[] | undefined {
-  return dotted?.split(".");
-}
-
-function projectionFor(options: ResourceOptions, version: VersionSummary | undefined): ProjectionSettings {
-  // The schema decides what to look at unless the config says otherwise; a
-  // schemaless status is read at the conventional paths.
-  const open = version?.openStatus ?? true;
-  return {
-    ...defaultProjectionSettings,
-    conditionsPath: path(options.conditionsPath) ?? defaultProjectionSettings.conditionsPath,
-    observedGenerationPath:
-      path(options.observedGenerationPath) ?? defaultProjectionSettings.observedGenerationPath,
-    phasePath: path(options.phasePath) ?? (open || version?.phase ? ["status", "phase"] : undefined),
-    heartbeatPath: path(options.heartbeatField),
-    extraLabels: options.labels.map((l) => ({ key: l.key, name: l.name, from: l.from })),
-  };
-}
-
-/**
- * Where the lag's observed generation comes from: the status field when it is
- * configured or declared; the ready condition's own observedGeneration when
- * the schema is known and has no such field; either (status first) when the
- * status is schemaless or the CRD was not read.
- */
-function generationSourceFor(
-  options: ResourceOptions,
-  version: VersionSummary | undefined,
-): ObservedGenerationSource {
-  if (options.observedGenerationPath !== undefined || version?.observedGeneration) return "status";
-  if (version && !version.openStatus) return "condition";
-  return "status_or_condition";
+/** The override for a kind, if any: the first whose kind/resource and group match. */
+function overrideFor(
+  overrides: readonly KindOverride[],
+  crd: { group: string; kind: string; plural: string },
+): KindOverride | undefined {
+  return overrides.find(
+    (o) =>
+      (o.kind === undefined || o.kind === crd.kind) &&
+      (o.resource === undefined || o.resource === crd.plural) &&
+      (o.group === undefined || o.group === crd.group),
+  );
 }
 
 function plan(
   identity: ResourceIdentity,
-  version: VersionSummary | undefined,
+  detection: VersionDetection | undefined,
+  shape: DetectedShape | undefined,
   options: ResourceOptions,
 ): CollectorPlan {
-  const projection = projectionFor(options, version);
-  const statusSubresource = version?.statusSubresource ?? true;
-  const phases = version?.phaseEnum ?? [];
-  const generationSource = generationSourceFor(options, version);
-  const { metrics: _rules, ...watched } = options;
+  const statusSubresource = detection?.statusSubresource ?? true;
+  const open = detection?.openStatus ?? true;
+  const decided = shapeSettings(options, shape, open, statusSubresource);
+  const {
+    metrics: _rules,
+    readyCondition: _ready,
+    failedAfterSeconds: _failedAfter,
+    phaseResults: _phaseResults,
+    phaseTransitions: _transitions,
+    ...watched
+  } = options;
+  const { projection, phases, stateValues } = decided;
   return {
     key: `${identity.group}/${identity.resource}`,
     identity,
     statusSubresource,
-    projection,
-    phases,
-    generationSource,
+    detection,
+    shape,
+    ...decided,
     options,
-    fingerprint: JSON.stringify([identity, statusSubresource, projection, phases, generationSource, watched]),
+    fingerprint: JSON.stringify([identity, statusSubresource, projection, phases, stateValues, watched]),
+    judging: JSON.stringify([
+      decided.readiness,
+      decided.generationSource,
+      options.phaseTransitions ?? null,
+      decided.info,
+    ]),
   };
+}
+
+/** The same plan decided again with another shape (objects were learned from). */
+export function replan(previous: CollectorPlan, shape: DetectedShape): CollectorPlan {
+  return plan(previous.identity, previous.detection, shape, previous.options);
 }
 
 /** Plans for the CRDs that are established and selected. */
 export function planFromCrds(
   selectors: readonly ResourceSelector[],
   crds: Iterable<CrdSummary>,
+  shapeOf: ShapeLookup = schemaOnly,
 ): CollectorPlan[] {
   const plans: CollectorPlan[] = [];
   for (const crd of crds) {
@@ -114,13 +133,14 @@ export function planFromCrds(
       plan(
         {
           group: crd.group,
-          version: version.name,
+          version: version.version,
           kind: crd.kind,
           resource: crd.plural,
           namespaced: crd.namespaced,
         },
         version,
-        selector.options,
+        shapeOf(crd, version),
+        overrideFor(selector.overrides, crd)?.options ?? selector.options,
       ),
     );
   }
@@ -141,6 +161,7 @@ export function planStatic(selectors: readonly ResourceSelector[]): CollectorPla
           namespaced: s.namespaced as boolean,
         },
         undefined,
+        undefined,
         s.options,
       ),
     );
@@ -157,7 +178,15 @@ export function missingExplicit(
     .map((s) => `${s.resource ?? s.kind}.${s.group}`);
 }
 
-const dotted = (path: readonly string[] | undefined): string => path?.join(".") ?? "";
+/** The core's per-kind settings from a plan (how series are rendered is the collector's). */
+export function kindSettingsFor(plan: CollectorPlan): CollectorSettings["kind"] {
+  return {
+    projection: plan.projection,
+    readiness: plan.readiness,
+    generationSource: plan.generationSource,
+    phaseTransitions: plan.options.phaseTransitions,
+  };
+}
 
 /** A collector's settings from its plan, the prefix and the selected families. */
 export function settingsFor(
@@ -166,32 +195,20 @@ export function settingsFor(
   selection: FamilySelection,
 ): CollectorSettings {
   const o = plan.options;
-  const source = plan.generationSource;
   return {
     identity: plan.identity,
     statusSubresource: plan.statusSubresource,
-    kind: {
-      projection: plan.projection,
-      status: { readyCondition: o.readyCondition, failedAfterSeconds: o.failedAfterSeconds },
-      generations: { source, readyCondition: o.readyCondition },
-      phaseTransitions: o.phaseTransitions,
-    },
+    kind: kindSettingsFor(plan),
     mode: o.mode,
     selection,
     prefix,
     extraLabelNames: o.labels.map((l) => l.name),
     phaseEnum: plan.phases,
+    stateValues: plan.stateValues,
     maxReasons: o.maxReasons,
     maxSeries: o.maxSeries,
     namespaces: plan.identity.namespaced ? o.namespaces : [],
     labelSelector: o.labelSelector,
-    info: {
-      status_subresource: String(plan.statusSubresource),
-      conditions_path: dotted(plan.projection.conditionsPath),
-      observed_generation_path: source === "condition" ? "" : dotted(plan.projection.observedGenerationPath),
-      observed_generation_source: source,
-      phase_path: dotted(plan.projection.phasePath),
-      ready_condition: o.readyCondition,
-    },
+    info: plan.info,
   };
 }

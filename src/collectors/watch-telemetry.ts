@@ -34,6 +34,8 @@ export class WatchTelemetry {
   #lastError: string | undefined;
   /** Epoch seconds since when the watch of some scope has been down (undefined: all up). */
   #downSince: number | undefined;
+  /** The gauge values last written, so unchanged ones are not written again. */
+  readonly #shown = { objects: -1, series: -1 };
 
   constructor(
     identity: ResourceIdentity,
@@ -72,6 +74,18 @@ export class WatchTelemetry {
 
   syncedAll(scopes: readonly string[]): boolean {
     return scopes.every((s) => this.#synced.has(s));
+  }
+
+  /** Objects held and series rendered, after every event: the client library's set() is not free, so only changes are written. */
+  held(objects: number, series: number): void {
+    if (objects !== this.#shown.objects) {
+      this.#shown.objects = objects;
+      this.#metrics.objects.set(this.#labels, objects);
+    }
+    if (series !== this.#shown.series) {
+      this.#shown.series = series;
+      this.#metrics.series.set(this.#labels, series);
+    }
   }
 
   /** A full list of `scope` finished. */

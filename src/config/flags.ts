@@ -25,6 +25,10 @@ export interface Flags {
   auditTokenFile: string | undefined;
   auditClientCa: string | undefined;
   webConfigFile: string | undefined;
+  shard: string | undefined;
+  totalShards: string | undefined;
+  pod: string | undefined;
+  podNamespace: string | undefined;
   /** Validate this configuration file and exit. */
   checkConfig: string | undefined;
   help: boolean;
@@ -72,6 +76,12 @@ Flags:
   --audit-token-file PATH  bearer token the apiserver's webhook must present
   --audit-client-ca PATH   or: CA of the client certificate it must present
   --web-config-file PATH   serve /metrics over HTTPS as this exporter-toolkit web configuration says
+  --shard N, --total-shards M
+                           keep, export and trace only the objects whose uid hashes to shard N of M
+                           (FNV-1a 64 and jump hashing, as kube-state-metrics shards)
+  --pod NAME, --pod-namespace NAMESPACE
+                           or: this process is StatefulSet pod NAME (e.g. from the downward API): shard =
+                           its ordinal, shards = the StatefulSet's replicas, followed as it scales
   --version                print the version and exit
   -h, --help               print this help and exit
 
@@ -135,6 +145,10 @@ export function parseFlags(argv: string[]): Flags {
         "audit-token-file": { type: "string" },
         "audit-client-ca": { type: "string" },
         "web-config-file": { type: "string" },
+        shard: { type: "string" },
+        "total-shards": { type: "string" },
+        pod: { type: "string" },
+        "pod-namespace": { type: "string" },
         "check-config": { type: "string" },
         help: { type: "boolean", short: "h", default: false },
         version: { type: "boolean", default: false },
@@ -163,6 +177,10 @@ export function parseFlags(argv: string[]): Flags {
       auditTokenFile: values["audit-token-file"],
       auditClientCa: values["audit-client-ca"],
       webConfigFile: values["web-config-file"],
+      shard: values.shard,
+      totalShards: values["total-shards"],
+      pod: values.pod,
+      podNamespace: values["pod-namespace"],
       checkConfig: values["check-config"],
       help: values.help ?? false,
       version: values.version ?? false,
@@ -214,5 +232,13 @@ export function flagOverrides(flags: Flags): Record<string, unknown> {
   set(audit, "bearerTokenFile", flags.auditTokenFile);
   set(audit, "clientCaFile", flags.auditClientCa);
   if (Object.keys(audit).length > 0) out.auditReceiver = audit;
+  // Numbers stay text when they are not whole numbers, so validation names what was given.
+  const whole = (text: string | undefined): unknown => (text && /^\d+$/.test(text) ? Number(text) : text);
+  const sharding: Record<string, unknown> = {};
+  set(sharding, "shard", whole(flags.shard));
+  set(sharding, "totalShards", whole(flags.totalShards));
+  set(sharding, "pod", flags.pod);
+  set(sharding, "podNamespace", flags.podNamespace);
+  if (Object.keys(sharding).length > 0) out.sharding = sharding;
   return out;
 }

@@ -1,13 +1,30 @@
 // The configuration as the rest of the program sees it, after validation and
 // defaults. The YAML shape is documented in config.example.yaml.
 import { type FamilyRules, noFamilyRules } from "../core/family-selection.ts";
+import type { MappedPhaseResult } from "../core/phase-result.ts";
 import { defaultStatusPage, type StatusPageConfig } from "./status-page.ts";
 
 export interface LabelMapping {
-  from: "label" | "annotation";
+  /** path: a scalar field of the object (kube-state-metrics' labelsFromPath). */
+  from: "label" | "annotation" | "path";
+  /** The label or annotation key, or the dotted path. */
   key: string;
   /** Prometheus label name. */
   name: string;
+}
+
+/** A string field exported as a state set (cr_state), optionally part of readiness. */
+export interface StateOption {
+  /** The `field` label value. */
+  name: string;
+  /** Dotted path from the object root. */
+  path: string;
+  /** The fixed values (e.g. the CRD's enum); undefined: the CRD's enum where detected, else learned. */
+  values: string[] | undefined;
+  /** Values that mean ready (empty: the field does not gate readiness). */
+  ready: string[];
+  /** Values that turn cr_status Failed once held for failedAfter. */
+  failed: string[];
 }
 
 /** Per-resource options; every field is optional in the file. */
@@ -19,8 +36,17 @@ export interface ResourceOptions {
   observedGenerationPath: string | undefined;
   phasePath: string | undefined;
   heartbeatField: string | undefined;
-  readyCondition: string;
+  /** undefined: detected per kind (Ready, then Succeeded, then Available; see core/detect.ts). */
+  readyCondition: string | undefined;
   failedAfterSeconds: number;
+  /** Phase → result for cr_status (and tracing); undefined: the default table, for kinds without a readiness condition. */
+  phaseResults: Record<string, MappedPhaseResult> | undefined;
+  /** Dotted path of a suspend switch; undefined: detected (spec.suspend, else spec.paused, when a boolean). */
+  suspendPath: string | undefined;
+  /** An annotation whose value "true"/"on" suspends the object (crossplane.io/paused, cnpg.io/hibernation). */
+  suspendAnnotation: string | undefined;
+  /** undefined: the well-known state fields detected (Argo CD's health and sync); [] none. */
+  states: StateOption[] | undefined;
   labels: LabelMapping[];
   maxReasons: number;
   phaseTransitions: Record<string, string[]> | undefined;
@@ -28,6 +54,16 @@ export interface ResourceOptions {
   maxSeries: number;
   /** Which families this resource exports, refining the global `metrics` rules. */
   metrics: FamilyRules;
+}
+
+/** Options for some kinds of a discovery entry (`kinds:`), merged over the entry's. */
+export interface KindOverride {
+  kind: string | undefined;
+  resource: string | undefined;
+  /** undefined: any group the entry selects. */
+  group: string | undefined;
+  /** The entry's options with the override's on top. */
+  options: ResourceOptions;
 }
 
 /** Selects resource types: explicitly, or by discovering CRDs. */
@@ -48,6 +84,8 @@ export interface ResourceSelector {
   /** Discovery: label selector on the CRD objects. */
   crdSelector: string | undefined;
   options: ResourceOptions;
+  /** Discovery: per-kind options (first match wins). */
+  overrides: KindOverride[];
 }
 
 export interface TracingConfig {
@@ -62,6 +100,15 @@ export interface TracingConfig {
   leaseNamespace: string | undefined;
   leaseName: string | undefined;
 }
+
+/**
+ * Which objects this process keeps, renders and traces (off when undefined):
+ * a fixed shard, or the shard of a StatefulSet pod (ordinal from the pod's
+ * name, shard count from the StatefulSet's replicas, followed as it scales).
+ */
+export type ShardingConfig =
+  | { kind: "fixed"; shard: number; total: number }
+  | { kind: "statefulset"; pod: string; podNamespace: string };
 
 /** The sidecar API proxy that counts the operator's status writes (off when undefined). */
 export interface ApiProxyConfig {
@@ -103,6 +150,7 @@ export interface Config {
   /** Who may read /metrics: anyone who can connect, or whom Kubernetes RBAC allows (needs HTTPS). */
   metricsAuth: "none" | "kubernetes";
   statusPage: StatusPageConfig;
+  sharding: ShardingConfig | undefined;
 }
 
 export const defaultResourceOptions: ResourceOptions = {
@@ -112,8 +160,12 @@ export const defaultResourceOptions: ResourceOptions = {
   observedGenerationPath: undefined,
   phasePath: undefined,
   heartbeatField: undefined,
-  readyCondition: "Ready",
+  readyCondition: undefined,
   failedAfterSeconds: 300,
+  phaseResults: undefined,
+  states: undefined,
+  suspendPath: undefined,
+  suspendAnnotation: undefined,
   labels: [],
   maxReasons: 20,
   phaseTransitions: undefined,
@@ -140,6 +192,7 @@ export const defaultConfig: Config = {
       categories: [],
       crdSelector: undefined,
       options: defaultResourceOptions,
+      overrides: [],
     },
   ],
   tracing: {
@@ -156,4 +209,5 @@ export const defaultConfig: Config = {
   webConfigFile: undefined,
   metricsAuth: "none",
   statusPage: defaultStatusPage,
+  sharding: undefined,
 };

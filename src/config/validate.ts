@@ -6,6 +6,7 @@ import { familyRules } from "./metrics-rules.ts";
 import { type Config, defaultConfig, type ResourceSelector } from "./schema.ts";
 import { statusPageConfig } from "./status-page.ts";
 import { dns1123, prefixPattern, selector } from "./validate-resources.ts";
+import { sharding } from "./validate-sharding.ts";
 import { apiProxy, auditReceiver } from "./validate-status-writes.ts";
 import { checkWatchTotal } from "./watch-limits.ts";
 
@@ -36,6 +37,7 @@ export function validateConfig(input: unknown): Config {
     "metricsAuth",
     "statusPage",
     "metrics",
+    "sharding",
   ]);
   if (!raw) throw new ConfigError(c.problems);
   const metricPrefix =
@@ -105,7 +107,15 @@ export function validateConfig(input: unknown): Config {
     metricsAuth:
       c.oneOf("metricsAuth", raw.metricsAuth, ["none", "kubernetes"] as const) ?? defaultConfig.metricsAuth,
     statusPage: statusPageConfig(c, raw.statusPage),
+    sharding: sharding(c, raw.sharding),
   };
+  if (config.sharding?.kind === "statefulset" && tracing.leaseName !== undefined) {
+    c.fail(
+      "tracing.leaseName",
+      "no Lease with StatefulSet sharding (each pod is the only one of its shard and emits its own objects' spans)",
+      tracing.leaseName,
+    );
+  }
   if (c.problems.length > 0) throw new ConfigError(c.problems);
   return config;
 }

@@ -133,6 +133,7 @@ export const fixedFamilySuffixes = {
   configHash: "exporter_config_hash",
   buildInfo: "exporter_build_info",
   scrapeDuration: "exporter_scrape_duration_seconds",
+  shards: "exporter_shards",
   statusUpdateRequests: "status_update_requests_total",
   statusUpdateFailures: "status_update_failures_total",
   statusUpdateRequestDuration: "status_update_request_duration_seconds",

@@ -17,8 +17,10 @@ export const inputs = [
   "lag",
   "requestedAt",
   "phase",
+  "states",
   "summary",
   "deletion",
+  "suspended",
   "heartbeat",
   "statusWrites",
   "noopWrites",
@@ -36,7 +38,6 @@ export function inputMask(list: readonly Input[]): number {
 /** What the series count of one object depends on (for the cost formulas). */
 export interface ObjectShape {
   conditions: number;
-  conditionsWithTime: number;
   conditionsWithReason: number;
   /** Conditions carrying observedGeneration on an object that has metadata.generation. */
   conditionsWithGeneration: number;
@@ -46,7 +47,10 @@ export interface ObjectShape {
   lagKnown: boolean;
   requestedAtKnown: boolean;
   phase: boolean;
+  /** Configured state fields set on the object. */
+  states: number;
   terminating: boolean;
+  suspended: boolean;
   heartbeat: boolean;
 }
 
@@ -79,11 +83,11 @@ const objectFamilySpecs = {
   conditionLastTransition: {
     suffix: "condition_last_transition_timestamp_seconds",
     type: "gauge",
-    help: "lastTransitionTime of each condition as Unix seconds.",
+    help: "lastTransitionTime of each condition as Unix seconds (without one: when the exporter first saw its status).",
     labels: ["type"],
     inputs: ["conditionTime"],
     defaultSet: true,
-    cost: { formula: "1 per condition with lastTransitionTime", series: (s) => s.conditionsWithTime },
+    cost: { formula: "1 per condition", series: (s) => s.conditions },
   },
   conditionReason: {
     suffix: "condition_reason",
@@ -151,6 +155,15 @@ const objectFamilySpecs = {
     defaultSet: true,
     cost: { formula: "1 when status.phase is set", series: (s) => one(s.phase) },
   },
+  state: {
+    suffix: "state",
+    type: "gauge",
+    help: "1 for each configured state field (states, e.g. Argo CD health and sync), labelled with its current value (bounded per field).",
+    labels: ["field", "value"],
+    inputs: ["states"],
+    defaultSet: true,
+    cost: { formula: "1 per state field set", series: (s) => s.states },
+  },
   status: {
     suffix: "status",
     type: "gauge",
@@ -169,6 +182,15 @@ const objectFamilySpecs = {
     defaultSet: true,
     cost: { formula: "1 while terminating", series: (s) => one(s.terminating) },
   },
+  suspended: {
+    suffix: "suspended",
+    type: "gauge",
+    help: "1 while the object is suspended (spec.suspend, spec.paused or the configured equivalent).",
+    labels: [],
+    inputs: ["suspended"],
+    defaultSet: true,
+    cost: { formula: "1 while suspended", series: (s) => one(s.suspended) },
+  },
   heartbeat: {
     suffix: "heartbeat_timestamp_seconds",
     type: "gauge",
@@ -181,7 +203,7 @@ const objectFamilySpecs = {
   statusUpdates: {
     suffix: "status_updates_total",
     type: "counter",
-    help: "Status writes that changed conditions, phase, observedGeneration or heartbeat.",
+    help: "Status writes that changed the status (volatile timestamps such as heartbeats aside).",
     labels: [],
     inputs: ["statusWrites"],
     defaultSet: true,
@@ -190,7 +212,7 @@ const objectFamilySpecs = {
   noopUpdates: {
     suffix: "status_noop_updates_total",
     type: "counter",
-    help: "Writes that changed the resourceVersion but nothing meaningful.",
+    help: "Status writes that changed nothing but volatile timestamps (heartbeats, lastUpdateTime-like stamps).",
     labels: [],
     inputs: ["noopWrites"],
     defaultSet: true,
@@ -199,7 +221,7 @@ const objectFamilySpecs = {
   specGenerationChanges: {
     suffix: "spec_generation_changes_total",
     type: "counter",
-    help: "Changes of metadata.generation seen.",
+    help: "Spec changes seen (metadata.generation bumps whose spec changed).",
     labels: [],
     inputs: ["generationChanges"],
     defaultSet: false,

@@ -1,30 +1,28 @@
 // Generation bookkeeping: which observed generation a kind's lag is measured
-// against, and when the current generation was requested. Pure.
-import type { ConditionState, ObjectState } from "./state.ts";
+// against, when a generation began by the server's clock, and when the
+// current generation was requested. Pure.
+import { findCondition } from "./readiness.ts";
+import type { ObjectState } from "./state.ts";
 
 /**
  * Where the observed generation comes from, per resource:
  * - `status`: the observedGeneration path (declared in the CRD schema, or configured);
- * - `condition`: the ready condition's own observedGeneration (the schema has conditions but no top-level field);
+ * - `condition`: the ready condition's own observedGeneration (the schema has conditions but no object-level field);
  * - `status_or_condition`: the status path when the object has it, else the ready condition (schemaless status).
  */
 export type ObservedGenerationSource = "status" | "condition" | "status_or_condition";
 
 export interface GenerationSettings {
   source: ObservedGenerationSource;
-  readyCondition: string;
-}
-
-export function findCondition(state: ObjectState, type: string): ConditionState | undefined {
-  for (const c of state.conditions) if (c.type === type) return c;
-  return undefined;
+  /** The readiness condition, whose own observedGeneration stands in for the object's (undefined: none). */
+  readyCondition: string | undefined;
 }
 
 /** The observed generation the lag is measured against, or undefined when the object gives none. */
 export function observedGenerationOf(state: ObjectState, settings: GenerationSettings): number | undefined {
   if (settings.source !== "condition" && state.observedGeneration !== undefined)
     return state.observedGeneration;
-  if (settings.source === "status") return undefined;
+  if (settings.source === "status" || settings.readyCondition === undefined) return undefined;
   return findCondition(state, settings.readyCondition)?.observedGeneration;
 }
 
@@ -35,24 +33,48 @@ export function generationLag(state: ObjectState, settings: GenerationSettings):
   return Math.max(0, state.generation - observed);
 }
 
+/** When a generation began by the server's clock, and which of its times says so. */
+export interface GenerationStart {
+  /** Epoch seconds. */
+  at: number;
+  source: "creation_timestamp" | "spec_change";
+}
+
+/**
+ * When `generation` began: creationTimestamp for the first, the newest spec
+ * write in managedFields for later ones. Server times, so a restarted exporter
+ * finds the same start; undefined when the object has neither. Metrics (the
+ * requested timestamp, the reconcile histogram) and spans (a generation's
+ * root) both start here.
+ */
+export function generationStart(
+  state: ObjectState,
+  generation = state.generation,
+): GenerationStart | undefined {
+  if (generation === 1 && state.creationTimestamp !== undefined)
+    return { at: state.creationTimestamp, source: "creation_timestamp" };
+  if (state.specChangedAt !== undefined) return { at: state.specChangedAt, source: "spec_change" };
+  return undefined;
+}
+
 /** What the exporter remembers about an object between changes, beyond its projected state. */
 export interface ObjectMemory {
   /** The generation `requestedAt` belongs to. */
   generation: number | undefined;
   /** Epoch seconds at which that generation was requested, when known. */
   requestedAt: number | undefined;
-  /** Ready=True was already seen once (time to ready is observed only for the first). */
+  /** The ready condition was already seen in its desired status once (time to ready is observed only for the first). */
   readySeen: boolean;
 }
 
 export const emptyMemory: ObjectMemory = { generation: undefined, requestedAt: undefined, readySeen: false };
 
 /**
- * When the current generation was requested: the last spec write recorded in
- * managedFields (survives exporter restarts), creation for generation 1, the
- * observation time when the generation changed while watched, or — for an
- * object first seen already waiting — the first sight (a lower bound).
- * Unknown for an object first seen caught up without managedFields.
+ * When the current generation was requested: its start by the server's clock
+ * (generationStart), else the observation time when the generation changed
+ * while watched, or — for an object first seen already waiting — the first
+ * sight (a lower bound). Unknown for an object first seen caught up without
+ * managedFields.
  */
 export function requestTime(
   previous: ObjectMemory | undefined,
@@ -61,8 +83,8 @@ export function requestTime(
   now: number,
 ): number | undefined {
   if (state.generation === undefined) return undefined;
-  if (state.generation === 1 && state.creationTimestamp !== undefined) return state.creationTimestamp;
-  if (state.specChangedAt !== undefined) return state.specChangedAt;
+  const start = generationStart(state);
+  if (start) return start.at;
   if (previous && previous.generation === state.generation)
     return previous.requestedAt ?? (lagging ? now : undefined);
   if (previous?.generation !== undefined) return now;

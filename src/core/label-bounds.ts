@@ -8,6 +8,9 @@
 // get their own values again. One instance per kind, owned by its collector
 // and passed explicitly to the pure core, which holds and releases through
 // object-update.ts (every entry keeps the labels it holds).
+import { sameReasons, sameStates } from "./entry-diff.ts";
+import type { ObjectState } from "./state.ts";
+
 export const otherLabelValue = "other";
 
 export class LabelBound {
@@ -56,28 +59,95 @@ export class LabelBound {
 export interface KindLearning {
   phases: LabelBound;
   reasons: LabelBound;
+  /** Per state field (by name): its declared values, else learned like phases. */
+  states: ReadonlyMap<string, LabelBound>;
 }
 
 /** At most this many distinct phases held per kind without a declared enum. */
 export const maxLearnedPhases = 20;
 
-export function newKindLearning(init: { phaseEnum: readonly string[]; maxReasons: number }): KindLearning {
+export function newKindLearning(init: {
+  phaseEnum: readonly string[];
+  maxReasons: number;
+  /** Declared values per state field name (empty: learned). */
+  stateValues?: Readonly<Record<string, readonly string[]>>;
+}): KindLearning {
+  const states = new Map<string, LabelBound>();
+  for (const [name, values] of Object.entries(init.stateValues ?? {}))
+    states.set(name, new LabelBound(maxLearnedPhases, values));
   return {
     phases: new LabelBound(maxLearnedPhases, init.phaseEnum),
     reasons: new LabelBound(init.maxReasons),
+    states,
   };
 }
 
-/** The bounded label values one entry holds: its phase, and the reason of each condition ("" for none). */
+/**
+ * The bounded label values one entry holds: its phase, the reason of each
+ * condition ("" for none), and each state field's name and value.
+ */
 export interface HeldLabels {
   phase: string | undefined;
   reasons: readonly string[];
+  states: readonly (readonly [field: string, value: string])[];
 }
 
-export const noHeldLabels: HeldLabels = Object.freeze({ phase: undefined, reasons: Object.freeze([]) });
+export const noHeldLabels: HeldLabels = Object.freeze({
+  phase: undefined,
+  reasons: Object.freeze([]),
+  states: Object.freeze([]),
+});
+
+/** The bound of a state field: its declared values, else bounded like phases. */
+export function stateBound(learning: KindLearning, field: string): LabelBound {
+  let bound = learning.states.get(field);
+  if (!bound) {
+    bound = new LabelBound(maxLearnedPhases);
+    (learning.states as Map<string, LabelBound>).set(field, bound);
+  }
+  return bound;
+}
 
 /** Gives back everything an entry holds (it changed, or the object is gone). */
 export function releaseLabels(learning: KindLearning, held: HeldLabels): void {
   if (held.phase !== undefined) learning.phases.release(held.phase);
   for (const reason of held.reasons) if (reason !== "") learning.reasons.release(reason);
+  for (const [field, value] of held.states) stateBound(learning, field).release(value);
+}
+
+/**
+ * The bounded labels for `state`: those `from` holds where its phase,
+ * reasons and state fields are unchanged; else `from`'s are released first (its own value
+ * frees its place) and the new ones held.
+ */
+export function holdLabels(
+  learning: KindLearning,
+  from: { state: ObjectState; labels: HeldLabels } | undefined,
+  state: ObjectState,
+  withReasons: boolean,
+): HeldLabels {
+  const before = from?.labels ?? noHeldLabels;
+  if (from?.state === state) return before;
+  const phaseKept = from !== undefined && from.state.phase === state.phase;
+  const reasonsKept = from !== undefined && sameReasons(from.state.conditions, state.conditions);
+  const statesKept = from !== undefined && sameStates(from.state, state);
+  if (phaseKept && reasonsKept && statesKept) return before;
+  let phase = before.phase;
+  if (!phaseKept) {
+    if (before.phase !== undefined) learning.phases.release(before.phase);
+    phase = state.phase === undefined ? undefined : learning.phases.hold(state.phase);
+  }
+  let reasons = before.reasons;
+  if (!reasonsKept) {
+    for (const reason of before.reasons) if (reason !== "") learning.reasons.release(reason);
+    reasons = withReasons
+      ? state.conditions.map((c) => (c.reason === "" ? "" : learning.reasons.hold(c.reason)))
+      : [];
+  }
+  let states = before.states;
+  if (!statesKept) {
+    for (const [field, value] of before.states) stateBound(learning, field).release(value);
+    states = state.states.map((s) => [s.name, stateBound(learning, s.name).hold(s.value)] as const);
+  }
+  return { phase, reasons, states };
 }

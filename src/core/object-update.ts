@@ -2,12 +2,27 @@
 // transitions, histogram observations and what tracing needs. No I/O, no
 // clock of its own, no state beyond its arguments; the kind's learned label
 // sets are passed in by their one owner (the collector).
-import { inputBit, type ObjectShape } from "./catalog.ts";
-import { type GenerationSettings, generationLag, type ObjectMemory, requestTime } from "./generations.ts";
-import { type StatusResult, type StatusSettings, summarizeStatus } from "./kstatus.ts";
-import { type HeldLabels, type KindLearning, noHeldLabels, otherLabelValue } from "./label-bounds.ts";
+import type { ObjectShape } from "./catalog.ts";
+import { rememberTimes } from "./condition-times.ts";
+import { changedInputs } from "./entry-diff.ts";
+import {
+  type GenerationSettings,
+  generationLag,
+  type ObjectMemory,
+  type ObservedGenerationSource,
+  requestTime,
+} from "./generations.ts";
+import { type StatusResult, summarizeStatus } from "./kstatus.ts";
+import {
+  type HeldLabels,
+  holdLabels,
+  type KindLearning,
+  noHeldLabels,
+  otherLabelValue,
+} from "./label-bounds.ts";
 import { noObservations, type Observations, observe } from "./observations.ts";
 import { type ProjectionSettings, projectObject } from "./project.ts";
+import { isReady, type ReadinessRules } from "./readiness.ts";
 import {
   type KindRender,
   type ObjectCounters,
@@ -15,14 +30,16 @@ import {
   renderSeries,
   zeroCounters,
 } from "./render.ts";
-import type { ConditionState, ObjectState, Transition } from "./state.ts";
+import type { ObjectState, Transition } from "./state.ts";
+import { appendTransitions, emptyRing, type TransitionRecord } from "./transition-ring.ts";
 import { diffStates } from "./transitions.ts";
 
 /** Everything per resource type that turns raw objects into entries. */
 export interface KindSettings {
   projection: ProjectionSettings;
-  status: StatusSettings;
-  generations: GenerationSettings;
+  /** The one readiness model's rules for this kind: cr_status, histograms and spans follow them. */
+  readiness: ReadinessRules;
+  generationSource: ObservedGenerationSource;
   /** Allowed phase moves (`from` → allowed `to`s); undefined = not checked. */
   phaseTransitions: Readonly<Record<string, readonly string[]>> | undefined;
   /** How per-object series are rendered; undefined in aggregate mode (no per-object series). */
@@ -41,6 +58,12 @@ export interface ObjectEntry {
   labels: HeldLabels;
   /** undefined in aggregate mode, or when the series cap left this object out. */
   series: ObjectSeries | undefined;
+  /**
+   * What changed while this process watched the object, newest last (bounded:
+   * see transition-ring.ts), for the status page. It starts empty at first
+   * sight: what the object was then is its state, not a change.
+   */
+  ring: readonly TransitionRecord[];
 }
 
 export interface Change {
@@ -54,6 +77,13 @@ export interface Change {
   trace: { previous: ObjectState | undefined; current: ObjectState } | undefined;
 }
 
+/** Where the lag's observed generation comes from, for this kind. */
+export function generationSettings(
+  kind: Pick<KindSettings, "readiness" | "generationSource">,
+): GenerationSettings {
+  return { source: kind.generationSource, readyCondition: kind.readiness.readyCondition };
+}
+
 function resourceVersionOf(raw: unknown): string | undefined {
   const rv = (raw as { metadata?: { resourceVersion?: unknown } } | null)?.metadata?.resourceVersion;
   return typeof rv === "string" && rv !== "" ? rv : undefined;
@@ -65,7 +95,7 @@ function count(counters: ObjectCounters, transitions: readonly Transition[], kno
     if (t.kind === "statusWrite") {
       if (t.noop) noopUpdates++;
       else statusUpdates++;
-    } else if (t.kind === "generation" && known) {
+    } else if (t.kind === "generation" && known && t.specChanged) {
       generationChanges++;
     } else if (t.kind === "condition" && t.from !== undefined && t.to !== undefined) {
       const key = `${t.type}\u0000${t.to}`;
@@ -94,94 +124,6 @@ function illegalMoves(
     if (!table[t.from]?.includes(t.to)) out.push({ from: named(t.from), to: named(t.to) });
   }
   return out;
-}
-
-function sameExtraLabels(a: ObjectState, b: ObjectState): boolean {
-  for (const name in b.extraLabels) if (a.extraLabels[name] !== b.extraLabels[name]) return false;
-  return true;
-}
-
-/** Which render inputs differ between two entries (a bit set over catalog inputs). */
-export function changedInputs(previous: ObjectEntry | undefined, next: ObjectEntry): number {
-  if (!previous) return -1;
-  const a = previous.state;
-  const b = next.state;
-  let changed = 0;
-  if (!sameExtraLabels(a, b)) changed |= inputBit.identity;
-  const conditionBits =
-    inputBit.conditionStatus |
-    inputBit.conditionTime |
-    inputBit.conditionReason |
-    inputBit.conditionGeneration;
-  if (a.conditions.length !== b.conditions.length) changed |= conditionBits;
-  else {
-    for (let i = 0; i < b.conditions.length; i++) {
-      const x = a.conditions[i];
-      const y = b.conditions[i];
-      if (!x || !y || x.type !== y.type) {
-        changed |= conditionBits;
-        break;
-      }
-      if (x.status !== y.status) changed |= inputBit.conditionStatus;
-      if (x.lastTransitionTime !== y.lastTransitionTime) changed |= inputBit.conditionTime;
-      if (x.reason !== y.reason) changed |= inputBit.conditionReason;
-      if (x.observedGeneration !== y.observedGeneration) changed |= inputBit.conditionGeneration;
-    }
-  }
-  if (a.generation !== b.generation) changed |= inputBit.generation;
-  if (a.observedGeneration !== b.observedGeneration) changed |= inputBit.observedGeneration;
-  if (previous.lag !== next.lag) changed |= inputBit.lag;
-  if (previous.memory.requestedAt !== next.memory.requestedAt) changed |= inputBit.requestedAt;
-  if (a.phase !== b.phase) changed |= inputBit.phase;
-  if (previous.summary !== next.summary) changed |= inputBit.summary;
-  if (a.deletionTimestamp !== b.deletionTimestamp) changed |= inputBit.deletion;
-  if (a.heartbeat !== b.heartbeat) changed |= inputBit.heartbeat;
-  const c = previous.counters;
-  const d = next.counters;
-  if (c.statusUpdates !== d.statusUpdates) changed |= inputBit.statusWrites;
-  if (c.noopUpdates !== d.noopUpdates) changed |= inputBit.noopWrites;
-  if (c.generationChanges !== d.generationChanges) changed |= inputBit.generationChanges;
-  if (c.transitions !== d.transitions) changed |= inputBit.conditionTransitions;
-  return changed;
-}
-
-function sameReasons(a: readonly ConditionState[], b: readonly ConditionState[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) {
-    if (a[i]?.type !== b[i]?.type || a[i]?.reason !== b[i]?.reason) return false;
-  }
-  return true;
-}
-
-/**
- * The bounded labels for `state`: those `from` holds where its phase and
- * reasons are unchanged; else `from`'s are released first (its own value
- * frees its place) and the new ones held.
- */
-function holdLabels(
-  learning: KindLearning,
-  from: ObjectEntry | undefined,
-  state: ObjectState,
-  withReasons: boolean,
-): HeldLabels {
-  const before = from?.labels ?? noHeldLabels;
-  if (from?.state === state) return before;
-  const phaseKept = from !== undefined && from.state.phase === state.phase;
-  const reasonsKept = from !== undefined && sameReasons(from.state.conditions, state.conditions);
-  if (phaseKept && reasonsKept) return before;
-  let phase = before.phase;
-  if (!phaseKept) {
-    if (before.phase !== undefined) learning.phases.release(before.phase);
-    phase = state.phase === undefined ? undefined : learning.phases.hold(state.phase);
-  }
-  let reasons = before.reasons;
-  if (!reasonsKept) {
-    for (const reason of before.reasons) if (reason !== "") learning.reasons.release(reason);
-    reasons = withReasons
-      ? state.conditions.map((c) => (c.reason === "" ? "" : learning.reasons.hold(c.reason)))
-      : [];
-  }
-  return { phase, reasons };
 }
 
 /**
@@ -213,6 +155,7 @@ function withSeries(
 /**
  * Applies one observed version of an object. Throws ProjectionError (from
  * projectObject) only for an object without identity; the caller counts it.
+ * `listedAtStart`: the object comes from the exporter's first list of the kind.
  */
 export function applyChange(
   previous: ObjectEntry | undefined,
@@ -220,6 +163,7 @@ export function applyChange(
   kind: KindSettings,
   learning: KindLearning,
   now: number,
+  listedAtStart = false,
 ): Change {
   if (previous && resourceVersionOf(raw) === previous.state.resourceVersion) {
     return {
@@ -232,19 +176,20 @@ export function applyChange(
     };
   }
   const state = projectObject(raw, kind.projection);
+  rememberTimes(previous?.state, state, now, listedAtStart);
   const transitions = diffStates(previous?.state, state, now);
   const counters = count(previous?.counters ?? zeroCounters, transitions, previous !== undefined);
-  const lag = generationLag(state, kind.generations);
-  const ready = state.conditions.find((c) => c.type === kind.generations.readyCondition);
+  const lag = generationLag(state, generationSettings(kind));
   const memory: ObjectMemory = {
     generation: state.generation,
     requestedAt: requestTime(previous?.memory, state, lag !== undefined && lag > 0, now),
-    readySeen: (previous?.memory.readySeen ?? false) || ready?.status === "True",
+    readySeen: (previous?.memory.readySeen ?? false) || isReady(state, kind.readiness),
   };
-  const summary = summarizeStatus(state, kind.status, now);
+  const summary = summarizeStatus(state, kind.readiness, now);
+  const ring = previous ? appendTransitions(previous.ring, transitions) : emptyRing;
   const entry = withSeries(
     previous,
-    { state, counters, memory, lag, summary: summary.result, changesAt: summary.changesAt },
+    { state, counters, memory, lag, summary: summary.result, changesAt: summary.changesAt, ring },
     kind,
     learning,
   );
@@ -260,7 +205,7 @@ export function applyChange(
           transitions,
           requestedAt: memory.requestedAt,
           readySeen: previous?.memory.readySeen ?? false,
-          readyCondition: kind.generations.readyCondition,
+          readiness: kind.readiness,
           now,
         })
       : noObservations,
@@ -276,11 +221,32 @@ export function refreshSummary(
   learning: KindLearning,
   now: number,
 ): ObjectEntry {
-  const summary = summarizeStatus(entry.state, kind.status, now);
+  const summary = summarizeStatus(entry.state, kind.readiness, now);
   if (summary.result === entry.summary && summary.changesAt === entry.changesAt) return entry;
   return withSeries(
     entry,
     { ...entry, summary: summary.result, changesAt: summary.changesAt },
+    kind,
+    learning,
+  );
+}
+
+/**
+ * The kind's readiness rules or generation source changed (detection decided
+ * from objects, or a reload): summary and lag judged again from what is
+ * stored, and rendered from scratch.
+ */
+export function rejudge(
+  entry: ObjectEntry,
+  kind: KindSettings,
+  learning: KindLearning,
+  now: number,
+): ObjectEntry {
+  const lag = generationLag(entry.state, generationSettings(kind));
+  const summary = summarizeStatus(entry.state, kind.readiness, now);
+  return withSeries(
+    undefined,
+    { ...entry, lag, summary: summary.result, changesAt: summary.changesAt },
     kind,
     learning,
   );
@@ -294,17 +260,14 @@ export function rerender(entry: ObjectEntry, kind: KindSettings, learning: KindL
 /** What an entry's series count depends on (see the catalog's cost formulas). */
 export function shapeOf(entry: ObjectEntry): ObjectShape {
   const s = entry.state;
-  let conditionsWithTime = 0;
   let conditionsWithReason = 0;
   let conditionsWithGeneration = 0;
   for (const c of s.conditions) {
-    if (c.lastTransitionTime !== undefined) conditionsWithTime++;
     if (c.reason !== "") conditionsWithReason++;
     if (c.observedGeneration !== undefined && s.generation !== undefined) conditionsWithGeneration++;
   }
   return {
     conditions: s.conditions.length,
-    conditionsWithTime,
     conditionsWithReason,
     conditionsWithGeneration,
     generation: s.generation !== undefined,
@@ -312,7 +275,9 @@ export function shapeOf(entry: ObjectEntry): ObjectShape {
     lagKnown: entry.lag !== undefined,
     requestedAtKnown: entry.memory.requestedAt !== undefined,
     phase: s.phase !== undefined,
+    states: s.states.length,
     terminating: s.deletionTimestamp !== undefined,
+    suspended: s.suspended,
     heartbeat: s.heartbeat !== undefined,
   };
 }
@@ -337,5 +302,6 @@ export function shapeOfState(state: ObjectState, generations: GenerationSettings
     changesAt: undefined,
     labels: noHeldLabels,
     series: undefined,
+    ring: emptyRing,
   });
 }

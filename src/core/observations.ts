@@ -1,8 +1,7 @@
 // Histogram observations implied by one change of an object. Pure:
 // timestamps come from the object where the API gives them (so results
 // survive exporter restarts), else from `now`.
-import { findCondition } from "./generations.ts";
-import { isReconciled } from "./kstatus.ts";
+import { findCondition, isReady, isReconciled, type ReadinessRules } from "./readiness.ts";
 import type { ObjectState, Transition } from "./state.ts";
 
 export interface Observations {
@@ -24,14 +23,14 @@ export interface ObservationInput {
   transitions: readonly Transition[];
   /** When the next state's generation was requested (see generations.ts). */
   requestedAt: number | undefined;
-  /** Ready=True had been seen before this change. */
+  /** The object had been ready before this change (see isReady). */
   readySeen: boolean;
-  readyCondition: string;
+  readiness: ReadinessRules;
   now: number;
 }
 
 export function observe(input: ObservationInput): Observations {
-  const { previous, next, readyCondition, now } = input;
+  const { previous, next, readiness, now } = input;
   const stateDurations: Observations["stateDurations"] = [];
   for (const t of input.transitions) {
     if (t.kind !== "condition" || t.from === undefined || t.since === undefined) continue;
@@ -39,27 +38,24 @@ export function observe(input: ObservationInput): Observations {
     if (seconds >= 0) stateDurations.push({ type: t.type, status: t.from, seconds });
   }
 
-  const ready = findCondition(next, readyCondition);
+  const ready =
+    readiness.readyCondition === undefined ? undefined : findCondition(next, readiness.readyCondition);
   let reconcile: Observations["reconcile"];
   const bumpAt = input.requestedAt;
   if (
     bumpAt !== undefined &&
     previous &&
-    !isReconciled(previous, readyCondition) &&
-    isReconciled(next, readyCondition)
+    !isReconciled(previous, readiness) &&
+    isReconciled(next, readiness)
   ) {
-    const doneAt =
-      ready?.lastTransitionTime !== undefined && ready.lastTransitionTime >= bumpAt
-        ? ready.lastTransitionTime
-        : now;
+    const doneAt = ready?.since !== undefined && ready.since >= bumpAt ? ready.since : now;
     reconcile = { generation: next.generation, seconds: Math.max(0, doneAt - bumpAt) };
   }
 
   let timeToReadySeconds: number | undefined;
-  if (ready?.status === "True" && !input.readySeen && previous && next.creationTimestamp !== undefined) {
-    const wasReady = findCondition(previous, readyCondition)?.status === "True";
-    if (!wasReady)
-      timeToReadySeconds = Math.max(0, (ready.lastTransitionTime ?? now) - next.creationTimestamp);
+  if (!input.readySeen && previous && next.creationTimestamp !== undefined && isReady(next, readiness)) {
+    if (!isReady(previous, readiness))
+      timeToReadySeconds = Math.max(0, (ready?.since ?? now) - next.creationTimestamp);
   }
   if (stateDurations.length === 0 && !reconcile && timeToReadySeconds === undefined) return noObservations;
   return { stateDurations, reconcile, timeToReadySeconds };

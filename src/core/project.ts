@@ -4,39 +4,77 @@
 // "absent". It throws ProjectionError only when the object has no identity.
 import { Hasher } from "./digest.ts";
 import { capLabelValue, cutText } from "./label-values.ts";
+import {
+  extraLabels,
+  isRecord,
+  isSuspended,
+  type LabelSource,
+  projectStates,
+  readPath,
+  type StateSource,
+} from "./project-fields.ts";
 import type { ConditionState, ConditionStatus, ObjectCuts, ObjectState } from "./state.ts";
 import { parseTimestamp } from "./timestamps.ts";
 
+export type { LabelSource, StateSource } from "./project-fields.ts";
+export { projectStates, readPath } from "./project-fields.ts";
 export { parseTimestamp } from "./timestamps.ts";
 
-export interface LabelSource {
-  /** Object label or annotation key to copy. */
-  key: string;
-  /** Prometheus label name it becomes (already sanitized). */
-  name: string;
-  from: "label" | "annotation";
-}
-
 export interface ProjectionSettings {
-  conditionsPath: readonly string[];
+  /** undefined: the kind has no conditions (its schema declares none). */
+  conditionsPath: readonly string[] | undefined;
   observedGenerationPath: readonly string[];
   /** undefined: the kind has no phase. */
   phasePath: readonly string[] | undefined;
+  /** State fields (configured `states`, or a well-known shape detected). */
+  states: readonly StateSource[];
+  /** Where the kind says it is suspended (spec.suspend, spec.paused); undefined: nowhere. */
+  suspendPath: readonly string[] | undefined;
+  /** An annotation that suspends it (crossplane.io/paused, cnpg.io/hibernation); undefined: none. */
+  suspendAnnotation: string | undefined;
   /** undefined: no heartbeat configured. */
   heartbeatPath: readonly string[] | undefined;
   extraLabels: readonly LabelSource[];
-  /** Longest condition message kept (traces show it; metrics never do). */
+  /** Longest condition message kept (traces show it; metrics never do). The one place messages are cut. */
   messageMaxLength: number;
+  /**
+   * Keep a digest of spec: for kinds without a status subresource, where a
+   * status write bumps generation too, so a spec change is told by its content.
+   */
+  specDigest: boolean;
 }
 
 export const defaultProjectionSettings: ProjectionSettings = {
   conditionsPath: ["status", "conditions"],
   observedGenerationPath: ["status", "observedGeneration"],
   phasePath: ["status", "phase"],
+  states: [],
+  suspendPath: undefined,
+  suspendAnnotation: undefined,
   heartbeatPath: undefined,
   extraLabels: [],
   messageMaxLength: 256,
+  specDigest: false,
 };
+
+/**
+ * Status fields a controller rewrites on every write whatever happened —
+ * heartbeats, probe, update and reconcile stamps — at any depth (Deployment-
+ * style conditions carry lastUpdateTime, node-style ones lastHeartbeatTime and
+ * lastProbeTime). A write that changes only these (and the configured
+ * heartbeatField) leaves the status unchanged: a no-op status write.
+ */
+export const volatileStatusFields: ReadonlySet<string> = new Set([
+  "lastHeartbeatTime",
+  "lastHeartbeat",
+  "heartbeatTime",
+  "lastProbeTime",
+  "lastUpdateTime",
+  "lastUpdated",
+  "reconciledAt",
+  "lastReconcileTime",
+  "lastReconciled",
+]);
 
 export class ProjectionError extends Error {}
 
@@ -51,19 +89,6 @@ export const maxConditionsPerObject = 32;
 const noCuts: ObjectCuts = Object.freeze({ labelValues: 0, conditions: 0 });
 
 type Json = unknown;
-
-function isRecord(value: Json): value is Record<string, Json> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-export function readPath(root: Json, path: readonly string[]): Json {
-  let current = root;
-  for (const key of path) {
-    if (!isRecord(current)) return undefined;
-    current = current[key];
-  }
-  return current;
-}
 
 function asString(value: Json): string | undefined {
   return typeof value === "string" ? value : undefined;
@@ -113,12 +138,15 @@ export function projectConditions(
       continue;
     }
     seen.add(type);
+    const lastTransitionTime = parseTimestamp(entry.lastTransitionTime);
     result.push({
       type,
       status: normalizeStatus(entry.status),
       reason: labelValue(asString(entry.reason) ?? "", cuts),
       message: cutText(asString(entry.message) ?? "", messageMaxLength),
-      lastTransitionTime: parseTimestamp(entry.lastTransitionTime),
+      lastTransitionTime,
+      since: lastTransitionTime,
+      sinceSource: lastTransitionTime === undefined ? undefined : "lastTransitionTime",
       observedGeneration: asGeneration(entry.observedGeneration),
     });
   }
@@ -139,22 +167,6 @@ export function specChangeTime(managedFields: Json): number | undefined {
   return newest;
 }
 
-function extraLabels(
-  metadata: Record<string, Json>,
-  sources: readonly LabelSource[],
-  cuts: { labelValues: number },
-): Record<string, string> {
-  const result: Record<string, string> = {};
-  const labels = isRecord(metadata.labels) ? metadata.labels : {};
-  const annotations = isRecord(metadata.annotations) ? metadata.annotations : {};
-  for (const source of sources) {
-    const value = (source.from === "label" ? labels : annotations)[source.key];
-    // Annotations have no length limit of their own.
-    result[source.name] = typeof value === "string" ? labelValue(value, cuts) : "";
-  }
-  return result;
-}
-
 /** A string-valued map (labels, annotations) into the hash, key by key. */
 function hashMap(hasher: Hasher, map: Json): void {
   if (!isRecord(map)) return;
@@ -170,18 +182,69 @@ function hashMap(hasher: Hasher, map: Json): void {
   }
 }
 
+/** Deeper than this, JSON is not looked at (a collision there could at worst hide one change from a counter). */
+const maxDigestDepth = 32;
+
 /**
- * What non-status writes change: generation (spec), deletion, labels,
- * annotations, finalizers and owners. The extra labels are read from labels
- * and annotations, so they are covered too.
+ * Feeds a JSON value into the hash, type by type, leaving out object keys
+ * that `skip` names: at any depth (`names`), or at one path (`path`, followed
+ * from `at`).
+ */
+function hashJson(
+  hasher: Hasher,
+  value: Json,
+  depth: number,
+  names: ReadonlySet<string> | undefined,
+  path: readonly string[] | undefined,
+  at: number,
+): void {
+  if (typeof value === "string") hasher.text("s").text(value);
+  else if (typeof value === "number" || typeof value === "boolean") hasher.text(String(value));
+  else if (value === null || value === undefined) hasher.text("n");
+  else if (depth >= maxDigestDepth) hasher.text("…");
+  else if (Array.isArray(value)) {
+    hasher.text("[");
+    for (const item of value) hashJson(hasher, item, depth + 1, names, undefined, 0);
+    hasher.text("]");
+  } else if (isRecord(value)) {
+    hasher.text("{");
+    for (const key in value) {
+      if (names?.has(key)) continue;
+      const onPath = path !== undefined && path[at] === key;
+      if (onPath && at === path.length - 1) continue;
+      hasher.text(key);
+      hashJson(hasher, value[key], depth + 1, names, onPath ? path : undefined, at + 1);
+    }
+    hasher.text("}");
+  }
+}
+
+/** The status without its volatile timestamps and the configured heartbeat field. */
+export function statusDigest(status: Json, heartbeatPath: readonly string[] | undefined): number {
+  const hasher = new Hasher();
+  // The heartbeat path starts at the object ("status.lastHeartbeatTime").
+  const path = heartbeatPath?.[0] === "status" ? heartbeatPath : undefined;
+  hashJson(hasher, status, 0, volatileStatusFields, path, 1);
+  return hasher.value();
+}
+
+function specDigest(spec: Json): number {
+  const hasher = new Hasher();
+  hashJson(hasher, spec, 0, undefined, undefined, 0);
+  return hasher.value();
+}
+
+/**
+ * What non-status writes change besides spec: deletion, labels, annotations,
+ * finalizers and owners. The extra labels are read from labels and
+ * annotations, so they are covered too.
  */
 function metadataDigest(
   metadata: Record<string, Json>,
-  generation: number | undefined,
   deletion: number | undefined,
   extra: Record<string, string>,
 ): number {
-  const hasher = new Hasher().number(generation).number(deletion);
+  const hasher = new Hasher().number(deletion);
   for (const name in extra) hasher.text(extra[name] as string);
   hashMap(hasher.text("l"), metadata.labels);
   hashMap(hasher.text("a"), metadata.annotations);
@@ -205,11 +268,9 @@ export function projectObject(raw: Json, settings: ProjectionSettings): ObjectSt
   if (!uid || !name) throw new ProjectionError("object has no metadata.uid or metadata.name");
 
   const cuts = { labelValues: 0, conditions: 0 };
-  const conditions = projectConditions(
-    readPath(raw, settings.conditionsPath),
-    settings.messageMaxLength,
-    cuts,
-  );
+  const conditions = settings.conditionsPath
+    ? projectConditions(readPath(raw, settings.conditionsPath), settings.messageMaxLength, cuts)
+    : [];
   const observedGeneration = asGeneration(readPath(raw, settings.observedGenerationPath));
   const phaseValue = settings.phasePath ? readPath(raw, settings.phasePath) : undefined;
   const phase =
@@ -219,7 +280,9 @@ export function projectObject(raw: Json, settings: ProjectionSettings): ObjectSt
     : undefined;
   const generation = asGeneration(metadata.generation);
   const deletionTimestamp = parseTimestamp(metadata.deletionTimestamp);
-  const labels = extraLabels(metadata, settings.extraLabels, cuts);
+  const labels = extraLabels(raw, metadata, settings.extraLabels);
+  // Annotations and fields have no length limit of their own.
+  for (const [name, value] of Object.entries(labels)) labels[name] = labelValue(value, cuts);
 
   return {
     uid,
@@ -232,10 +295,17 @@ export function projectObject(raw: Json, settings: ProjectionSettings): ObjectSt
     observedGeneration,
     phase,
     conditions,
+    states: projectStates(raw, settings.states).map((state) => ({
+      ...state,
+      value: labelValue(state.value, cuts),
+    })),
+    suspended: isSuspended(raw, metadata, settings),
     heartbeat,
     specChangedAt: specChangeTime(metadata.managedFields),
     extraLabels: labels,
-    metaDigest: metadataDigest(metadata, generation, deletionTimestamp, labels),
+    metaDigest: metadataDigest(metadata, deletionTimestamp, labels),
+    statusDigest: statusDigest(raw.status, settings.heartbeatPath),
+    specDigest: settings.specDigest ? specDigest(raw.spec) : undefined,
     cuts: cuts.labelValues === 0 && cuts.conditions === 0 ? noCuts : cuts,
   };
 }

@@ -59,7 +59,7 @@ export interface RenderInput {
   lag: number | undefined;
   requestedAt: number | undefined;
   summary: StatusResult;
-  /** Phase and reason label values, bounded per kind (see label-bounds.ts). */
+  /** Phase, reason and state-field label values, bounded per kind (see label-bounds.ts). */
   labels: HeldLabels;
 }
 
@@ -105,8 +105,7 @@ const renderers: Record<ObjectFamilyKey, FamilyRenderer> = {
   conditionLastTransition: (name, open, { state }) => {
     let out = "";
     for (const c of state.conditions) {
-      if (c.lastTransitionTime !== undefined)
-        out += `${name}${open},type="${encodeLabelValue(c.type)}"} ${c.lastTransitionTime}\n`;
+      if (c.since !== undefined) out += `${name}${open},type="${encodeLabelValue(c.type)}"} ${c.since}\n`;
     }
     return out;
   },
@@ -140,9 +139,17 @@ const renderers: Record<ObjectFamilyKey, FamilyRenderer> = {
     state.phase === undefined
       ? ""
       : `${name}${open},phase="${encodeLabelValue(labels.phase ?? state.phase)}"} 1\n`,
+  state: (name, open, { labels }) => {
+    let out = "";
+    for (const [field, value] of labels.states) {
+      out += `${name}${open},field="${encodeLabelValue(field)}",value="${encodeLabelValue(value)}"} 1\n`;
+    }
+    return out;
+  },
   status: (name, open, { summary }) => `${name}${open},result="${summary}"} 1\n`,
   deletion: (name, open, { state }) =>
     state.deletionTimestamp === undefined ? "" : line(name, open, state.deletionTimestamp),
+  suspended: (name, open, { state }) => (state.suspended ? line(name, open, 1) : ""),
   heartbeat: (name, open, { state }) =>
     state.heartbeat === undefined ? "" : line(name, open, state.heartbeat),
   statusUpdates: (name, open, { counters }) => line(name, open, counters.statusUpdates),

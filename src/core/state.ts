@@ -4,6 +4,14 @@
 
 export type ConditionStatus = "True" | "False" | "Unknown";
 
+/**
+ * lastTransitionTime: the API's time. first_seen: the condition has none, and
+ * this is when the exporter saw it enter its status. exporter_start: it has
+ * none, and the object already had this status when the exporter started (a
+ * lower bound: "since exporter start").
+ */
+export type ConditionTimeSource = "lastTransitionTime" | "first_seen" | "exporter_start";
+
 export interface ConditionState {
   type: string;
   status: ConditionStatus;
@@ -12,6 +20,14 @@ export interface ConditionState {
   message: string;
   /** Epoch seconds, as given by the API (whole seconds); undefined when absent or unparsable. */
   lastTransitionTime: number | undefined;
+  /**
+   * Epoch seconds since when the condition has had its status: its
+   * lastTransitionTime, else when the exporter first saw it with this status
+   * (remembered from one observation to the next, see object-update.ts).
+   */
+  since: number | undefined;
+  /** Where `since` comes from; undefined while `since` is. */
+  sinceSource: ConditionTimeSource | undefined;
   /** The condition's own observedGeneration, when the controller sets it. */
   observedGeneration: number | undefined;
 }
@@ -22,6 +38,20 @@ export interface ObjectCuts {
   labelValues: number;
   /** Conditions past the per-object cap, dropped. */
   conditions: number;
+}
+
+/**
+ * A configured state field (a string such as Argo CD's status.health.status):
+ * its current value and since when it has had it.
+ */
+export interface StateValue {
+  /** The configured name (the `field` label of cr_state). */
+  name: string;
+  value: string;
+  /** Epoch seconds: a lastTransitionTime next to the field, else when the exporter first saw the value. */
+  since: number | undefined;
+  /** Where `since` comes from; undefined while `since` is. */
+  sinceSource: ConditionTimeSource | undefined;
 }
 
 /** Which resource type an object belongs to. */
@@ -47,6 +77,10 @@ export interface ObjectState {
   observedGeneration: number | undefined;
   phase: string | undefined;
   conditions: ConditionState[];
+  /** The configured state fields that are set, in configuration order. */
+  states: StateValue[];
+  /** spec.suspend (or the kind's equivalent) says reconciliation is paused. */
+  suspended: boolean;
   /** Epoch seconds of the configured heartbeat field. */
   heartbeat: number | undefined;
   /**
@@ -58,10 +92,19 @@ export interface ObjectState {
   extraLabels: Record<string, string>;
   /**
    * A digest of the metadata that writes other than status writes change
-   * (generation, deletion, labels, annotations, finalizers, owners): a write
-   * that changes neither this nor the status is a no-op status write.
+   * (deletion, labels, annotations, finalizers, owners): with the spec digest
+   * (or generation) and the status digest it tells status writes, no-op
+   * status writes and other writes apart (transitions.ts).
    */
   metaDigest: number;
+  /** A digest of status without its volatile timestamps (see project.ts): equal digests, same status. */
+  statusDigest: number;
+  /**
+   * A digest of spec, for kinds without a status subresource only (where a
+   * status write bumps generation too); undefined elsewhere: there a
+   * generation bump is a spec change by definition.
+   */
+  specDigest: number | undefined;
   /** Label values cut and conditions dropped by the projection's caps. */
   cuts: ObjectCuts;
 }
@@ -70,7 +113,14 @@ export interface ObjectState {
 export type Transition =
   | { kind: "created"; at: number }
   | { kind: "deleted"; at: number }
-  | { kind: "generation"; from: number | undefined; to: number | undefined; at: number }
+  | {
+      kind: "generation";
+      from: number | undefined;
+      to: number | undefined;
+      at: number;
+      /** False when the spec is unchanged (a status write on a kind without a status subresource). */
+      specChanged: boolean;
+    }
   | { kind: "observedGeneration"; from: number | undefined; to: number | undefined; at: number }
   | { kind: "phase"; from: string | undefined; to: string | undefined; at: number }
   | {
@@ -78,7 +128,7 @@ export type Transition =
       type: string;
       from: ConditionStatus | undefined;
       to: ConditionStatus | undefined;
-      /** When the condition entered `to`: its lastTransitionTime, else the observation time. */
+      /** When the condition entered `to`: its `since`, else the observation time. */
       at: number;
       /** When it entered `from`, if known: for state-duration histograms. */
       since: number | undefined;

@@ -43,6 +43,8 @@ export interface ListWatchOptions {
   /** Collection path, e.g. /apis/example.com/v1/widgets or …/namespaces/ns/widgets. */
   path: string;
   labelSelector?: string;
+  /** e.g. metadata.name=NAME, to follow one object (RBAC may then grant it by resourceNames). */
+  fieldSelector?: string;
   pageSize?: number;
   /** Server-side watch timeout is drawn from [min, max] seconds, so reconnects spread out. */
   watchTimeoutSeconds?: [number, number];
@@ -90,8 +92,9 @@ export class ListWatch {
   readonly #client: KubeClient;
   readonly #handler: ListWatchHandler;
   readonly #observer: ListWatchObserver;
-  readonly #options: Required<Omit<ListWatchOptions, "labelSelector" | "inactivityMs">> & {
+  readonly #options: Required<Omit<ListWatchOptions, "labelSelector" | "fieldSelector" | "inactivityMs">> & {
     labelSelector: string | undefined;
+    fieldSelector: string | undefined;
     inactivityMs: number | undefined;
   };
   readonly #backoff: Backoff;
@@ -118,8 +121,14 @@ export class ListWatch {
       ...options,
       labelSelector: options.labelSelector,
       inactivityMs: options.inactivityMs,
+      fieldSelector: options.fieldSelector,
     };
     this.#backoff = new Backoff({ ...this.#options.backoff, random: this.#options.random });
+  }
+
+  /** Only when set: most collections are not narrowed by field. */
+  #fieldSelector(): { fieldSelector?: string } {
+    return this.#options.fieldSelector ? { fieldSelector: this.#options.fieldSelector } : {};
   }
 
   start(): void {
@@ -209,6 +218,7 @@ export class ListWatch {
           limit: this.#options.pageSize,
           continue: continueToken,
           labelSelector: this.#options.labelSelector,
+          ...this.#fieldSelector(),
         },
         signal,
         timeoutMs: 120_000,
@@ -238,6 +248,8 @@ export class ListWatch {
     const onStop = (): void => abort.abort();
     // Stryker disable next-line ObjectLiteral,BooleanLiteral: the finally below removes it in every case
     stop.addEventListener("abort", onStop, { once: true });
+    // Stopped from a handler while the list ran: the abort event has fired already.
+    if (stop.aborted) abort.abort();
     let resourceVersion = from;
     let failure: Error | undefined;
     let watchdog: NodeJS.Timeout | undefined;
@@ -283,6 +295,7 @@ export class ListWatch {
           resourceVersion: from,
           timeoutSeconds,
           labelSelector: this.#options.labelSelector,
+          ...this.#fieldSelector(),
         },
         signal: abort.signal,
         onLine,

@@ -18,6 +18,9 @@ export const resourceInfoLabels = [
   "observed_generation_source",
   "phase_path",
   "ready_condition",
+  "readiness_source",
+  "run_to_completion",
+  "condition_times",
 ] as const;
 
 /** Histograms and counters per kind, fed by object changes (selectable per resource, see the catalog). */
@@ -50,6 +53,7 @@ export interface SelfMetrics {
   configHash: Gauge<"hash">;
   buildInfo: Gauge<"version" | "node_version">;
   scrapeDuration: Histogram;
+  shards: Gauge<"shard">;
   kinds: KindMetrics;
 }
 
@@ -162,6 +166,11 @@ export function createSelfMetrics(prefix: string, version: string): SelfMetrics 
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
       registers,
     }),
+    shards: gauge(
+      fixed.shards,
+      "The number of shards the objects are split into, labelled with this process's shard (0 of 1 unsharded).",
+      ["shard"],
+    ),
     kinds: kindMetrics(registry, prefix),
   };
   metrics.buildInfo.set({ version, node_version: process.version }, 1);

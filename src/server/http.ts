@@ -1,11 +1,13 @@
 // The HTTP server: /metrics (Prometheus text or OpenMetrics by content
-// negotiation, gzip when asked), /healthz (the process is alive) and /readyz
+// negotiation, gzip when asked), /healthz (the process is alive), /readyz
 // (every selected resource was listed and its data is not stale; the body says
-// how old each resource's data is, and why one is not ready).
+// how old each resource's data is, and why one is not ready), then whatever
+// further routes it is given (the status page and its API). TLS and
+// authorization wrap all of it (secure-serving.ts).
 import { createServer, type RequestListener, type Server } from "node:http";
 import { pipeline, Readable } from "node:stream";
 import { createGzip, type ZlibOptions } from "node:zlib";
-import Koa from "koa";
+import Koa, { type Middleware } from "koa";
 import type { Readiness } from "../collectors/manager.ts";
 import type { Logger } from "../log.ts";
 import type { SelfMetrics } from "../metrics/self-metrics.ts";
@@ -23,6 +25,8 @@ export interface ServerDeps {
   prefix: () => string;
   readiness: () => Readiness;
   logger: Logger;
+  /** Served after the paths above; a path none of them takes is a 404. */
+  routes?: readonly Middleware[];
 }
 
 /**
@@ -105,6 +109,7 @@ export function createApp(deps: ServerDeps): Koa {
         await next();
     }
   });
+  for (const route of deps.routes ?? []) app.use(route);
   return app;
 }
 

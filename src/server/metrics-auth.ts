@@ -15,6 +15,17 @@ import type { Logger } from "../log.ts";
 /** Paths the kubelet probes: no token needed. */
 export const openPaths: readonly string[] = ["/healthz", "/readyz"];
 
+/**
+ * The non-resource URL a request is authorized as. The status page's JSON API
+ * (/api/...) is authorized as the page itself (/): it shows the same objects,
+ * and Kubernetes' default `system:discovery` role lets every authenticated
+ * identity get `/api/*` (the apiserver's own discovery paths), which would
+ * open the API to any service account in the cluster.
+ */
+export function authorizationPath(path: string): string {
+  return path === "/api" || path.startsWith("/api/") ? "/" : path;
+}
+
 export type AuthDecision =
   | { allowed: true; user: string }
   | { allowed: false; status: 401 | 403 | 500; reason: string };
@@ -124,7 +135,7 @@ export function withMetricsAuth(
       handler(req, res);
       return;
     }
-    auth.authorize(req.headers.authorization, path).then(
+    auth.authorize(req.headers.authorization, authorizationPath(path)).then(
       (decision) => {
         if (decision.allowed) {
           handler(req, res);

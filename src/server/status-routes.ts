@@ -5,10 +5,10 @@
 // inline style and script.
 import type { Context, Middleware } from "koa";
 import type { StatusPageConfig } from "../config/status-page.ts";
-import { isoTime, type OutputSettings, objectDetail, objectItem } from "../status/json.ts";
+import { isoTime, type OutputSettings, objectDetail, objectItem, outputSettingsOf } from "../status/json.ts";
 import { contentSecurityPolicy } from "../status/page/assets.ts";
 import { renderStatusPage } from "../status/page/render.ts";
-import { runQuery } from "../status/query.ts";
+import { type QueryPage, runQuery } from "../status/query.ts";
 import {
   defaultQueryLimits,
   parseFilter,
@@ -27,13 +27,6 @@ export interface StatusRoutesOptions {
 }
 
 const objectsPrefix = "/api/v1/objects/";
-
-function outputSettings(config: StatusPageConfig): OutputSettings {
-  return {
-    flappingMinTransitions: config.flappingTransitions,
-    links: { dashboardUrl: config.dashboardUrl, traceUrl: config.traceUrl },
-  };
-}
 
 function commonHeaders(ctx: Context): void {
   ctx.set("Cache-Control", "no-store");
@@ -69,10 +62,19 @@ export function statusRoutes(options: StatusRoutesOptions): Middleware {
   const limits = options.limits ?? defaultQueryLimits;
   const { source } = options;
 
+  /** The page with the trace ids of its objects, which the source looks up for the objects shown only. */
+  function withTraceIds(page: QueryPage): QueryPage {
+    if (!source.traceId) return page;
+    const items = page.items.map((v) =>
+      v.traceId !== undefined ? v : { ...v, traceId: source.traceId?.(v) },
+    );
+    return { ...page, items };
+  }
+
   function objects(ctx: Context, settings: OutputSettings): void {
     const query = parseObjectQuery(new URLSearchParams(ctx.querystring), limits);
     const now = source.now();
-    const page = runQuery(source.objects(), query, settings);
+    const page = withTraceIds(runQuery(source.objects(), query, settings));
     json(ctx, 200, {
       now: isoTime(now),
       total: page.total,
@@ -111,7 +113,7 @@ export function statusRoutes(options: StatusRoutesOptions): Middleware {
 
   function page(ctx: Context, config: StatusPageConfig): void {
     const params = new URLSearchParams(ctx.querystring);
-    const settings = { ...outputSettings(config), refreshSeconds: config.refreshSeconds };
+    const settings = { ...outputSettingsOf(config), refreshSeconds: config.refreshSeconds };
     const now = source.now();
     let error: QueryError | undefined;
     let query: ReturnType<typeof parseObjectQuery> | undefined;
@@ -122,13 +124,15 @@ export function statusRoutes(options: StatusRoutesOptions): Middleware {
       if (!(e instanceof QueryError)) throw e;
       error = e;
     }
+    // Views are built from the store on every pass over source.objects(): one pass serves both.
+    const views = [...source.objects()];
     const html = renderStatusPage({
       now,
       params,
       query,
       error,
-      page: query ? runQuery(source.objects(), query, settings) : undefined,
-      summary: summarize(source.kinds(), source.objects(), undefined, settings),
+      page: query ? withTraceIds(runQuery(views, query, settings)) : undefined,
+      summary: summarize(source.kinds(), views, undefined, settings),
       kinds: source.kinds(),
       settings,
     });
@@ -147,7 +151,7 @@ export function statusRoutes(options: StatusRoutesOptions): Middleware {
       return;
     }
     const config = options.settings();
-    const settings = outputSettings(config);
+    const settings = outputSettingsOf(config);
     try {
       if (ctx.path === "/") page(ctx, config);
       // Browsers ask for it; an empty answer keeps their consoles (and the page tests) free of 404s.

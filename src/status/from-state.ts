@@ -4,17 +4,21 @@
 // object.
 
 import { requestTime } from "../core/generations.ts";
-import { type StatusSettings, summarizeStatus } from "../core/kstatus.ts";
+import { type StatusResult, summarizeStatus } from "../core/kstatus.ts";
+import type { ReadinessRules } from "../core/readiness.ts";
 import type { ConditionState, ObjectState, ResourceIdentity } from "../core/state.ts";
-import { conditionChangesSince } from "./ring.ts";
-import type { ConditionView, ObjectView, TransitionRecord } from "./view.ts";
+import { conditionChangesSince, emptyRing, type TransitionRecord } from "../core/transition-ring.ts";
+import type { ConditionView, ObjectView } from "./view.ts";
 
 export interface ViewInputs {
   identity: Pick<ResourceIdentity, "group" | "version" | "kind">;
   state: ObjectState;
-  status: StatusSettings;
+  /** The kind's readiness rules (core/readiness.ts). */
+  status: ReadinessRules;
   /** Epoch seconds. */
   now: number;
+  /** The result the pipeline keeps current (the one cr_status shows); computed at `now` when absent. */
+  result?: StatusResult | undefined;
   /** When the current generation was asked for, if the pipeline knows (spec write, creation, first seen). */
   generationRequestedAt?: number | undefined;
   ring?: readonly TransitionRecord[];
@@ -28,18 +32,16 @@ function conditionView(c: ConditionState): ConditionView {
     status: c.status,
     reason: c.reason,
     message: c.message,
-    since: c.lastTransitionTime,
+    since: c.since,
+    sinceSource: c.sinceSource,
     observedGeneration: c.observedGeneration,
   };
 }
 
-/** Shared by every view without transitions: an empty array per object would cost 32 bytes each. */
-const noTransitions: readonly TransitionRecord[] = Object.freeze([]);
-
 export function toObjectView(inputs: ViewInputs): ObjectView {
   const { state, identity } = inputs;
   const conditions = state.conditions.map(conditionView);
-  const ring = inputs.ring ?? noTransitions;
+  const ring = inputs.ring ?? emptyRing;
   return {
     group: identity.group,
     version: identity.version,
@@ -48,7 +50,7 @@ export function toObjectView(inputs: ViewInputs): ObjectView {
     name: state.name,
     uid: state.uid,
     labels: state.extraLabels,
-    result: summarizeStatus(state, inputs.status, inputs.now).result,
+    result: inputs.result ?? summarizeStatus(state, inputs.status, inputs.now).result,
     ready: conditions.find((c) => c.type === inputs.status.readyCondition),
     conditions,
     phase: state.phase,

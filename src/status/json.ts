@@ -2,6 +2,8 @@
 // lists, the full view for one object. Times are RFC 3339 strings with the
 // matching durations in seconds at the response's `now`; absent values are
 // null, so every item has the same keys.
+
+import type { StatusPageConfig } from "../config/status-page.ts";
 import type { StatusResult } from "../core/kstatus.ts";
 import { generationLag, isFlapping, isLagging, isNotReady, lagSeconds, stateSince } from "./derive.ts";
 import { type LinkTemplates, objectLinks } from "./links.ts";
@@ -12,8 +14,19 @@ export interface OutputSettings extends QuerySettings {
   links: LinkTemplates;
 }
 
+/** The output settings of the `statusPage` configuration section. */
+export function outputSettingsOf(config: StatusPageConfig): OutputSettings {
+  return {
+    flappingMinTransitions: config.flappingTransitions,
+    links: { dashboardUrl: config.dashboardUrl, traceUrl: config.traceUrl },
+  };
+}
+
+/** RFC 3339 in whole seconds: the running exporter's clock (and so every observation time) has fractions. */
 export function isoTime(seconds: number | undefined): string | null {
-  return seconds === undefined ? null : new Date(seconds * 1000).toISOString().replace(".000Z", "Z");
+  return seconds === undefined
+    ? null
+    : new Date(Math.floor(seconds) * 1000).toISOString().replace(".000Z", "Z");
 }
 
 function secondsSince(at: number | undefined, now: number): number | null {
@@ -26,6 +39,8 @@ export interface ConditionJson {
   reason: string;
   message: string;
   since: string | null;
+  /** lastTransitionTime, first_seen or exporter_start ("since exporter start": a lower bound). */
+  sinceSource: string | null;
   observedGeneration: number | null;
 }
 
@@ -36,6 +51,7 @@ function conditionJson(c: ConditionView): ConditionJson {
     reason: c.reason,
     message: c.message,
     since: isoTime(c.since),
+    sinceSource: c.sinceSource ?? null,
     observedGeneration: c.observedGeneration ?? null,
   };
 }

@@ -77,6 +77,10 @@ class PlanningTracer implements StateTracer {
     return this.#sink.isSampled(traceId) ? traceId : undefined;
   }
 
+  forget(uid: string): void {
+    this.#states.delete(uid);
+  }
+
   tick(nowMs: number): void {
     if (this.#stopped) return;
     for (const [uid, state] of this.#states) {

@@ -1,12 +1,15 @@
 // The seam between the collectors and tracing: what the collectors hand over
 // for every change they see, and what tracing offers back. Tracing never
 // watches on its own. planning-tracer.ts implements it.
+import type { ReadinessRules } from "../core/readiness.ts";
 import type { ObjectState, ResourceIdentity } from "../core/state.ts";
 
 export interface ObjectObservation {
   resource: ResourceIdentity;
   /** False when the CRD has no status subresource: every status write bumps generation, so trace by conditions only. */
   statusSubresource: boolean;
+  /** The resource's readiness rules, the same cr_status and the histograms follow (core/readiness.ts). */
+  readiness: ReadinessRules;
   /** Undefined: the first time this process sees the object. */
   previous: ObjectState | undefined;
   /** Undefined: the object was deleted. */
@@ -26,6 +29,12 @@ export interface StateTracer {
    * trace is not sampled.
    */
   traceIdFor(resource: ResourceIdentity, uid: string, generation: number): string | undefined;
+  /**
+   * The object went to another shard: its state is dropped with nothing
+   * emitted or ended (its new owner resumes it, with the same ids, as after a
+   * restart).
+   */
+  forget(uid: string): void;
   /** Periodic check (epoch milliseconds): ends open root spans whose timeout has passed. */
   tick(nowMs: number): void;
   /** Objects with an open root span (a generation or a degraded interval). */

@@ -39,9 +39,12 @@ export interface RenderedModes {
   sources: string;
   kustomizeBase: KubeObject[];
   kustomizeSidecar: KubeObject[];
+  /** The base with the sharding component: a StatefulSet of three shards. */
+  kustomizeSharded: KubeObject[];
   helmDefault: KubeObject[];
   helmAll: KubeObject[];
   helmSidecar: KubeObject[];
+  helmSharded: KubeObject[];
   /** The chart directory inside `directory` (with the monitoring copies written). */
   chart: string;
   cleanup(): void;
@@ -119,9 +122,11 @@ export function renderAll(tools: DeployTools): RenderedModes {
     sources,
     kustomizeBase: run(tools.kustomize, ["build", join(directory, "deploy", "kustomize", "base")]),
     kustomizeSidecar: run(tools.kustomize, ["build", join(directory, "deploy", "kustomize", "sidecar")]),
+    kustomizeSharded: run(tools.kustomize, ["build", join(directory, "deploy", "kustomize", "sharded")]),
     helmDefault: helm("cr-status-exporter", helmNamespace),
     helmAll: helm("cr-status-exporter", helmNamespace, "values-all.yaml"),
     helmSidecar: helm("cr-status-exporter", helmSidecarNamespace, "values-sidecar.yaml"),
+    helmSharded: helm("cr-status-exporter", helmNamespace, "values-sharded.yaml"),
     chart,
     cleanup: () => rmSync(directory, { recursive: true, force: true }),
   };

@@ -46,7 +46,7 @@ before(async () => {
         metrics: { optIn: ["cr_*"] },
         phaseTransitions: { Pending: ["Provisioning"], Provisioning: ["Running"] },
       },
-      { groups: ["example.com"] },
+      { groups: ["example.com"], metrics: { optIn: ["cr_spec_generation_changes_total"] } },
     ],
   });
   await eventually("exporter ready", async () => (await fetch(`${exporter.exporter.url}/readyz`)).ok);
@@ -153,22 +153,33 @@ test("a widget's life: every per-object family follows the API", async () => {
     `the wait starts at the spec write (${requested} vs ${specAt})`,
   );
 
-  // The controller catches up, then writes the same status again (a no-op write).
+  // The controller catches up (a status update), rewrites the same status with
+  // only its heartbeat restamped (a no-op write), then changes a condition's
+  // message alone (progress text: a status update, not a no-op).
   const caughtUp = await patchStatus(rest, ref, {
     observedGeneration: 2,
     conditions: [condition("Ready", "True", "Reconciled", "ok", 2)],
   });
-  await updateStatus(rest, ref, {
+  const restamped = await updateStatus(rest, ref, {
     ...caughtUp,
+    status: { ...caughtUp.status, lastHeartbeatTime: "2030-01-01T00:00:00Z" },
+  });
+  await eventually(
+    "heartbeat-only write counted as a no-op",
+    async () => (await exporter.scrape()).samples.get(series("cr_status_noop_updates_total", labels)) === 1,
+  );
+  await updateStatus(rest, ref, {
+    ...restamped,
     status: {
-      ...caughtUp.status,
-      conditions: [{ ...((caughtUp.status?.conditions ?? []) as object[])[0], message: "checked again" }],
+      ...restamped.status,
+      conditions: [{ ...((restamped.status?.conditions ?? []) as object[])[0], message: "checked again" }],
     },
   });
-  const settled = await eventually("no-op write counted", async () => {
+  const settled = await eventually("message-only write counted as a status update", async () => {
     const s = await exporter.scrape();
-    return s.samples.get(series("cr_status_noop_updates_total", labels)) === 1 ? s : undefined;
+    return s.samples.get(series("cr_status_updates_total", labels)) === 4 ? s : undefined;
   });
+  assert.equal(settled.samples.get(series("cr_status_noop_updates_total", labels)), 1, "not a no-op");
   assert.equal(settled.samples.get(series("cr_generation_lag", labels)), 0);
   assert.equal(
     settled.samples.get(series("cr_generation_requested_timestamp_seconds", labels)),
@@ -241,10 +252,16 @@ test("a kind whose conditions alone carry observedGeneration: lag and its wait s
     observed_generation_source: "condition",
     phase_path: "status.phase",
     ready_condition: "Ready",
+    // No type enum in the schema: Ready is learned from the object.
+    readiness_source: "observed",
+    run_to_completion: "false",
+    condition_times: "lastTransitionTime",
   });
-  const first = await eventually("flange caught up", async () => {
+  const first = await eventually("flange caught up, its readiness condition learned", async () => {
     const s = await exporter.scrape();
-    return s.samples.get(series("cr_generation_lag", labels)) === 0 ? s : undefined;
+    return s.samples.get(series("cr_generation_lag", labels)) === 0 && s.samples.get(info) === 1
+      ? s
+      : undefined;
   });
   assert.equal(first.samples.get(info), 1, "the info series says where the observed generation comes from");
   assert.equal(first.samples.has(series("cr_status_observed_generation", labels)), false);
@@ -267,16 +284,50 @@ test("a kind whose conditions alone carry observedGeneration: lag and its wait s
   );
 });
 
-test("the kind without a status subresource is watched too", async () => {
+test("a kind without a status subresource: flagged in its info series, status writes are not spec changes", async () => {
   const rest = testbed.plane.admin.rest;
   const ref = refFor("sprockets", ns, "s1");
   await createCr(rest, ref, "s1", { size: 1 });
-  await rest.patch(crPath(ref), { status: { conditions: [condition("Ready", "True")] } });
   const labels = { group: "example.com", kind: "Sprocket", namespace: ns, name: "s1" };
-  await eventually("sprocket Ready", async () => {
+  await eventually("sprocket seen", async () =>
+    (await exporter.scrape()).samples.has(series("cr_metadata_generation", labels)),
+  );
+  // Status written through the main resource, as it must be here: each write bumps metadata.generation.
+  const ready = condition("Ready", "True");
+  await rest.patch(crPath(ref), { status: { conditions: [ready] } });
+  await rest.patch(crPath(ref), { status: { conditions: [{ ...ready, message: "3 of 3 teeth" }] } });
+  const written = await eventually("two status writes", async () => {
     const s = await exporter.scrape();
-    return s.samples.get(series("cr_condition", { ...labels, type: "Ready", status: "True" })) === 1;
+    return s.samples.get(series("cr_status_updates_total", labels)) === 2 ? s : undefined;
   });
+  assert.equal(
+    written.samples.get(series("cr_metadata_generation", labels)),
+    3,
+    "each status write bumped generation",
+  );
+  assert.equal(written.samples.get(series("cr_condition", { ...labels, type: "Ready", status: "True" })), 1);
+  assert.equal(
+    written.samples.get(series("cr_spec_generation_changes_total", labels)),
+    0,
+    "status writes are not spec changes",
+  );
+  const info = [...written.samples.keys()].find(
+    (k) => k.startsWith("cr_exporter_resource_info{") && k.includes('kind="Sprocket"'),
+  );
+  assert.match(info ?? "", /status_subresource="false"/);
+
+  await changeSpec(rest, ref, { size: 2 });
+  const changed = await eventually("spec change counted", async () => {
+    const s = await exporter.scrape();
+    return s.samples.get(series("cr_spec_generation_changes_total", labels)) === 1 ? s : undefined;
+  });
+  assert.equal(changed.samples.get(series("cr_metadata_generation", labels)), 4);
+  assert.equal(
+    changed.samples.get(series("cr_status_updates_total", labels)),
+    2,
+    "a spec change is not a status write",
+  );
+  assert.equal(changed.samples.get(series("cr_status_noop_updates_total", labels)), 0);
 });
 
 test("CRD installed after start, deleted, and re-installed: series appear, disappear, reappear", async () => {

@@ -1,5 +1,6 @@
-// Every object rendered by kustomize (cluster base, sidecar overlay) and by
-// the Helm chart (default values, everything on, sidecar) is accepted by a
+// Every object rendered by kustomize (cluster base, sidecar and sharded
+// overlays) and by the Helm chart (default values, everything on, sidecar,
+// sharded) is accepted by a
 // real kube-apiserver with the prometheus-operator CRDs installed: server-side
 // apply, dry run, strict field validation. The pods meet the restricted Pod
 // Security Standard, and the embedded rules and dashboards arrive unchanged.
@@ -73,6 +74,8 @@ const modes = [
   ["helm, default values", () => rendered.helmDefault],
   ["helm, ci/values-all.yaml", () => rendered.helmAll],
   ["helm, ci/values-sidecar.yaml", () => rendered.helmSidecar],
+  ["kustomize sharded overlay", () => rendered.kustomizeSharded],
+  ["helm, ci/values-sharded.yaml", () => rendered.helmSharded],
 ] as const;
 
 for (const [title, objects] of modes) {
@@ -97,7 +100,7 @@ test("the dry run rejects what the apiserver would reject (the check can fail)",
 
 function podsOf(objects: KubeObject[]): { name: string; spec: unknown }[] {
   return objects
-    .filter((o) => o.kind === "Deployment")
+    .filter((o) => o.kind === "Deployment" || o.kind === "StatefulSet")
     .map((o) => ({
       name: o.metadata.name,
       spec: (o.spec as { template: { spec: unknown } }).template.spec,

@@ -9,11 +9,11 @@
 // file's 0.0.0.0:9184) and reads credentials from KUBECONFIG, which the
 // in-cluster loading honours before the pod's service account.
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { parse, stringify } from "yaml";
+import { parse } from "yaml";
 import { repositoryRoot } from "../../scripts/deploy-sync.ts";
 import {
   ControlPlane,
@@ -26,8 +26,13 @@ import {
   type TestUser,
   waitUntil,
 } from "../cluster/index.ts";
-import { type ExporterProcess, imageCommand, startExporterProcess } from "../deploy/exporter-process.ts";
+import { type ExporterProcess, startExporterProcess } from "../deploy/exporter-process.ts";
 import { find, type KubeObject, type RenderedModes, renderAll } from "../deploy/render.ts";
+import {
+  bindClusterRole as bindRenderedClusterRole,
+  bindRole as bindRenderedRole,
+  commandFor as renderedCommand,
+} from "../deploy/rendered-run.ts";
 import { resolveDeployTools } from "../deploy/tools.ts";
 
 let plane: ControlPlane | undefined;
@@ -67,94 +72,19 @@ after(async () => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-interface Container {
-  name: string;
-  args?: string[];
-  volumeMounts?: { name: string; mountPath: string }[];
-}
-
-interface PodSpec {
-  containers: Container[];
-  initContainers?: Container[];
-  volumes: { name: string; configMap?: { name: string } }[];
-}
-
-function exporterContainer(deployment: KubeObject): { container: Container; pod: PodSpec } {
-  const pod = (deployment.spec as { template: { spec: PodSpec } }).template.spec;
-  const container = [...(pod.initContainers ?? []), ...pod.containers].find(
-    (c) => c.name === "cr-status-exporter",
-  );
-  if (!container) throw new Error(`no cr-status-exporter container in ${deployment.metadata.name}`);
-  return { container, pod };
-}
-
-/**
- * The command the image runs for this container, with the ConfigMap volume
- * and emptyDir volumes mounted in scratch directories: Dockerfile ENTRYPOINT +
- * the container's args (which replace CMD), the config file edited by `edit`.
- */
+/** The image's command for the workload's exporter container (see rendered-run.ts). */
 function commandFor(
   objects: KubeObject[],
   deployment: KubeObject,
   label: string,
-  edit: (config: Record<string, unknown>) => void = () => {},
+  edit?: (config: Record<string, unknown>) => void,
 ): string[] {
-  const image = imageCommand(readFileSync(join(repositoryRoot, "deploy", "Dockerfile"), "utf8"));
-  assert.equal(image.workdir, "/app");
-  const { container, pod } = exporterContainer(deployment);
-  const mounts: { mountPath: string; directory: string }[] = [];
-  for (const mount of container.volumeMounts ?? []) {
-    const volume = pod.volumes.find((v) => v.name === mount.name);
-    const directory = mkdtempSync(join(scratch, `${label}-`));
-    // ConfigMaps the chart does not render (extraVolumes) are mounted empty.
-    const configMap = volume?.configMap
-      ? objects.find((o) => o.kind === "ConfigMap" && o.metadata.name === volume.configMap?.name)
-      : undefined;
-    if (configMap) {
-      for (const [file, text] of Object.entries(configMap.data as Record<string, string>)) {
-        const config = parse(text) as Record<string, unknown>;
-        edit(config);
-        writeFileSync(join(directory, file), stringify(config));
-      }
-    }
-    mounts.push({ mountPath: mount.mountPath, directory });
-  }
-  const args = (container.args ?? image.cmd).map((arg) => {
-    const mount = mounts.find((m) => arg === m.mountPath || arg.startsWith(`${m.mountPath}/`));
-    return mount ? mount.directory + arg.slice(mount.mountPath.length) : arg;
-  });
-  return [...image.entrypoint, ...args, "--listen", "127.0.0.1:0"];
+  return renderedCommand(objects, deployment, scratch, label, edit);
 }
 
-async function bindClusterRole(user: TestUser, clusterRole: KubeObject): Promise<void> {
-  const rest = cp().admin.rest;
-  const name = `${user.name}-${clusterRole.metadata.name}`;
-  await rest.create("/apis/rbac.authorization.k8s.io/v1/clusterroles", {
-    metadata: { name },
-    rules: clusterRole.rules,
-  });
-  await rest.create("/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", {
-    metadata: { name },
-    roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name },
-    subjects: [{ apiGroup: "rbac.authorization.k8s.io", kind: "User", name: user.name }],
-  });
-}
-
-async function bindRole(user: TestUser, role: KubeObject): Promise<void> {
-  const rest = cp().admin.rest;
-  const namespace = role.metadata.namespace;
-  assert.ok(namespace, "the rendered Role has a namespace");
-  const name = `${user.name}-${role.metadata.name}`;
-  await rest.create(`/apis/rbac.authorization.k8s.io/v1/namespaces/${namespace}/roles`, {
-    metadata: { name },
-    rules: role.rules,
-  });
-  await rest.create(`/apis/rbac.authorization.k8s.io/v1/namespaces/${namespace}/rolebindings`, {
-    metadata: { name },
-    roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name },
-    subjects: [{ apiGroup: "rbac.authorization.k8s.io", kind: "User", name: user.name }],
-  });
-}
+const bindClusterRole = (user: TestUser, clusterRole: KubeObject) =>
+  bindRenderedClusterRole(cp().admin.rest, user, clusterRole);
+const bindRole = (user: TestUser, role: KubeObject) => bindRenderedRole(cp().admin.rest, user, role);
 
 async function start(command: string[], user: TestUser, podNamespace?: string): Promise<ExporterProcess> {
   const exporter = await startExporterProcess(command, {

@@ -94,6 +94,20 @@ function servedSerial(port: number): Promise<string> {
   });
 }
 
+/** A ClusterRole allowing `get` on these non-resource URLs, bound to the user. */
+async function allowGet(user: TestUser, name: string, nonResourceURLs: string[]): Promise<void> {
+  const rest = testbed.plane.admin.rest;
+  await rest.create("/apis/rbac.authorization.k8s.io/v1/clusterroles", {
+    metadata: { name },
+    rules: [{ nonResourceURLs, verbs: ["get"] }],
+  });
+  await rest.create("/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", {
+    metadata: { name },
+    roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name },
+    subjects: [{ apiGroup: "rbac.authorization.k8s.io", kind: "User", name: user.name }],
+  });
+}
+
 before(async () => {
   const plane = await testbed.ready();
   const rest = plane.admin.rest;
@@ -109,15 +123,7 @@ before(async () => {
   // Prometheus' identity: a user RBAC allows to get /metrics (as kube-prometheus-stack's Prometheus role does).
   scraper = plane.mintUser();
   stranger = plane.mintUser();
-  await rest.create("/apis/rbac.authorization.k8s.io/v1/clusterroles", {
-    metadata: { name: "metrics-reader" },
-    rules: [{ nonResourceURLs: ["/metrics"], verbs: ["get"] }],
-  });
-  await rest.create("/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", {
-    metadata: { name: "metrics-reader" },
-    roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "metrics-reader" },
-    subjects: [{ apiGroup: "rbac.authorization.k8s.io", kind: "User", name: scraper.name }],
-  });
+  await allowGet(scraper, "metrics-reader", ["/metrics"]);
 
   dir = mkdtempSync(join(tmpdir(), "cr-metrics-tls-"));
   certs = makeTestCertificates("prometheus");
@@ -260,4 +266,29 @@ test("a rotated certificate is served without a restart, and Prometheus keeps sc
   assert.equal(target.lastError, "");
   const logs = exporter.logs.map((l) => JSON.parse(l) as { msg: string; serial?: string });
   assert.ok(logs.some((l) => l.msg === "TLS certificate reloaded" && l.serial === after));
+});
+
+test("the status page and its API sit behind the same TLS and authorization as /metrics", async () => {
+  const url = exporter.exporter.url;
+  const reader = testbed.plane.mintUser();
+  // What docs/api.md tells operators to grant: get on /, which covers the page and its API.
+  await allowGet(reader, "status-page-reader", ["/"]);
+  for (const path of ["/", "/api/v1/objects", "/api/v1/summary", "/api/v1/objects/some-uid"]) {
+    assert.equal((await httpsGet(`${url}${path}`)).status, 401, `${path} without a token`);
+    // The scraper is authenticated, so Kubernetes' default system:discovery role lets it get /api/*:
+    // the API is authorized as the page, which no default role grants.
+    const refused = await httpsGet(`${url}${path}`, { token: scraper.token });
+    assert.equal(refused.status, 403, `${path} with a token allowed /metrics only`);
+    assert.match(refused.body, new RegExp(`user "${scraper.name}" may not get /\n`));
+  }
+  assert.equal((await httpsGet(`${url}/metrics`, { token: reader.token })).status, 403);
+  const page = await httpsGet(`${url}/?notReady=`, { token: reader.token });
+  assert.equal(page.status, 200, page.body);
+  assert.match(page.body, /<th scope="row">w1<\/th>/);
+  const objects = await httpsGet(`${url}/api/v1/objects?namespace=${ns}`, { token: reader.token });
+  assert.equal(objects.status, 200, objects.body);
+  const [item] = (JSON.parse(objects.body) as { items: { name: string; uid: string }[] }).items;
+  assert.equal(item?.name, "w1");
+  const detail = await httpsGet(`${url}/api/v1/objects/${item?.uid}`, { token: reader.token });
+  assert.equal(detail.status, 200, "/api/* covers the object URLs");
 });

@@ -4,7 +4,6 @@
 // resource the user may not list, and explain's series estimate against what
 // a running exporter really exports.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -18,50 +17,13 @@ import {
   refFor,
   useControlPlane,
 } from "../cluster/index.ts";
+import { runCli, table } from "../support/cli.ts";
 import { eventually, runExporter } from "../support/exporter.ts";
 
 const testbed = useControlPlane();
-const main = new URL("../../src/main.ts", import.meta.url).pathname;
 const configDir = mkdtempSync(join(tmpdir(), "cr-status-cli-"));
 const configPath = join(configDir, "config.yaml");
 let ns: string;
-
-interface CliRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function runCli(args: string[], timeoutMs = 60_000): Promise<CliRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [main, ...args], { stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`cr-status-exporter ${args.join(" ")} did not finish in ${timeoutMs} ms\n${stderr}`));
-    }, timeoutMs);
-    child.once("exit", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
-
-/** Table rows as NAME → the row's cells by header. */
-function table(text: string): Map<string, Record<string, string>> {
-  const [header = "", ...lines] = text.trimEnd().split("\n");
-  const names = header.split(/\s{3,}/);
-  return new Map(
-    lines.map((line) => {
-      const cells = line.split(/\s{3,}/);
-      const row = Object.fromEntries(names.map((n, i) => [n, cells[i] ?? ""]));
-      return [row.NAME ?? "", row];
-    }),
-  );
-}
 
 before(async () => {
   const plane = await testbed.ready();
@@ -207,12 +169,20 @@ test("explain: detected paths, and the series estimate within 10 % of what the e
       estimatedSeries: number;
       conditions: { path: string; from: string };
       phase: { path: string | null; phases: string[] };
+      readyCondition: string | null;
+      readinessSource: string;
+      detected: { readinessWhy: string; conditionsWhy: string } | null;
     }[];
   };
   const widgets = explained.resources.find((r) => r.resource === "widgets.example.com");
   assert.ok(widgets, run.stdout);
   assert.deepEqual(widgets.conditions, { path: "status.conditions", from: "schema" });
   assert.equal(widgets.objects, 3);
+  // No type enum in the widget schema: the readiness condition is learned from the sampled objects, as the exporter does.
+  assert.equal(widgets.readyCondition, "Ready");
+  assert.equal(widgets.readinessSource, "observed");
+  assert.match(widgets.detected?.readinessWhy ?? "", /objects carry Ready/);
+  assert.match(widgets.detected?.conditionsWhy ?? "", /the only list of conditions in status/);
 
   const exporter = await runExporter(testbed.plane.kubeconfigPath, {
     resources: [{ groups: ["example.com"] }],
@@ -238,6 +208,6 @@ test("explain: detected paths, and the series estimate within 10 % of what the e
   ]);
   assert.match(
     text.stdout,
-    /widgets\.example\.com\s+Widget\s+v1\s+Namespaced\s+yes\s+Ready\s+status\.conditions \(schema\)/,
+    /widgets\.example\.com\s+Widget\s+v1\s+Namespaced\s+yes\s+Ready \(observed\)\s+status\.conditions \(schema\)/,
   );
 });

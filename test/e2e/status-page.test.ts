@@ -6,8 +6,14 @@ import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { type Browser, type BrowserPage, launchChromium } from "../browser/chromium.ts";
+import { type Browser, launchChromium } from "../browser/chromium.ts";
 import { statusFleet, xssMessage } from "../support/status-fleet.ts";
+import {
+  assertKeyboardReachesFilters,
+  callsAfterLoad,
+  eventually,
+  rows,
+} from "../support/status-page-dom.ts";
 import { serveStatus } from "../support/status-server.ts";
 import { condition, fixedSource, view, viewNow } from "../support/views.ts";
 
@@ -32,47 +38,6 @@ before(async () => {
     refreshSeconds: 0,
   });
 });
-
-interface Row {
-  name: string;
-  namespace: string;
-  status: string;
-  reason: string;
-  message: string;
-  since: string;
-  links: string[];
-}
-
-function rows(page: BrowserPage): Promise<Row[]> {
-  return page.evaluate(`[...document.querySelectorAll("tbody.rows tr")].map((tr) => {
-    const cells = tr.children;
-    return {
-      name: cells[2].textContent.trim(),
-      namespace: cells[1].textContent.trim(),
-      status: cells[3].querySelector("span").textContent,
-      reason: cells[4].textContent.trim(),
-      message: cells[5].firstChild?.nodeType === Node.TEXT_NODE ? cells[5].firstChild.textContent : "",
-      since: cells[6].querySelector("time")?.textContent ?? "",
-      links: [...cells[8].querySelectorAll("a")].map((a) => a.getAttribute("href")),
-    };
-  })`);
-}
-
-/** Polls `probe` until it returns a value, or fails with what was last seen. */
-async function eventually<T>(
-  what: string,
-  probe: () => Promise<T | undefined>,
-  timeoutMs = 15_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    last = await probe();
-    if (last !== undefined) return last as T;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`${what} not seen within ${timeoutMs} ms; last: ${JSON.stringify(last)}`);
-}
 
 describe("the status page in Chromium", () => {
   test("lists the stuck widget first, with its reason, message, since and links", async (t) => {
@@ -136,32 +101,7 @@ describe("the status page in Chromium", () => {
   test("the keyboard reaches the skip link, the filters and Apply; Enter submits them", async () => {
     const page = await browser.newPage();
     await page.goto(`${base}/`);
-    const focused: string[] = [];
-    for (let i = 0; i < 60 && !focused.includes("button:Apply"); i++) {
-      await page.press("Tab");
-      focused.push(
-        await page.evaluate(
-          `(() => { const e = document.activeElement; return e.id || e.tagName.toLowerCase() + ":" + e.textContent.trim().split("\\n")[0]; })()`,
-        ),
-      );
-    }
-    assert.equal(focused[0], "a:Skip to the objects");
-    const filters = [
-      "f-show",
-      "f-kind",
-      "f-namespace",
-      "f-name",
-      "f-result",
-      "f-condition",
-      "f-reason",
-      "f-lagging",
-    ];
-    const positions = filters.map((id) => focused.indexOf(id));
-    assert.ok(
-      positions.every((p, i) => p > 0 && (i === 0 || p > (positions[i - 1] as number))),
-      `${focused}`,
-    );
-    assert.ok(focused.includes("button:Apply"), `${focused}`);
+    await assertKeyboardReachesFilters(page);
 
     // A focused field shows a visible focus ring; typing and Enter apply the filter.
     await page.evaluate(`document.getElementById("f-namespace").focus()`);
@@ -194,15 +134,6 @@ describe("the status page in Chromium", () => {
 });
 
 describe("a condition message with markup is text and never runs", () => {
-  /** Resolves once a sentinel call made after load has arrived: every earlier call has arrived too. */
-  async function callsAfterLoad(page: BrowserPage): Promise<string[]> {
-    await page.evaluate(`__xss("sentinel")`);
-    await eventually("the sentinel binding call", async () =>
-      page.bindingCalls.includes("__xss(sentinel)") ? true : undefined,
-    );
-    return page.bindingCalls.filter((c) => c !== "__xss(sentinel)");
-  }
-
   test("control: the same message as raw markup does run, and the detector sees it", async (t) => {
     const server = createServer((_req, res) => {
       res.setHeader("Content-Type", "text/html");

@@ -6,6 +6,7 @@ import { ResourceCollector } from "../../src/collectors/resource-collector.ts";
 import { type FamilyRules, selectFamilies } from "../../src/core/family-selection.ts";
 import type { ObservedGenerationSource } from "../../src/core/generations.ts";
 import { defaultProjectionSettings, type ProjectionSettings } from "../../src/core/project.ts";
+import { defaultReadinessRules, type ReadinessRules } from "../../src/core/readiness.ts";
 import type { KubeClient } from "../../src/kube/client.ts";
 import { silentLogger } from "../../src/log.ts";
 import { createSelfMetrics, type SelfMetrics } from "../../src/metrics/self-metrics.ts";
@@ -38,7 +39,11 @@ export interface OfflineOptions {
   generationSource?: ObservedGenerationSource;
   readyCondition?: string;
   failedAfterSeconds?: number;
+  /** The rest of the readiness rules (default: defaultReadinessRules). */
+  readiness?: Partial<ReadinessRules>;
   tracer?: StateTracer;
+  /** Which uids are this shard's (default: all). */
+  owns?: (uid: string) => boolean;
   /** Epoch seconds; default 2026-01-01T01:00:00Z. */
   now?: number;
 }
@@ -61,8 +66,13 @@ export function offlineCollector(options: OfflineOptions = {}): OfflineCollector
       statusSubresource: true,
       kind: {
         projection,
-        status: { readyCondition, failedAfterSeconds: options.failedAfterSeconds ?? 300 },
-        generations: { source: options.generationSource ?? "status", readyCondition },
+        readiness: {
+          ...defaultReadinessRules,
+          readyCondition,
+          failedAfterSeconds: options.failedAfterSeconds ?? 300,
+          ...options.readiness,
+        },
+        generationSource: options.generationSource ?? "status",
         phaseTransitions: options.phaseTransitions,
       },
       mode: options.mode ?? "objects",
@@ -72,20 +82,31 @@ export function offlineCollector(options: OfflineOptions = {}): OfflineCollector
       prefix,
       extraLabelNames: options.extraLabelNames ?? [],
       phaseEnum: options.phases ?? [],
+      stateValues: {},
       maxReasons: options.maxReasons ?? 20,
       maxSeries: options.maxSeries ?? 0,
       namespaces: [],
       labelSelector: undefined,
       info: {
         status_subresource: "true",
-        conditions_path: projection.conditionsPath.join("."),
+        conditions_path: projection.conditionsPath?.join(".") ?? "",
         observed_generation_path: projection.observedGenerationPath.join("."),
         observed_generation_source: options.generationSource ?? "status",
         phase_path: projection.phasePath?.join(".") ?? "",
         ready_condition: readyCondition,
+        readiness_source: "config",
+        run_to_completion: "false",
+        condition_times: "lastTransitionTime",
       },
     },
-    { client: unusedClient, metrics, logger: silentLogger, tracer: options.tracer, clock: () => clock.now },
+    {
+      client: unusedClient,
+      metrics,
+      logger: silentLogger,
+      tracer: options.tracer,
+      clock: () => clock.now,
+      owns: options.owns ?? (() => true),
+    },
   );
   return { collector, metrics, clock };
 }

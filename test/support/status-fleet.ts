@@ -43,7 +43,6 @@ export function statusFleet(): ObjectView[] {
       observedGeneration: 2,
       createdAt: viewNow - 4 * 3600,
       recentTransitions: [
-        { at: viewNow - 4 * 3600, what: "created" },
         {
           at: viewNow - 3 * 3600,
           what: "condition",

@@ -14,6 +14,7 @@ export function condition(
     reason: extra.reason ?? "",
     message: "",
     since: viewNow - 3600,
+    sinceSource: "lastTransitionTime",
     observedGeneration: undefined,
     ...extra,
   };

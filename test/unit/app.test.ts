@@ -8,6 +8,7 @@ import { InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-tr
 import { buildApp } from "../../src/app/build.ts";
 import { type Component, startInOrder, stopInReverse } from "../../src/app/component.ts";
 import { validateConfig } from "../../src/config/validate.ts";
+import { defaultReadinessRules } from "../../src/core/readiness.ts";
 import { kubeConfigClass } from "../../src/kube/kubeconfig.ts";
 import { createLogger } from "../../src/log.ts";
 import { condition, object, widgets } from "./tracing/support.ts";
@@ -79,7 +80,7 @@ test("buildApp: the components in start order; start serves, reload reaches each
   );
   assert.deepEqual(
     app.components.map((c) => c.name),
-    ["tracing", "http", "status-write sources", "collectors", "tracing clock"],
+    ["tracing", "sharding", "http", "status-write sources", "collectors", "tracing clock"],
   );
   assert.equal(app.tracer, undefined, "no endpoint: tracing off");
   await app.start();
@@ -119,6 +120,7 @@ test("the tracer is ticked with the injected clock, not the wall clock", async (
     app.tracer.observe({
       resource: widgets,
       statusSubresource: true,
+      readiness: defaultReadinessRules,
       previous: undefined,
       current: object({
         creationTimestamp: created,

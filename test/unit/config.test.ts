@@ -14,16 +14,7 @@ import {
 import { ConfigError, validateConfig } from "../../src/config/validate.ts";
 import { objectFamilies } from "../../src/core/catalog.ts";
 import { type FamilyRules, selectFamilies } from "../../src/core/family-selection.ts";
-
-function problems(input: unknown): string[] {
-  try {
-    validateConfig(input);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-  return [];
-}
+import { problems } from "../support/config-problems.ts";
 
 test("config.example.yaml loads and says what it shows", () => {
   const { config } = loadConfigFile(new URL("../../config.example.yaml", import.meta.url).pathname);
@@ -41,6 +32,24 @@ test("{} means defaults: every CRD, loopback listen", () => {
   assert.deepEqual(config.resources[0]?.groups, ["*"]);
 });
 
+test("readyCondition is unset unless given (detection chooses per kind); phaseResults as given", () => {
+  const config = validateConfig({
+    resources: [
+      {
+        group: "a.io",
+        resource: "runs",
+        readyCondition: "Succeeded",
+        phaseResults: { Paused: "InProgress" },
+      },
+      { groups: ["*"] },
+    ],
+  });
+  assert.equal(config.resources[0]?.options.readyCondition, "Succeeded");
+  assert.deepEqual(config.resources[0]?.options.phaseResults, { Paused: "InProgress" });
+  assert.equal(config.resources[1]?.options.readyCondition, undefined);
+  assert.equal(config.resources[1]?.options.phaseResults, undefined);
+});
+
 const bad: [string, unknown, RegExp][] = [
   ["unknown top-level key", { lisen: "x" }, /^lisen: unknown key \(allowed: listen,/],
   [
@@ -52,6 +61,21 @@ const bad: [string, unknown, RegExp][] = [
     "bad duration names path and value",
     { resources: [{ groups: ["*"], failedAfter: "soon" }] },
     /^resources\[0\]\.failedAfter: expected a duration .*, got "soon"$/,
+  ],
+  [
+    "a phase result that is not one of the three",
+    { resources: [{ groups: ["*"], phaseResults: { Running: "Current", Paused: "Sleeping" } }] },
+    /^resources\[0\]\.phaseResults\.Paused: expected one of Current, InProgress, Failed, got "Sleeping"$/,
+  ],
+  [
+    "phaseResults not a mapping",
+    { resources: [{ groups: ["*"], phaseResults: ["Failed"] }] },
+    /^resources\[0\]\.phaseResults: expected a mapping from phase to one of Current, InProgress, Failed, got \["Failed"\]$/,
+  ],
+  [
+    "a readyCondition that is not a condition type",
+    { resources: [{ groups: ["*"], readyCondition: "Ready=True" }] },
+    /^resources\[0\]\.readyCondition: expected a condition type such as Ready, got "Ready=True"$/,
   ],
   [
     "wrong type",

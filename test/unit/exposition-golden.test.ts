@@ -89,28 +89,29 @@ function fleet() {
       },
     }),
   );
-  // The controller rewrites a message only: a no-op status write.
-  c.collector.ingest(
-    "MODIFIED",
+  // The controller restamps its heartbeat only: a no-op status write; then it
+  // rewrites a message (progress text): a status update.
+  const ready = (resourceVersion: string, heartbeat: string, message: string) =>
     widget({
       name: "ready",
       labels: { app: "shop" },
-      resourceVersion: "11",
+      resourceVersion,
       status: {
         observedGeneration: 1,
         phase: "Running",
-        lastHeartbeatTime: "2026-01-01T00:59:30Z",
+        lastHeartbeatTime: heartbeat,
         conditions: [
           cond("Ready", "True", "2026-01-01T00:02:00Z", {
             reason: "Reconciled",
             observedGeneration: 1,
-            message: "checked again",
+            message,
           }),
           cond("Degraded", "False", "2026-01-01T00:02:00Z", { reason: "AsExpected" }),
         ],
       },
-    }),
-  );
+    });
+  c.collector.ingest("MODIFIED", ready("11", "2026-01-01T00:59:40Z", ""));
+  c.collector.ingest("MODIFIED", ready("12", "2026-01-01T00:59:50Z", "checked again"));
   return c;
 }
 

@@ -11,6 +11,7 @@ import { selectFamilies } from "../../src/core/family-selection.ts";
 import { newKindLearning } from "../../src/core/label-bounds.ts";
 import { applyChange, shapeOf } from "../../src/core/object-update.ts";
 import { defaultProjectionSettings } from "../../src/core/project.ts";
+import { defaultReadinessRules } from "../../src/core/readiness.ts";
 import { createSelfMetrics } from "../../src/metrics/self-metrics.ts";
 import { createStatusWriteMetrics } from "../../src/statuswrites/index.ts";
 import { registerTracingMetrics } from "../../src/tracing/metrics.ts";
@@ -95,8 +96,8 @@ test("the default-set table is true for the benchmark widget", () => {
   };
   const kind = {
     projection: defaultProjectionSettings,
-    status: { readyCondition: "Ready", failedAfterSeconds: 300 },
-    generations: { source: "status" as const, readyCondition: "Ready" },
+    readiness: defaultReadinessRules,
+    generationSource: "status" as const,
     phaseTransitions: undefined,
     render: undefined,
   };

@@ -3,12 +3,13 @@ import { test } from "node:test";
 import { newKindLearning } from "../../src/core/label-bounds.ts";
 import { applyChange, type KindSettings, type ObjectEntry } from "../../src/core/object-update.ts";
 import { defaultProjectionSettings } from "../../src/core/project.ts";
+import { defaultReadinessRules } from "../../src/core/readiness.ts";
 import { cond, t, type WidgetInit, widget } from "../support/objects.ts";
 
 const kind: KindSettings = {
   projection: defaultProjectionSettings,
-  status: { readyCondition: "Ready", failedAfterSeconds: 300 },
-  generations: { source: "status", readyCondition: "Ready" },
+  readiness: defaultReadinessRules,
+  generationSource: "status",
   phaseTransitions: undefined,
   render: undefined,
 };

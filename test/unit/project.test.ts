@@ -39,6 +39,8 @@ describe("projectObject", () => {
         reason: "Done",
         message: "",
         lastTransitionTime: t("2026-01-01T00:05:00Z"),
+        since: t("2026-01-01T00:05:00Z"),
+        sinceSource: "lastTransitionTime",
         observedGeneration: 2,
       },
     ]);
@@ -140,20 +142,89 @@ describe("projectObject", () => {
     );
     assert.deepEqual(state.extraLabels, { team: "a", owner: "bob", missing: "" });
   });
+});
 
-  test("a status change means conditions, phase or generations; messages alone are not one", () => {
-    const at = (status: Record<string, unknown>, resourceVersion: string) =>
-      projectObject(widget({ resourceVersion, status }), settings);
-    const base = at({ conditions: [cond("Ready", "False", undefined, { message: "a" })] }, "1");
-    const message = at({ conditions: [cond("Ready", "False", undefined, { message: "b" })] }, "2");
-    const reason = at({ conditions: [cond("Ready", "False", undefined, { reason: "Other" })] }, "3");
-    assert.equal(statusChanged(base, message), false);
-    assert.equal(statusChanged(base, reason), true);
-    const running = at(
-      { phase: "Running", conditions: [cond("Ready", "False", undefined, { message: "a" })] },
-      "4",
-    );
-    assert.equal(statusChanged(base, running), true);
+// Which status fields are volatile: a write that changes only them is a no-op
+// status write; any other change of status is a status update.
+describe("statusChanged: volatile timestamps aside, any change of status counts", () => {
+  const base = {
+    observedGeneration: 1,
+    phase: "Running",
+    replicas: 3,
+    lastHeartbeatTime: "2026-01-01T00:00:00Z",
+    conditions: [
+      {
+        ...cond("Ready", "True", "2026-01-01T00:01:00Z", { message: "3/3 up" }),
+        lastUpdateTime: "2026-01-01T00:01:00Z",
+        lastProbeTime: "2026-01-01T00:01:00Z",
+        lastHeartbeatTime: "2026-01-01T00:01:00Z",
+      },
+    ],
+    summary: { reconciledAt: "2026-01-01T00:01:00Z", lastReconcileTime: "2026-01-01T00:01:00Z" },
+  };
+  const later = "2026-01-01T00:09:00Z";
+  const withCondition = (fields: Record<string, unknown>) => ({
+    ...base,
+    conditions: [{ ...base.conditions[0], ...fields }],
+  });
+  // [what changed, status after, counts as a change, heartbeatField]
+  const cases: [string, Record<string, unknown>, boolean, string | undefined][] = [
+    ["nothing (a resourceVersion alone)", base, false, undefined],
+    ["a condition's lastUpdateTime", withCondition({ lastUpdateTime: later }), false, undefined],
+    ["a condition's lastProbeTime", withCondition({ lastProbeTime: later }), false, undefined],
+    ["a condition's lastHeartbeatTime", withCondition({ lastHeartbeatTime: later }), false, undefined],
+    ["status.lastHeartbeatTime", { ...base, lastHeartbeatTime: later }, false, undefined],
+    [
+      "a nested reconciledAt",
+      { ...base, summary: { ...base.summary, reconciledAt: later } },
+      false,
+      undefined,
+    ],
+    [
+      "a nested lastReconcileTime",
+      { ...base, summary: { ...base.summary, lastReconcileTime: later } },
+      false,
+      undefined,
+    ],
+    ["the configured heartbeatField", { ...base, beat: later }, false, "status.beat"],
+    [
+      "a field named like the heartbeatField elsewhere",
+      { ...base, other: { beat: later } },
+      true,
+      "status.beat",
+    ],
+    ["a condition's message (progress text)", withCondition({ message: "2/3 up" }), true, undefined],
+    ["a condition's reason", withCondition({ reason: "Scaling" }), true, undefined],
+    ["a condition's status", withCondition({ status: "False" }), true, undefined],
+    ["a condition's lastTransitionTime", withCondition({ lastTransitionTime: later }), true, undefined],
+    ["a condition's observedGeneration", withCondition({ observedGeneration: 2 }), true, undefined],
+    ["the phase", { ...base, phase: "Degraded" }, true, undefined],
+    ["observedGeneration", { ...base, observedGeneration: 2 }, true, undefined],
+    ["a field the exporter does not read", { ...base, replicas: 2 }, true, undefined],
+    ["a number by a fraction", { ...base, replicas: 3.5 }, true, undefined],
+    ["a field added", { ...base, lastAppliedRevision: "abc" }, true, undefined],
+    [
+      "a condition added",
+      { ...base, conditions: [...base.conditions, cond("Synced", "True")] },
+      true,
+      undefined,
+    ],
+  ];
+  for (const [what, after, changed, heartbeatField] of cases) {
+    test(`${what}: ${changed ? "a status update" : "unchanged (no-op)"}`, () => {
+      const s = { ...settings, heartbeatPath: heartbeatField?.split(".") };
+      // Keys in the same order: the API server writes them sorted (Go maps).
+      const before = projectObject(widget({ resourceVersion: "1", status: { beat: "t0", ...base } }), s);
+      const next = projectObject(widget({ resourceVersion: "2", status: { beat: "t0", ...after } }), s);
+      assert.equal(statusChanged(before, next), changed);
+    });
+  }
+
+  test("a very deep status never throws; below the depth bound it is not looked at", () => {
+    let deep: Record<string, unknown> = { leaf: 1 };
+    for (let i = 0; i < 10_000; i++) deep = { inner: deep };
+    const state = projectObject(widget({ status: deep }), settings);
+    assert.equal(typeof state.statusDigest, "number");
   });
 });
 

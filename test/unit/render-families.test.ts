@@ -5,17 +5,13 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { inputBit, type ObjectFamilyKey, objectFamilies, slotOf } from "../../src/core/catalog.ts";
+import { changedInputs } from "../../src/core/entry-diff.ts";
 import { fromByteString } from "../../src/core/exposition.ts";
 import type { ObservedGenerationSource } from "../../src/core/generations.ts";
 import { newKindLearning } from "../../src/core/label-bounds.ts";
-import {
-  applyChange,
-  changedInputs,
-  type KindSettings,
-  type ObjectEntry,
-  shapeOf,
-} from "../../src/core/object-update.ts";
+import { applyChange, type KindSettings, type ObjectEntry, shapeOf } from "../../src/core/object-update.ts";
 import { defaultProjectionSettings } from "../../src/core/project.ts";
+import { defaultReadinessRules } from "../../src/core/readiness.ts";
 import { newKindRender, renderSeries } from "../../src/core/render.ts";
 import type { ConditionState } from "../../src/core/state.ts";
 import { cond, t, type WidgetInit, widget } from "../support/objects.ts";
@@ -29,16 +25,26 @@ interface Options {
   maxReasons?: number;
   heartbeat?: boolean;
   now?: number;
+  /** The kind has no status subresource (spec compared by digest). */
+  noStatusSubresource?: boolean;
+  /** State fields read from status.health.status and status.sync.status, with their declared values. */
+  stateValues?: Record<string, string[]>;
 }
+
+const statePaths = { health: ["status", "health", "status"], sync: ["status", "sync", "status"] };
 
 function kindFor(selected: number, o: Options): KindSettings {
   return {
     projection: {
       ...defaultProjectionSettings,
       heartbeatPath: o.heartbeat ? ["status", "lastHeartbeatTime"] : undefined,
+      specDigest: o.noStatusSubresource ?? false,
+      states: Object.entries(statePaths).map(([name, path]) => ({ name, path })),
+      suspendPath: ["spec", "suspend"],
+      suspendAnnotation: "example.com/paused",
     },
-    status: { readyCondition: "Ready", failedAfterSeconds: 300 },
-    generations: { source: o.source ?? "status", readyCondition: "Ready" },
+    readiness: defaultReadinessRules,
+    generationSource: o.source ?? "status",
     phaseTransitions: undefined,
     render: newKindRender({ group: "example.com", kind: "Widget", prefix: "cr_", selected }),
   };
@@ -48,7 +54,11 @@ function kindFor(selected: number, o: Options): KindSettings {
 function entryAfter(key: ObjectFamilyKey | "all", history: WidgetInit[], o: Options = {}): ObjectEntry {
   const selected = key === "all" ? -1 : 1 << slotOf[key];
   const kind = kindFor(selected, o);
-  const learning = newKindLearning({ phaseEnum: o.phaseEnum ?? [], maxReasons: o.maxReasons ?? 20 });
+  const learning = newKindLearning({
+    phaseEnum: o.phaseEnum ?? [],
+    maxReasons: o.maxReasons ?? 20,
+    stateValues: o.stateValues,
+  });
   let entry: ObjectEntry | undefined;
   history.forEach((init, i) => {
     entry = applyChange(
@@ -101,7 +111,7 @@ const tables: Record<ObjectFamilyKey, Case[]> = {
   ],
   conditionLastTransition: [
     [
-      "lastTransitionTime as Unix seconds; none without it",
+      "lastTransitionTime as Unix seconds; without it, when the exporter first saw the status",
       [
         {
           status: {
@@ -109,7 +119,10 @@ const tables: Record<ObjectFamilyKey, Case[]> = {
           },
         },
       ],
-      [`cr_condition_last_transition_timestamp_seconds{${L},type="Ready"} 1767225720`],
+      [
+        `cr_condition_last_transition_timestamp_seconds{${L},type="Ready"} 1767225720`,
+        `cr_condition_last_transition_timestamp_seconds{${L},type="X"} ${NOW}`,
+      ],
     ],
   ],
   conditionReason: [
@@ -230,6 +243,25 @@ const tables: Record<ObjectFamilyKey, Case[]> = {
       { phaseEnum: ["Pending", "Running"] },
     ],
   ],
+  state: [
+    [
+      "one series per state field set, labelled with its value",
+      [{ status: { health: { status: "Degraded" }, sync: { status: "Synced" } } }],
+      [`cr_state{${L},field="health",value="Degraded"} 1`, `cr_state{${L},field="sync",value="Synced"} 1`],
+    ],
+    ["no state field, no series", [{ status: { health: {}, sync: { status: "" } } }], []],
+    [
+      "a value outside the declared ones is other",
+      [{ status: { health: { status: "Exploded" } } }],
+      [`cr_state{${L},field="health",value="other"} 1`],
+      { stateValues: { health: ["Healthy", "Degraded"] } },
+    ],
+    [
+      "a value change replaces the series",
+      [{ status: { sync: { status: "OutOfSync" } } }, { status: { sync: { status: "Synced" } } }],
+      [`cr_state{${L},field="sync",value="Synced"} 1`],
+    ],
+  ],
   status: [
     ["Ready=True: Current", [{ status: ready("True") }], [`cr_status{${L},result="Current"} 1`]],
     [
@@ -258,6 +290,25 @@ const tables: Record<ObjectFamilyKey, Case[]> = {
     ],
     ["none otherwise", [{}], []],
   ],
+  suspended: [
+    ["spec.suspend: true", [{ spec: { suspend: true } }], [`cr_suspended{${L}} 1`]],
+    [
+      "the suspend annotation, on or true",
+      [{ annotations: { "example.com/paused": "On" } }],
+      [`cr_suspended{${L}} 1`],
+    ],
+    [
+      "not suspended: a string at the path that is not a switch, the annotation off, another annotation",
+      [
+        {
+          spec: { suspend: "yes" },
+          annotations: { "example.com/paused": "false", "example.com/other": "true" },
+        },
+      ],
+      [],
+    ],
+    ["resumed: the series ends", [{ spec: { suspend: true } }, { spec: { suspend: false } }], []],
+  ],
   heartbeat: [
     [
       "the heartbeat field as Unix seconds",
@@ -277,9 +328,14 @@ const tables: Record<ObjectFamilyKey, Case[]> = {
   ],
   noopUpdates: [
     [
-      "a write that changed only a message",
-      [{ status: ready("True") }, { status: ready("True", { message: "again" }) }],
+      "a write that changed only a volatile timestamp",
+      [{ status: ready("True") }, { status: ready("True", { lastUpdateTime: "2026-01-01T00:59:00Z" }) }],
       [`cr_status_noop_updates_total{${L}} 1`],
+    ],
+    [
+      "a write that changed a message is a status update, not a no-op",
+      [{ status: ready("True") }, { status: ready("True", { message: "again" }) }],
+      [`cr_status_noop_updates_total{${L}} 0`],
     ],
     [
       "a label change is not a status write",
@@ -292,6 +348,16 @@ const tables: Record<ObjectFamilyKey, Case[]> = {
       "generation changes seen",
       [{ generation: 1 }, { generation: 2 }, { generation: 3 }],
       [`cr_spec_generation_changes_total{${L}} 2`],
+    ],
+    [
+      "without a status subresource, a bump whose spec is unchanged (a status write) is not counted",
+      [
+        { generation: 1 },
+        { generation: 2, status: { phase: "Running" } },
+        { generation: 3, status: { phase: "Failed" } },
+      ],
+      [`cr_spec_generation_changes_total{${L}} 0`],
+      { noStatusSubresource: true },
     ],
   ],
   conditionTransitions: [
@@ -373,4 +439,38 @@ test("families whose inputs did not change keep their text (they are not re-rend
   assert.equal(after.slots[slotOf.generation], before.series?.slots[slotOf.generation]);
   assert.match(after.slots[slotOf.condition] ?? "", /status="True"\} 1/);
   assert.equal(after.count, before.series?.count);
+});
+
+test("a condition without lastTransitionTime keeps the time it was first seen in its status, until it changes", () => {
+  const kind = kindFor(1 << slotOf.conditionLastTransition, {});
+  const learning = newKindLearning({ phaseEnum: [], maxReasons: 20 });
+  const at = (status: string, resourceVersion: string, now: number, previous?: ObjectEntry, start = false) =>
+    applyChange(
+      previous,
+      widget({ resourceVersion, status: { conditions: [{ type: "Ready", status }] } }),
+      kind,
+      learning,
+      now,
+      start,
+    ).entry;
+  const listed = at("False", "1", NOW, undefined, true);
+  assert.deepEqual(
+    listed.state.conditions.map((c) => [c.since, c.sinceSource]),
+    [[NOW, "exporter_start"]],
+    "already in its status when the exporter started: since exporter start",
+  );
+  const same = at("False", "2", NOW + 60, listed);
+  assert.equal(same.state.conditions[0]?.since, NOW, "the status held: the first sight stays");
+  assert.equal(same.state.conditions[0]?.sinceSource, "exporter_start");
+  const changed = at("True", "3", NOW + 120, same);
+  assert.deepEqual(
+    changed.state.conditions.map((c) => [c.since, c.sinceSource]),
+    [[NOW + 120, "first_seen"]],
+  );
+  assert.equal(
+    fromByteString(changed.series?.slots[slotOf.conditionLastTransition] ?? ""),
+    `cr_condition_last_transition_timestamp_seconds{${L},type="Ready"} ${NOW + 120}\n`,
+  );
+  const watched = at("False", "1", NOW, undefined, false);
+  assert.equal(watched.state.conditions[0]?.sinceSource, "first_seen", "created while watched: first seen");
 });

@@ -2,10 +2,11 @@
 // categories, CRD labels), version choice, first match wins.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { missingExplicit, planFromCrds, planStatic } from "../../src/collectors/selection.ts";
+import { missingExplicit, planFromCrds, planStatic, replan } from "../../src/collectors/selection.ts";
 import { validateConfig } from "../../src/config/validate.ts";
 import { type CrdSummary, summarizeCrd } from "../../src/core/crd.ts";
 import { loadFixtureCrd } from "../cluster/fixtures.ts";
+import { type CorpusName, corpusGroup, loadCorpusCrd } from "../support/shapes-corpus.ts";
 
 function established(
   name: Parameters<typeof loadFixtureCrd>[0],
@@ -33,17 +34,25 @@ test("schema detection: conditions, observedGeneration, phase enum, status subre
   const widgets = established("widgets");
   const v1 = widgets.versions[0];
   assert.deepEqual(
-    { ...v1, name: undefined },
     {
-      name: undefined,
+      version: v1?.version,
+      served: v1?.served,
+      storage: v1?.storage,
+      statusSubresource: v1?.statusSubresource,
+      openStatus: v1?.openStatus,
+      conditions: v1?.evidence.conditionArrays.map((c) => c.path.join(".")),
+      generation: v1?.evidence.generationFields.map((f) => f.join(".")),
+      phase: v1?.evidence.phaseFields.map((f) => [f.path.join("."), f.declaredValues]),
+    },
+    {
+      version: "v1",
       served: true,
       storage: true,
       statusSubresource: true,
-      conditions: true,
-      observedGeneration: true,
-      phase: true,
-      phaseEnum: ["Pending", "Provisioning", "Running", "Failed", "Terminating"],
       openStatus: false,
+      conditions: ["status.conditions"],
+      generation: ["status.observedGeneration"],
+      phase: [["status.phase", ["Pending", "Provisioning", "Running", "Failed", "Terminating"]]],
     },
   );
   assert.equal(established("sprockets").versions[0]?.statusSubresource, false);
@@ -131,8 +140,143 @@ test("crdDiscovery: false plans fully specified resources without reading CRDs",
   assert.deepEqual(plan?.options.namespaces, ["team-a"]);
 });
 
-test("changing a resource's options changes its fingerprint (the collector restarts)", () => {
+test("changing how objects are read changes the fingerprint (the collector restarts and relists)", () => {
   const a = plans([{ group: "example.com", resource: "widgets" }])[0];
-  const b = plans([{ group: "example.com", resource: "widgets", readyCondition: "Available" }])[0];
+  const b = plans([{ group: "example.com", resource: "widgets", conditionsPath: "status.other" }])[0];
   assert.notEqual(a?.fingerprint, b?.fingerprint);
+});
+
+test("changing how objects are judged changes `judging` only (the collector judges again, no relist)", () => {
+  const a = plans([{ group: "example.com", resource: "widgets" }])[0];
+  for (const change of [
+    { readyCondition: "Available" },
+    { failedAfter: "1m" },
+    { phaseResults: { Running: "Current" } },
+    { phaseTransitions: { Pending: ["Running"] } },
+  ]) {
+    const b = plans([{ group: "example.com", resource: "widgets", ...change }])[0];
+    assert.equal(a?.fingerprint, b?.fingerprint, JSON.stringify(change));
+    assert.notEqual(a?.judging, b?.judging, JSON.stringify(change));
+  }
+});
+
+// --- the detected shape in the plan (issue: zero-config reads any status shape) ---
+
+function corpus(name: CorpusName): CrdSummary {
+  const summary = summarizeCrd({
+    ...loadCorpusCrd(name),
+    status: { conditions: [{ type: "Established", status: "True" }] },
+  });
+  assert.ok(summary);
+  return summary;
+}
+
+const corpusPlan = (name: CorpusName, options: Record<string, unknown> = {}) => {
+  const [plan] = planFromCrds(
+    validateConfig({ resources: [{ group: corpusGroup, resource: name, ...options }] }).resources,
+    [corpus(name)],
+  );
+  assert.ok(plan, name);
+  return plan;
+};
+
+// [corpus kind, conditions path, observedGeneration (source path), phase path, ready condition (source), runs]
+const decided: [CorpusName, string, string, string, string, string][] = [
+  [
+    "rollouts",
+    "status.rollout.conditions",
+    "status status.rollout.observedGeneration",
+    "-",
+    "Ready (pending)",
+    "false",
+  ],
+  ["beacons", "status.conditions", "status status.observedGeneration", "-", "Ready (pending)", "false"],
+  ["runs", "status.conditions", "status status.observedGeneration", "-", "Succeeded (schema)", "true"],
+  ["pools", "status.conditions", "status status.observedGeneration", "-", "Available (schema)", "false"],
+  ["exports", "-", "condition -", "status.phase", "- (none)", "true"],
+  ["chores", "-", "condition -", "status.phase", "- (none)", "false"],
+  // status.conditions entries without a status are not conditions: not read, none invented.
+  ["deliveries", "-", "condition -", "-", "- (states)", "false"],
+  [
+    "blobs",
+    "status.conditions",
+    "status_or_condition status.observedGeneration",
+    "status.phase",
+    "Ready (pending)",
+    "false",
+  ],
+  ["tickets", "status.conditions", "condition -", "-", "Ready (pending)", "false"],
+  [
+    "mirrors",
+    "status.conditions",
+    "status status.summary.observedGeneration",
+    "-",
+    "Ready (pending)",
+    "false",
+  ],
+];
+
+for (const [name, conditions, generation, phase, ready, runs] of decided) {
+  test(`corpus ${name}: the plan reads and judges as detected`, () => {
+    const plan = corpusPlan(name);
+    const generationPath =
+      plan.generationSource === "condition" ? "-" : plan.projection.observedGenerationPath.join(".");
+    assert.deepEqual(
+      [
+        plan.projection.conditionsPath?.join(".") ?? "-",
+        `${plan.generationSource} ${generationPath}`,
+        plan.projection.phasePath?.join(".") ?? "-",
+        `${plan.readiness.readyCondition ?? "-"} (${plan.info.readiness_source})`,
+        String(plan.readiness.phases.runToCompletion),
+      ],
+      [conditions, generation, phase, ready, runs],
+    );
+    assert.equal(plan.info.ready_condition, plan.readiness.readyCondition ?? "");
+    assert.equal(plan.info.conditions_path, conditions === "-" ? "" : conditions);
+  });
+}
+
+test("the configuration wins over detection, path by path and for readiness", () => {
+  const plan = corpusPlan("rollouts", {
+    conditionsPath: "status.deprecated.conditions",
+    observedGenerationPath: "status.observedGeneration",
+    readyCondition: "Healthy",
+    phaseResults: { Paused: "InProgress" },
+  });
+  assert.deepEqual(plan.projection.conditionsPath, ["status", "deprecated", "conditions"]);
+  assert.deepEqual(plan.projection.observedGenerationPath, ["status", "observedGeneration"]);
+  assert.equal(plan.generationSource, "status");
+  assert.equal(plan.readiness.readyCondition, "Healthy");
+  assert.equal(plan.info.readiness_source, "config");
+  assert.deepEqual(plan.readiness.phases.overrides, { Paused: "InProgress" });
+  assert.equal(plan.info.condition_times, "", "not the detected list: its times are not known");
+});
+
+test("condition times: the info says when conditions carry no lastTransitionTime", () => {
+  assert.equal(corpusPlan("beacons").info.condition_times, "first_seen");
+  assert.equal(corpusPlan("runs").info.condition_times, "lastTransitionTime");
+  assert.equal(corpusPlan("exports").info.condition_times, "");
+});
+
+test("a kind without a status subresource compares spec by digest", () => {
+  assert.equal(corpusPlan("chores").projection.specDigest, true);
+  assert.equal(corpusPlan("chores").info.status_subresource, "false");
+  assert.equal(corpusPlan("exports").projection.specDigest, false);
+});
+
+test("a learned shape (replan) changes judging, and the projection only when a path changed", () => {
+  const plan = corpusPlan("runs");
+  const learned = corpusPlan("tickets");
+  assert.equal(learned.readiness.readyCondition, "Ready");
+  assert.equal(learned.info.readiness_source, "pending");
+  const shape = learned.shape;
+  assert.ok(shape && plan.shape);
+  const decided = replan(learned, {
+    ...shape,
+    readiness: { ...shape.readiness, condition: "Succeeded", source: "observed", pending: false },
+  });
+  assert.equal(decided.readiness.readyCondition, "Succeeded");
+  assert.equal(decided.info.readiness_source, "observed");
+  assert.equal(decided.fingerprint, learned.fingerprint);
+  assert.notEqual(decided.judging, learned.judging);
 });

@@ -11,7 +11,7 @@ test("takeDue returns the uids due at a time, earliest first, and keeps the rest
   );
   t.after(() => schedule.stop());
   const times = [50, 10, 40, 30, 20, 60, 10, 35];
-  times.forEach((at, i) => schedule.add(`u${i}`, at));
+  for (const [i, at] of times.entries()) schedule.add(`u${i}`, at);
   assert.deepEqual(schedule.takeDue(5), []);
   const due = schedule.takeDue(35);
   assert.deepEqual(

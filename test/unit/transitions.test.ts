@@ -42,7 +42,19 @@ test("condition change carries from/to, its lastTransitionTime and the time it e
   assert.equal((ts[1] as { noop: boolean }).noop, false);
 });
 
-test("a write that changed nothing meaningful is a no-op status write", () => {
+test("a write that changed only volatile timestamps is a no-op status write", () => {
+  const before = p({
+    resourceVersion: "1",
+    status: { conditions: [cond("Ready", "True", undefined, { lastUpdateTime: "2026-01-01T00:01:00Z" })] },
+  });
+  const after = p({
+    resourceVersion: "2",
+    status: { conditions: [cond("Ready", "True", undefined, { lastUpdateTime: "2026-01-01T00:02:00Z" })] },
+  });
+  assert.deepEqual(diffStates(before, after, now), [{ kind: "statusWrite", noop: true, at: now }]);
+});
+
+test("a write that changed only a condition's message is a status update", () => {
   const before = p({
     resourceVersion: "1",
     status: { conditions: [cond("Ready", "True", undefined, { message: "at 1" })] },
@@ -51,7 +63,7 @@ test("a write that changed nothing meaningful is a no-op status write", () => {
     resourceVersion: "2",
     status: { conditions: [cond("Ready", "True", undefined, { message: "at 2" })] },
   });
-  assert.deepEqual(diffStates(before, after, now), [{ kind: "statusWrite", noop: true, at: now }]);
+  assert.deepEqual(diffStates(before, after, now), [{ kind: "statusWrite", noop: false, at: now }]);
 });
 
 test("a metadata-only write is neither a status update nor a no-op", () => {
@@ -70,7 +82,36 @@ test("spec change: generation transition at the managedFields spec-write time", 
     ],
   });
   assert.deepEqual(diffStates(before, after, now), [
-    { kind: "generation", from: 1, to: 2, at: t("2026-01-01T00:30:00Z") },
+    { kind: "generation", from: 1, to: 2, at: t("2026-01-01T00:30:00Z"), specChanged: true },
+  ]);
+});
+
+test("without a status subresource, a status write bumps generation: the spec digest tells it from a spec change", () => {
+  const noSubresource = { ...defaultProjectionSettings, specDigest: true };
+  const q = (init: WidgetInit, spec: Record<string, unknown> = { size: 1 }) =>
+    projectObject({ ...widget(init), spec }, noSubresource);
+  const before = q({ resourceVersion: "1", generation: 1, status: { phase: "Running" } });
+  const statusWrite = q({ resourceVersion: "2", generation: 2, status: { phase: "Failed" } });
+  assert.deepEqual(diffStates(before, statusWrite, now), [
+    { kind: "generation", from: 1, to: 2, at: now, specChanged: false },
+    { kind: "phase", from: "Running", to: "Failed", at: now },
+    { kind: "statusWrite", noop: false, at: now },
+  ]);
+  const restamp = q({ resourceVersion: "3", generation: 3, status: { phase: "Failed" } });
+  assert.deepEqual(
+    diffStates(statusWrite, restamp, now).map((x) => [
+      x.kind,
+      "noop" in x ? x.noop : x.kind === "generation" && x.specChanged,
+    ]),
+    [
+      ["generation", false],
+      ["statusWrite", true],
+    ],
+    "an unchanged status written again: a no-op write, not a spec change",
+  );
+  const specWrite = q({ resourceVersion: "4", generation: 4, status: { phase: "Failed" } }, { size: 2 });
+  assert.deepEqual(diffStates(restamp, specWrite, now), [
+    { kind: "generation", from: 3, to: 4, at: now, specChanged: true },
   ]);
 });
 

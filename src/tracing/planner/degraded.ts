@@ -1,6 +1,7 @@
 // Degraded episodes: the ready condition away from its desired status without
 // a spec change (a flap), as a `<Kind> degraded` root span; on kinds without a
 // status subresource, every such interval (they are traced by conditions only).
+import { desiredStatus, findCondition } from "../../core/readiness.ts";
 import type { ObjectState } from "../../core/state.ts";
 import * as attr from "../attributes.ts";
 import { degradedTraceKey, spanIdOf, traceIdOf } from "../ids.ts";
@@ -8,7 +9,6 @@ import type { ObjectObservation } from "../state-tracer.ts";
 import { advance } from "./episode-end.ts";
 import { openPhase, updateChildren } from "./intervals.ts";
 import type { Episode, SpanAttributes, SpanLinkPlan } from "./model.ts";
-import { desiredStatus, findCondition } from "./readiness.ts";
 import { firstReason, noteReason } from "./reasons.ts";
 import { generationLink, identityAttributes } from "./span-fields.ts";
 import { conditionStart, observed, rfc3339, sinceKey, transitionEnd } from "./stamps.ts";
@@ -20,14 +20,16 @@ export function planDegraded(
   current: ObjectState,
   mode: "generation" | "conditions",
 ): void {
-  const { settings, nowMs, state } = step;
-  const ready = findCondition(current, settings.readyCondition);
-  const want = desiredStatus(settings, settings.readyCondition);
+  const { settings, rules, nowMs, state } = step;
+  // A kind without a readiness condition has no degraded episodes.
+  const readyType = rules.readyCondition;
+  const ready = readyType === undefined ? undefined : findCondition(current, readyType);
+  const want = desiredStatus(rules, readyType ?? "");
 
   const open = state.open;
   if (open?.kind === "degraded") {
     if (!ready || ready.status === want || sinceKey(ready, nowMs) !== open.degradedSince) {
-      const end = ready ? transitionEnd(open.startMs, ready.lastTransitionTime, nowMs) : observed(nowMs);
+      const end = ready ? transitionEnd(open.startMs, ready, nowMs) : observed(nowMs);
       advance(step, open, current, o.previous, { end, outcome: "recovered", ready });
     } else {
       const reasons = open.reasons && noteReason(settings, open.reasons, ready, nowMs);
@@ -44,7 +46,7 @@ export function planDegraded(
   if (mode === "generation") {
     // Only a change seen after the generation settled is a flap; a ready
     // condition that never recovered is part of the ended generation.
-    const previousReady = o.previous ? findCondition(o.previous, settings.readyCondition) : undefined;
+    const previousReady = o.previous ? findCondition(o.previous, ready.type) : undefined;
     const wasReady = previousReady?.status === want;
     const changedSince =
       state.closedAtMs !== undefined && start.source === "condition" && start.ms > state.closedAtMs;
@@ -55,7 +57,7 @@ export function planDegraded(
   }
 
   const key = degradedTraceKey(settings.cluster, current.uid, ready.type, since);
-  const first = firstReason(settings, ready);
+  const first = firstReason(ready);
   const attributes: SpanAttributes = {
     ...identityAttributes(o.resource, current),
     [attr.START_SOURCE]: start.source,

@@ -1,6 +1,7 @@
 // Generation episodes: a `<Kind> generation` root span per (object,
 // generation), from the spec change until the object is reconciled,
 // superseded, deleted, stalled, failed or timed out.
+import { findCondition, isSettled, judge } from "../../core/readiness.ts";
 import type { ObjectState } from "../../core/state.ts";
 import * as attr from "../attributes.ts";
 import { generationTraceKey, spanIdOf, traceIdOf } from "../ids.ts";
@@ -8,17 +9,9 @@ import type { ObjectObservation } from "../state-tracer.ts";
 import { planDegraded } from "./degraded.ts";
 import { advance, closeEpisode, type EpisodeEnd, settle } from "./episode-end.ts";
 import { openPhase } from "./intervals.ts";
-import type { Episode, PlannerSettings, SpanLinkPlan } from "./model.ts";
-import {
-  findCondition,
-  isFailedPhase,
-  isReconciled,
-  isSettled,
-  readyTimeMs,
-  stalledCondition,
-} from "./readiness.ts";
+import type { Episode, SpanLinkPlan } from "./model.ts";
 import { generationLink, identityAttributes } from "./span-fields.ts";
-import { bumpTime, observed, type Stamp, transitionEnd } from "./stamps.ts";
+import { bumpTime, conditionStart, observed, type Stamp, transitionEnd } from "./stamps.ts";
 import type { Step } from "./step.ts";
 
 export function planGeneration(
@@ -27,7 +20,7 @@ export function planGeneration(
   current: ObjectState,
   generation: number,
 ): void {
-  const { settings, nowMs, state } = step;
+  const { settings, rules, nowMs, state } = step;
   const bump = bumpTime(current, generation, nowMs);
 
   // A newer generation supersedes whatever is open (a rollout or a flap).
@@ -41,9 +34,10 @@ export function planGeneration(
 
   if (!state.open && (state.closedGeneration === undefined || state.closedGeneration < generation)) {
     const firstSight = o.previous === undefined;
-    if (firstSight && o.replay && isSettled(settings, current, generation)) {
+    if (firstSight && o.replay && isSettled(current, rules, generation)) {
       // Listed already settled (a restart or a relist): nothing new to tell.
-      settle(state, generation, readyTimeMs(settings, current) ?? nowMs);
+      const ready = rules.readyCondition ? findCondition(current, rules.readyCondition) : undefined;
+      settle(state, generation, ready ? conditionStart(ready, nowMs).ms : nowMs);
     } else if (firstSight && nowMs >= bump.ms + settings.timeoutMs) {
       // Its timeout passed before this process saw it: the trace (if any) is already out.
       settle(state, generation, bump.ms + settings.timeoutMs);
@@ -54,7 +48,7 @@ export function planGeneration(
 
   const open = state.open;
   if (open?.kind === "generation" && open.generation === generation) {
-    advance(step, open, current, o.previous, generationEnd(settings, open, current, generation, nowMs));
+    advance(step, open, current, o.previous, generationEnd(step, open, current, generation));
   } else if (open?.kind !== "generation" && state.closedGeneration === generation) {
     planDegraded(step, o, current, "generation");
   }
@@ -106,26 +100,36 @@ function openGeneration(
   state.tracedGeneration = generation;
 }
 
-/** Whether this observation ends the generation, and how. */
+/**
+ * Whether this observation ends the generation, and how: the readiness
+ * model's judgement (core/readiness.ts) for this generation. A ready
+ * condition away from its desired status for longer than failedAfter makes
+ * cr_status Failed but does not end the root: it may still recover, and the
+ * root then shows how long that took (or ends at the timeout).
+ */
 function generationEnd(
-  settings: PlannerSettings,
+  step: Step,
   episode: Episode,
   current: ObjectState,
   generation: number,
-  nowMs: number,
 ): EpisodeEnd | undefined {
+  const { rules, nowMs } = step;
   const observedGeneration = current.observedGeneration;
-  const stalled = stalledCondition(settings, current);
-  if (stalled) {
-    const end = transitionEnd(episode.startMs, stalled.lastTransitionTime, nowMs);
-    return { end, outcome: "stalled", errorType: stalled.reason || stalled.type, observedGeneration };
+  const verdict = judge(current, rules, nowMs / 1000, generation);
+  const condition = verdict.condition;
+  if (verdict.by === "stalled" && condition) {
+    const end = transitionEnd(episode.startMs, condition, nowMs);
+    return { end, outcome: "stalled", errorType: condition.reason || condition.type, observedGeneration };
   }
-  if (isFailedPhase(settings, current)) {
+  if (verdict.result === "Failed" && verdict.by === "phase") {
     return { end: observed(nowMs), outcome: "failed", errorType: current.phase, observedGeneration };
   }
-  if (isReconciled(settings, current, generation)) {
-    const ready = findCondition(current, settings.readyCondition);
-    const end = transitionEnd(episode.startMs, ready?.lastTransitionTime, nowMs);
+  if (verdict.result === "Failed" && verdict.by === "condition" && condition) {
+    const end = transitionEnd(episode.startMs, condition, nowMs);
+    return { end, outcome: "failed", errorType: condition.reason || condition.type, observedGeneration };
+  }
+  if (verdict.result === "Current") {
+    const end = transitionEnd(episode.startMs, condition, nowMs);
     return { end, outcome: "ready", observedGeneration };
   }
   return undefined;

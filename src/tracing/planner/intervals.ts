@@ -1,13 +1,13 @@
 // The children of an open episode: an interval span for every time a tracked
 // condition spent away from its desired status, and one for every phase held.
+import { desiredStatus } from "../../core/readiness.ts";
 import type { ConditionState, ObjectState } from "../../core/state.ts";
 import * as attr from "../attributes.ts";
 import { spanIdOf } from "../ids.ts";
 import type { Episode, OpenInterval, PlannerSettings, SpanAttributes } from "./model.ts";
-import { desiredStatus } from "./readiness.ts";
 import { firstReason, noteReason, reasonEvents } from "./reasons.ts";
 import { identityOf } from "./span-fields.ts";
-import { conditionStart, observed, rfc3339, type Stamp, transitionEnd } from "./stamps.ts";
+import { conditionStart, observed, rfc3339, type Stamp, sinceLabel, transitionEnd } from "./stamps.ts";
 import type { Step } from "./step.ts";
 
 /**
@@ -37,25 +37,25 @@ export function updateChildren(
 }
 
 function updateConditions(step: Step, episode: Episode, current: ObjectState, ending: boolean): void {
-  const { settings, nowMs } = step;
+  const { settings, rules, nowMs } = step;
   const seen = new Set<string>();
   for (const condition of current.conditions) {
-    if (!isTracked(settings, episode, condition.type)) continue;
+    if (!isTracked(settings, rules.readyCondition, episode, condition.type)) continue;
     seen.add(condition.type);
     const open = episode.conditions[condition.type];
     if (open) {
       const moved =
         condition.status !== open.status ||
-        (condition.lastTransitionTime !== undefined && condition.lastTransitionTime !== open.sinceSeconds);
+        (condition.since !== undefined && condition.since !== open.sinceSeconds);
       if (!moved) {
         episode.conditions[condition.type] = refreshCondition(settings, open, condition, nowMs);
         continue;
       }
-      const end = transitionEnd(open.startMs, condition.lastTransitionTime, nowMs);
+      const end = transitionEnd(open.startMs, condition, nowMs);
       endInterval(step, episode, open, end, { [attr.CONDITION_NEXT_STATUS]: condition.status });
       delete episode.conditions[condition.type];
     }
-    if (condition.status !== desiredStatus(settings, condition.type) && !ending) {
+    if (condition.status !== desiredStatus(rules, condition.type) && !ending) {
       episode.conditions[condition.type] = openCondition(step, episode, condition);
     }
   }
@@ -66,25 +66,30 @@ function updateConditions(step: Step, episode: Episode, current: ObjectState, en
   }
 }
 
-function isTracked(settings: PlannerSettings, episode: Episode, type: string): boolean {
+function isTracked(
+  settings: PlannerSettings,
+  readyCondition: string | undefined,
+  episode: Episode,
+  type: string,
+): boolean {
   // A degraded episode's root span is the ready condition's interval already.
-  if (episode.kind === "degraded" && type === settings.readyCondition) return false;
-  if (type === settings.readyCondition) return true;
+  if (episode.kind === "degraded" && type === readyCondition) return false;
+  if (type === readyCondition) return true;
   return settings.trackedConditions === undefined || settings.trackedConditions.includes(type);
 }
 
 function openCondition(step: Step, episode: Episode, condition: ConditionState): OpenInterval {
-  const sinceSeconds = condition.lastTransitionTime;
   const start = conditionStart(condition, step.nowMs);
-  const role = `cond=${condition.type}|since=${sinceSeconds ?? `observed:${step.nowMs}`}|status=${condition.status}`;
-  const first = firstReason(step.settings, condition);
+  const role = `cond=${condition.type}|since=${sinceLabel(condition, step.nowMs)}|status=${condition.status}`;
+  const first = firstReason(condition);
   const attributes: SpanAttributes = {
     [attr.CONDITION_TYPE]: condition.type,
     [attr.CONDITION_STATUS]: condition.status,
     [attr.START_SOURCE]: start.source,
     ...first.attributes,
   };
-  if (sinceSeconds !== undefined) attributes[attr.CONDITION_LAST_TRANSITION_TIME] = rfc3339(sinceSeconds);
+  if (condition.lastTransitionTime !== undefined)
+    attributes[attr.CONDITION_LAST_TRANSITION_TIME] = rfc3339(condition.lastTransitionTime);
   if (condition.observedGeneration !== undefined) {
     attributes[attr.CONDITION_OBSERVED_GENERATION] = condition.observedGeneration;
   }
@@ -94,7 +99,7 @@ function openCondition(step: Step, episode: Episode, condition: ConditionState):
     key: condition.type,
     startMs: Math.max(start.ms, episode.startMs),
     status: condition.status,
-    sinceSeconds,
+    sinceSeconds: condition.since,
     attributes,
     reasons: first.reasons,
   };

@@ -107,40 +107,26 @@ export interface ObjectTraceState {
   closedDegradedSince: string | undefined;
 }
 
+/**
+ * What tracing needs beyond each resource's readiness rules, which come with
+ * every observation (the ready, stalled and reconciling conditions, desired
+ * statuses, phase results and failedAfter: core/readiness.ts). Messages are
+ * cut once, on projection (core/project.ts).
+ */
 export interface PlannerSettings {
   /** Salts every id and names the cluster; must be stable across restarts. */
   cluster: string;
-  /** The condition whose desired status means "done" (default `Ready`). */
-  readyCondition: string;
   /** Condition types to trace as child intervals; undefined: all. */
   trackedConditions: readonly string[] | undefined;
-  /**
-   * Desired status per condition type. Types not listed want `True`, except
-   * the abnormal-true ones in `negativePolarity`, which want `False`.
-   */
-  desiredStatus: Readonly<Record<string, ConditionStatus>>;
-  negativePolarity: readonly string[];
-  /** A condition that, when True, ends the generation as `stalled` (ERROR). */
-  stalledCondition: string;
-  /** Phases that end the generation as `failed` (ERROR). */
-  failedPhases: readonly string[];
   /** Open root spans end as `timeout` (ERROR) this long after they started. */
   timeoutMs: number;
-  /** Condition messages are cut to this many characters. */
-  messageLimit: number;
   /** Reason changes recorded as span events per interval; later ones are only counted. */
   maxReasonChangeEvents: number;
 }
 
 export const defaultPlannerSettings: Omit<PlannerSettings, "cluster"> = {
-  readyCondition: "Ready",
   trackedConditions: undefined,
-  desiredStatus: {},
-  negativePolarity: ["Reconciling", "Progressing", "Stalled", "Degraded"],
-  stalledCondition: "Stalled",
-  failedPhases: ["Failed"],
   timeoutMs: 30 * 60 * 1000,
-  messageLimit: 256,
   maxReasonChangeEvents: 16,
 };
 

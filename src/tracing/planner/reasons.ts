@@ -7,17 +7,16 @@
 import type { ConditionState } from "../../core/state.ts";
 import * as attr from "../attributes.ts";
 import type { PlannerSettings, ReasonHistory, SpanAttributes, SpanEventPlan } from "./model.ts";
-import { truncate } from "./span-fields.ts";
 
 /** The attributes an interval starts with, and its history. */
-export function firstReason(
-  settings: PlannerSettings,
-  condition: ConditionState,
-): { attributes: SpanAttributes; reasons: ReasonHistory } {
+export function firstReason(condition: ConditionState): {
+  attributes: SpanAttributes;
+  reasons: ReasonHistory;
+} {
   const attributes: SpanAttributes = {};
   if (condition.reason) attributes[attr.CONDITION_REASON] = condition.reason;
-  if (condition.message)
-    attributes[attr.CONDITION_MESSAGE] = truncate(condition.message, settings.messageLimit);
+  // Messages are cut once, on projection (core/project.ts).
+  if (condition.message) attributes[attr.CONDITION_MESSAGE] = condition.message;
   return { attributes, reasons: { latest: condition.reason, events: [], dropped: 0 } };
 }
 
@@ -34,8 +33,7 @@ export function noteReason(
   }
   const attributes: SpanAttributes = { [attr.CONDITION_PREVIOUS_REASON]: reasons.latest };
   if (condition.reason) attributes[attr.CONDITION_REASON] = condition.reason;
-  if (condition.message)
-    attributes[attr.CONDITION_MESSAGE] = truncate(condition.message, settings.messageLimit);
+  if (condition.message) attributes[attr.CONDITION_MESSAGE] = condition.message;
   const event: SpanEventPlan = { name: attr.REASON_CHANGED, timeMs: nowMs, attributes };
   return { latest: condition.reason, events: [...reasons.events, event], dropped: reasons.dropped };
 }

@@ -52,7 +52,3 @@ export function generationLink(
     attributes: { [attr.LINK_REASON]: reason },
   };
 }
-
-export function truncate(text: string, limit: number): string {
-  return text.length <= limit ? text : `${text.slice(0, Math.max(0, limit - 1))}…`;
-}

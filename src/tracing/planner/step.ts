@@ -1,9 +1,12 @@
 // One planning step: the settings, the time, the object's tracing state being
 // changed (a copy: the caller's is never touched) and the spans decided so far.
+import { defaultReadinessRules, type ReadinessRules } from "../../core/readiness.ts";
 import type { ObjectTraceState, PlannerSettings, SpanPlan } from "./model.ts";
 
 export interface Step {
   settings: PlannerSettings;
+  /** The observed resource's readiness rules (steps without an observation, timeouts and shutdown, consult none). */
+  rules: ReadinessRules;
   /** Epoch milliseconds of the observation (the injected clock). */
   nowMs: number;
   state: ObjectTraceState;
@@ -28,7 +31,12 @@ export function emptyTraceState(uid: string): ObjectTraceState {
 }
 
 /** A step on a copy of `state`, deep enough that the step may change the open episode's children. */
-export function stepOn(settings: PlannerSettings, state: ObjectTraceState, nowMs: number): Step {
+export function stepOn(
+  settings: PlannerSettings,
+  state: ObjectTraceState,
+  nowMs: number,
+  rules: ReadinessRules = defaultReadinessRules,
+): Step {
   const open = state.open ? { ...state.open, conditions: { ...state.open.conditions } } : undefined;
-  return { settings, nowMs, state: { ...state, open }, spans: [] };
+  return { settings, rules, nowMs, state: { ...state, open }, spans: [] };
 }

@@ -1,17 +1,22 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { defaultProjectionSettings, projectObject } from "../../../src/core/project.ts";
+import { defaultReadinessRules } from "../../../src/core/readiness.ts";
 import type { Transition } from "../../../src/core/state.ts";
+import {
+  appendTransitions,
+  conditionChangesSince,
+  recordOf,
+  ringCaps,
+} from "../../../src/core/transition-ring.ts";
 import { diffStates } from "../../../src/core/transitions.ts";
 import { toObjectView } from "../../../src/status/from-state.ts";
-import { objectDetail, objectItem } from "../../../src/status/json.ts";
+import { isoTime, objectDetail, objectItem } from "../../../src/status/json.ts";
 import { expandTemplate, objectLinks, templateProblem } from "../../../src/status/links.ts";
-import { appendTransitions, conditionChangesSince, recordOf } from "../../../src/status/ring.ts";
-import { viewCaps } from "../../../src/status/view.ts";
 import { cond, t, widget } from "../../support/objects.ts";
 import { condition, view, viewNow } from "../../support/views.ts";
 
-const status = { readyCondition: "Ready", failedAfterSeconds: 300 };
+const status = defaultReadinessRules;
 const flip = (at: number, to: "True" | "False", message = "", reason?: string): Transition => ({
   kind: "condition",
   type: "Ready",
@@ -25,24 +30,25 @@ const flip = (at: number, to: "True" | "False", message = "", reason?: string): 
 
 describe("transition ring", () => {
   test("keeps the newest ringCapacity entries, oldest dropped", () => {
-    let ring = appendTransitions([], [{ kind: "created", at: 0 }]);
+    let ring = appendTransitions([], [{ kind: "terminating", at: 0 }]);
     for (let i = 1; i <= 20; i++) ring = appendTransitions(ring, [flip(i, i % 2 ? "False" : "True")]);
-    assert.equal(ring.length, viewCaps.ringCapacity);
+    assert.equal(ring.length, ringCaps.capacity);
     assert.deepEqual(
       ring.map((r) => r.at),
-      Array.from({ length: viewCaps.ringCapacity }, (_, i) => 21 - viewCaps.ringCapacity + i),
+      Array.from({ length: ringCaps.capacity }, (_, i) => 21 - ringCaps.capacity + i),
     );
   });
 
-  test("status writes are not recorded, and an unchanged ring is the same array", () => {
-    const ring = appendTransitions([], [{ kind: "created", at: 1 }]);
+  test("status writes and first sight are not recorded, and an unchanged ring is the same array", () => {
+    const ring = appendTransitions([], [{ kind: "phase", from: "A", to: "B", at: 1 }]);
     assert.equal(appendTransitions(ring, [{ kind: "statusWrite", noop: true, at: 2 }]), ring);
+    assert.equal(appendTransitions(ring, [{ kind: "created", at: 2 }]), ring);
   });
 
   test("reasons and messages are capped", () => {
     const record = recordOf(flip(1, "False", "x".repeat(10_000), "R".repeat(500)));
-    assert.equal(record?.message?.length, viewCaps.ringMessageChars);
-    assert.equal(record?.reason?.length, viewCaps.ringReasonChars);
+    assert.equal(record?.message?.length, ringCaps.messageChars);
+    assert.equal(record?.reason?.length, ringCaps.reasonChars);
     assert.ok(record?.message?.endsWith("..."));
   });
 
@@ -90,7 +96,13 @@ describe("ObjectState → ObjectView", () => {
     });
     const state = projectObject(raw, defaultProjectionSettings);
     const now = t("2026-01-01T00:10:00Z");
-    const ring = appendTransitions([], diffStates(undefined, state, now));
+    const ring = appendTransitions(
+      [],
+      [
+        ...diffStates(undefined, state, now),
+        { kind: "generation", from: 2, to: 3, at: t("2026-01-01T00:05:00Z"), specChanged: true },
+      ],
+    );
     const v = toObjectView({
       identity: { group: "example.com", version: "v1", kind: "Widget" },
       state,
@@ -104,8 +116,8 @@ describe("ObjectState → ObjectView", () => {
     assert.equal(v.ready?.message, "<b>no</b>");
     assert.equal(v.generationRequestedAt, t("2026-01-01T00:05:00Z"));
     assert.deepEqual(
-      v.recentTransitions.map((r) => r.what),
-      ["created"],
+      v.recentTransitions.map((r) => [r.what, r.from, r.to]),
+      [["generation", "2", "3"]],
     );
 
     const item = objectItem(v, now, {
@@ -179,7 +191,7 @@ test("the detail carries conditions, the ring and the trace id; the item does no
   const v = view({
     name: "w",
     conditions: [condition("Ready", "False", { message: "m" }), condition("Synced", "True")],
-    recentTransitions: [{ at: viewNow - 5, what: "created" }],
+    recentTransitions: [{ at: viewNow - 5, what: "terminating" }],
     traceId: "t1",
   });
   const options = { flappingMinTransitions: 3, links: { dashboardUrl: undefined, traceUrl: undefined } };
@@ -188,7 +200,13 @@ test("the detail carries conditions, the ring and the trace id; the item does no
     detail.conditions.map((c) => c.type),
     ["Ready", "Synced"],
   );
-  assert.deepEqual(detail.recentTransitions, [{ at: "2027-01-15T07:59:55Z", what: "created" }]);
+  assert.deepEqual(detail.recentTransitions, [{ at: "2027-01-15T07:59:55Z", what: "terminating" }]);
   assert.equal(detail.traceId, "t1");
   assert.equal("conditions" in objectItem(v, viewNow, options), false);
+});
+
+test("times are whole seconds, also from a clock with fractions", () => {
+  assert.equal(isoTime(1_800_000_000.876), "2027-01-15T08:00:00Z");
+  assert.equal(isoTime(1_800_000_000), "2027-01-15T08:00:00Z");
+  assert.equal(isoTime(undefined), null);
 });

@@ -3,6 +3,7 @@
 // instead of OTLP), the spans exactly as the OpenTelemetry SDK finished them,
 // and the expected spans of each kind.
 import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from "@opentelemetry/sdk-trace";
+import { defaultReadinessRules, type ReadinessRules } from "../../../src/core/readiness.ts";
 import type { ConditionState, ObjectState, ResourceIdentity } from "../../../src/core/state.ts";
 import { silentLogger } from "../../../src/log.ts";
 import type { TimeSource } from "../../../src/tracing/attributes.ts";
@@ -49,11 +50,15 @@ export function object(fields: Partial<ObjectState> = {}): ObjectState {
     observedGeneration: undefined,
     phase: undefined,
     conditions: [],
+    states: [],
+    suspended: false,
     heartbeat: undefined,
     specChangedAt: T,
     extraLabels: {},
     metaDigest: 0,
     cuts: { labelValues: 0, conditions: 0 },
+    statusDigest: 0,
+    specDigest: undefined,
     ...fields,
   };
 }
@@ -67,7 +72,16 @@ export function condition(
   message = "",
   observedGeneration?: number,
 ): ConditionState {
-  return { type, status, reason, message, lastTransitionTime: T + since, observedGeneration };
+  return {
+    type,
+    status,
+    reason,
+    message,
+    lastTransitionTime: T + since,
+    since: T + since,
+    sinceSource: "lastTransitionTime",
+    observedGeneration,
+  };
 }
 
 /** The identity attributes every span of uid-1 carries. */
@@ -209,18 +223,26 @@ export class History {
   readonly #tracer: StateTracer;
   readonly #resource: ResourceIdentity;
   readonly #statusSubresource: boolean;
+  readonly #readiness: ReadinessRules;
   #previous: ObjectState | undefined;
 
-  constructor(tracer: StateTracer, resource: ResourceIdentity = widgets, statusSubresource = true) {
+  constructor(
+    tracer: StateTracer,
+    resource: ResourceIdentity = widgets,
+    statusSubresource = true,
+    readiness: ReadinessRules = defaultReadinessRules,
+  ) {
     this.#tracer = tracer;
     this.#resource = resource;
     this.#statusSubresource = statusSubresource;
+    this.#readiness = readiness;
   }
 
   step(step: Step): void {
     const observation: ObjectObservation = {
       resource: this.#resource,
       statusSubresource: this.#statusSubresource,
+      readiness: this.#readiness,
       previous: this.#previous,
       current: step.object,
       nowMs: at(step.now),

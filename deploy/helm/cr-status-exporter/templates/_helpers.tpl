@@ -131,6 +131,15 @@ Service's name), unless prometheusRule.job says otherwise.
 {{- fail (printf "config.%s: set it through the chart's values (web.*, auditReceiver.*), which also mount the files it needs" $key) }}
 {{- end }}
 {{- end }}
+{{- if and $v.sharding.enabled (eq $v.mode "sidecar") }}
+{{- fail "sharding.enabled: sharding runs in cluster mode only (a sidecar watches one operator's resources)" }}
+{{- end }}
+{{- if and $v.sharding.enabled $v.tracing.lease.enabled }}
+{{- fail "tracing.lease.enabled: not with sharding.enabled (each shard is one pod and emits its own objects' spans, no Lease needed)" }}
+{{- end }}
+{{- if hasKey $v.config "sharding" }}
+{{- fail "config.sharding: set it through the chart's values (sharding.*), which also create the StatefulSet and its Role" }}
+{{- end }}
 {{- if and $v.config.tracing (or $v.tracing.endpoint $v.tracing.lease.enabled $v.tracing.clusterName) }}
 {{- fail "config.tracing and tracing.*: give tracing settings in one place (tracing.* also creates the Lease's RBAC)" }}
 {{- end }}
@@ -306,6 +315,13 @@ args:
   - --api-proxy-kubeconfig
   - {{ .Values.sidecar.apiProxy.kubeconfigPath }}
 {{- end }}
+{{- if and (not $sidecar) .Values.sharding.enabled }}
+  # The shard: this pod's ordinal of its StatefulSet's replicas.
+  - --pod
+  - $(POD_NAME)
+  - --pod-namespace
+  - $(POD_NAMESPACE)
+{{- end }}
 {{- with .Values.extraArgs }}
 {{- toYaml . | nindent 2 }}
 {{- end }}
@@ -315,6 +331,12 @@ env:
     valueFrom:
       fieldRef:
         fieldPath: metadata.namespace
+{{- if and (not $sidecar) .Values.sharding.enabled }}
+  - name: POD_NAME
+    valueFrom:
+      fieldRef:
+        fieldPath: metadata.name
+{{- end }}
 {{- with .Values.extraEnv }}
 {{- toYaml . | nindent 2 }}
 {{- end }}

@@ -1,0 +1,67 @@
+// How each kind's readiness condition reaches PromQL. The exporter decides it
+// per kind (configured `readyCondition`, else detected: Ready, then
+// Succeeded, then Available) and says it once per kind, in
+// cr_exporter_resource_info{ready_condition}; the rules join on that label
+// instead of naming `type="Ready"`, so no per-object series is added. For a
+// kind without that info series (an older exporter, or the series dropped by
+// relabelling) they fall back to type="Ready", so nothing goes silent; a kind
+// whose info says it has no readiness condition (its phase decides) gets no
+// condition alert.
+import { metricNames } from "../../src/core/catalog.ts";
+import type { AlertOptions } from "./options.ts";
+
+function selectorOf(options: AlertOptions, ...extra: string[]): string {
+  return `{${[options.selector, ...extra].filter((m) => m !== "").join(", ")}}`;
+}
+
+/**
+ * The series of `family` (a per-object family labelled with the condition
+ * `type`, selected by `extra` matchers) for each object's readiness condition.
+ * `wrap` turns a selector into the expression to keep (e.g. a `changes()` over
+ * a range), applied to both the joined and the fallback series.
+ */
+export function readinessSeries(
+  options: AlertOptions,
+  family: string,
+  extra: string[],
+  wrap: (selector: string) => string = (s) => s,
+): string {
+  const info = `${metricNames(options.metricPrefix).resourceInfo}${selectorOf(options)}`;
+  const each = wrap(`${family}${selectorOf(options, ...extra)}`);
+  const ready = wrap(`${family}${selectorOf(options, 'type="Ready"', ...extra)}`);
+  return (
+    `(${each} and on (cluster, group, kind, type) label_replace(${info}, "type", "$1", "ready_condition", "(.+)"))` +
+    ` or (${ready} unless on (cluster, group, kind) ${info})`
+  );
+}
+
+const escapeQuoted = (text: string): string => text.replaceAll("%", "%%").replaceAll('"', '\\"');
+
+/**
+ * A Go-template prologue for an alert annotation: sets `$ready` to the
+ * readiness condition of the alerting object's kind, as the exporter says it
+ * (Ready when it does not).
+ */
+export function readinessTemplate(options: AlertOptions): string {
+  const info = metricNames(options.metricPrefix).resourceInfo;
+  const query = `max by (ready_condition) (${info}{${escapeQuoted(options.selector)}, cluster=\\"%s\\", group=\\"%s\\", kind=\\"%s\\"})`;
+  return (
+    `{{ $ready := "Ready" }}{{ with query (printf "${query}" $labels.cluster $labels.group $labels.kind) }}` +
+    `{{ with . | first | label "ready_condition" }}{{ $ready = . }}{{ end }}{{ end }}`
+  );
+}
+
+/**
+ * Go-template snippet printing the current reason of the alerting object's
+ * condition `type`, or of its readiness condition (`$ready`, see
+ * readinessTemplate) when no type is given.
+ */
+export function currentReason(options: AlertOptions, type?: string): string {
+  const labels = ["cluster", "namespace", "group", "kind", "name"];
+  const typeMatcher = type === undefined ? `type=\\"%s\\"` : `type=\\"${type}\\"`;
+  const query =
+    `max by (reason) (${metricNames(options.metricPrefix).conditionReason}{${escapeQuoted(options.selector)}, ${labels.map((l) => `${l}=\\"%s\\"`).join(", ")}, ` +
+    `${typeMatcher}} == 1)`;
+  const args = [...labels.map((l) => `$labels.${l}`), ...(type === undefined ? ["$ready"] : [])].join(" ");
+  return `{{ with query (printf "${query}" ${args}) }}{{ . | first | label "reason" }}{{ else }}not exported{{ end }}`;
+}

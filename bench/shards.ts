@@ -1,0 +1,268 @@
+// Sharding, measured: at each size, our exporter unsharded, then the same
+// fleet split over `--shards` processes running side by side (`sharding:
+// {shard, totalShards}`, the default family set). Per process: RSS 1 s after
+// its sync and the scrape p50, plain and gzip, each shard scraped on its own
+// while the others idle. Judged per shard: scrape p50 and RSS above the idle
+// process (the sidecar config on an empty namespace), as ratios to the
+// unsharded process; limits in `limits` below. Writes
+// results/shards/<date>-<sizes>.json and latest.md, and the table between the
+// shards markers of bench/README.md.
+//
+//   node bench/shards.ts                          # 10k and 50k, 3 shards, 20 + 20 scrapes each
+//   node bench/shards.ts --sizes 1000 --scrapes 5 # a quick look
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpus, loadavg } from "node:os";
+import { dirname, join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { parse, stringify } from "yaml";
+import { shardOfUid } from "../src/core/shard.ts";
+import { ControlPlane, installCrd } from "../test/cluster/index.ts";
+import { createNamespaces, type Fleet, growFleet } from "./lib/fleet.ts";
+import { measureIdle } from "./lib/idle.ts";
+import { waitForSync } from "./lib/measure.ts";
+import { type Subject, sampleProc, startOurs } from "./lib/proc.ts";
+import { measureScrapes } from "./lib/scrape-stats.ts";
+import { oursDefaultConfig, oursSidecarConfig } from "./lib/subjects.ts";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const repo = join(here, "..");
+const { values: flags } = parseArgs({
+  options: {
+    sizes: { type: "string", default: "10000,50000" },
+    shards: { type: "string", default: "3" },
+    scrapes: { type: "string", default: "20" },
+    out: { type: "string", default: join(here, "results", "shards") },
+  },
+});
+const sizes = flags.sizes.split(",").map(Number);
+const shardCount = Number(flags.shards);
+const scrapes = Number(flags.scrapes);
+for (const [name, values] of [
+  ["--sizes", sizes],
+  ["--shards", [shardCount]],
+  ["--scrapes", [scrapes]],
+] as const) {
+  if (values.some((n) => !Number.isInteger(n) || n < 1))
+    throw new Error(`${name}: expected whole numbers ≥ 1`);
+}
+/** Each shard's value / the unsharded process's. */
+const limits = { scrapeP50: 0.4, rssAboveIdle: 0.4 };
+const MiB = 1024 * 1024;
+
+const log = (line: string): void => {
+  process.stderr.write(`[shards ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
+};
+
+interface ProcessResult {
+  objects: number;
+  syncSeconds: number;
+  rssBytes: number;
+  scrapeP50Ms: number;
+  gzipP50Ms: number;
+  bytes: number;
+  series: number;
+}
+
+interface SizeResult {
+  objects: number;
+  loadAverage: { before: number[]; after: number[] };
+  unsharded: ProcessResult;
+  shards: ProcessResult[];
+}
+
+/** The unsharded subject's config with this process's shard. */
+function shardedConfig(shard: number): string {
+  const config = parse(oursDefaultConfig()) as Record<string, unknown>;
+  return stringify({ ...config, sharding: { shard, totalShards: shardCount } });
+}
+
+/** The uids of every widget, counted per shard with the exporter's own function. */
+async function objectsPerShard(plane: ControlPlane): Promise<number[]> {
+  const counts = Array.from({ length: shardCount }, () => 0);
+  let continueToken: string | undefined;
+  do {
+    const page = await plane.admin.rest.get<{
+      items: { metadata: { uid: string } }[];
+      metadata: { continue?: string };
+    }>("/apis/example.com/v1/widgets", { query: { limit: 5000, continue: continueToken } });
+    for (const item of page.items) {
+      const shard = shardOfUid(item.metadata.uid, shardCount);
+      counts[shard] = (counts[shard] ?? 0) + 1;
+    }
+    continueToken = page.metadata.continue || undefined;
+  } while (continueToken);
+  return counts;
+}
+
+async function measure(
+  subject: Subject,
+  objects: number,
+  synced: () => Promise<number>,
+): Promise<ProcessResult> {
+  const syncSeconds = await synced();
+  const scrape = await measureScrapes(subject, objects, scrapes);
+  return {
+    objects,
+    syncSeconds,
+    rssBytes: 0,
+    scrapeP50Ms: scrape.p50Ms,
+    gzipP50Ms: scrape.gzipP50Ms,
+    bytes: scrape.bytes,
+    series: scrape.series,
+  };
+}
+
+async function measureSize(plane: ControlPlane, objects: number, dir: string): Promise<SizeResult> {
+  const before = loadavg();
+  const perShard = await objectsPerShard(plane);
+  log(`${objects}: objects per shard ${perShard.join(" + ")}; unsharded first`);
+  const whole = await startOurs(
+    "default",
+    repo,
+    plane.kubeconfigPath,
+    join(dir, `unsharded-${objects}`),
+    oursDefaultConfig(),
+  );
+  let unsharded: ProcessResult;
+  try {
+    const sync = await waitForSync(whole, objects, Math.max(120_000, objects * 20));
+    await sleep(1000); // the initial burst's garbage collected before sampling
+    const rssBytes = sampleProc(whole.pid).rssBytes;
+    unsharded = { ...(await measure(whole, objects, async () => sync.seconds)), rssBytes };
+  } finally {
+    await whole.stop();
+  }
+  log(
+    `${objects}: unsharded RSS ${(unsharded.rssBytes / MiB).toFixed(0)} MiB, scrape p50 ${unsharded.scrapeP50Ms.toFixed(0)} ms; ${shardCount} shards side by side`,
+  );
+  const shards = await Promise.all(
+    perShard.map((_, i) =>
+      startOurs("default", repo, plane.kubeconfigPath, join(dir, `shard${i}-${objects}`), shardedConfig(i)),
+    ),
+  );
+  try {
+    const syncs = await Promise.all(
+      shards.map((s, i) => waitForSync(s, perShard[i] ?? 0, Math.max(120_000, objects * 20))),
+    );
+    await sleep(1000);
+    const rss = shards.map((s) => sampleProc(s.pid).rssBytes);
+    const results: ProcessResult[] = [];
+    // One shard at a time: the others idle, as the unsharded process was scraped alone.
+    for (const [i, shard] of shards.entries()) {
+      const result = await measure(shard, perShard[i] ?? 0, async () => syncs[i]?.seconds ?? 0);
+      results.push({ ...result, rssBytes: rss[i] ?? 0 });
+    }
+    return { objects, loadAverage: { before, after: loadavg() }, unsharded, shards: results };
+  } finally {
+    await Promise.all(shards.map((s) => s.stop()));
+  }
+}
+
+const fixed = (n: number, digits = 2): string => n.toFixed(digits);
+
+function report(run: { startedAt: string; idleRssBytes: number; sizes: SizeResult[] }): string {
+  const lines = [
+    `Run of ${run.startedAt} on ${cpus().length} × ${cpus()[0]?.model ?? "?"}; idle RSS ${fixed(run.idleRssBytes / MiB, 1)} MiB ` +
+      `(sidecar config, empty namespace). Default family set; ${shardCount} shards as \`sharding: {shard, totalShards}\`, ` +
+      `running side by side, each scraped alone (${scrapes} plain + ${scrapes} gzip). Limits per shard: scrape p50 ≤ ${limits.scrapeP50}× ` +
+      `and RSS above idle ≤ ${limits.rssAboveIdle}× the unsharded process's.`,
+    "",
+    "| objects | process | objects held | sync | RSS | RSS above idle | ratio | scrape p50 plain / gzip | ratio (plain) | load average before / after |",
+    "| ------: | ------- | -----------: | ---: | --: | -------------: | ----: | ----------------------: | ------------: | --------------------------: |",
+  ];
+  for (const size of run.sizes) {
+    const u = size.unsharded;
+    const above = (p: ProcessResult) => p.rssBytes - run.idleRssBytes;
+    const load = `${size.loadAverage.before.map((l) => fixed(l)).join(" ")} / ${size.loadAverage.after.map((l) => fixed(l)).join(" ")}`;
+    const row = (label: string, p: ProcessResult, ratios: boolean) => {
+      const rssRatio = above(p) / above(u);
+      const scrapeRatio = p.scrapeP50Ms / u.scrapeP50Ms;
+      const mark = (value: number, limit: number) => `${fixed(value)}×${value <= limit ? "" : " **over**"}`;
+      lines.push(
+        `| ${size.objects.toLocaleString("en-US")} | ${label} | ${p.objects.toLocaleString("en-US")} | ${fixed(p.syncSeconds, 1)} s | ` +
+          `${fixed(p.rssBytes / MiB, 0)} MiB | ${fixed(above(p) / MiB, 0)} MiB | ${ratios ? mark(rssRatio, limits.rssAboveIdle) : "—"} | ` +
+          `${fixed(p.scrapeP50Ms, 0)} / ${fixed(p.gzipP50Ms, 0)} ms | ${ratios ? mark(scrapeRatio, limits.scrapeP50) : "—"} | ${label === "unsharded" ? load : ""} |`,
+      );
+    };
+    row("unsharded", u, false);
+    for (const [i, s] of size.shards.entries()) row(`shard ${i} of ${shardCount}`, s, true);
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+const begin = "<!-- shards:begin (generated by bench/shards.ts; do not edit) -->";
+const end = "<!-- shards:end -->";
+
+async function main(): Promise<void> {
+  const startedAt = new Date().toISOString();
+  log(
+    `sizes ${sizes.join(",")}, ${shardCount} shards, ${scrapes} + ${scrapes} scrapes; load average ${loadavg()
+      .map((l) => fixed(l))
+      .join(" ")}`,
+  );
+  const plane = await ControlPlane.start({
+    apiserverArgs: [
+      "--max-requests-inflight=2000",
+      "--max-mutating-requests-inflight=1000",
+      "--enable-priority-and-fairness=false",
+    ],
+  });
+  const result = {
+    startedAt,
+    shards: shardCount,
+    scrapes,
+    limits,
+    idleRssBytes: 0,
+    sizes: [] as SizeResult[],
+  };
+  try {
+    await installCrd(plane.admin.rest, "widgets");
+    const dir = join(plane.directory, "bench-shards");
+    const idleNamespace = await plane.createNamespace("bench-idle");
+    const idle = await measureIdle(
+      await startOurs(
+        "idle",
+        repo,
+        plane.kubeconfigPath,
+        join(dir, "idle"),
+        oursSidecarConfig(idleNamespace),
+      ),
+      5,
+    );
+    result.idleRssBytes = idle.rssSettledBytes;
+    log(`idle RSS ${fixed(idle.rssSettledBytes / MiB, 1)} MiB`);
+    const fleet: Fleet = { namespaces: await createNamespaces(plane), objects: [], createSeconds: {} };
+    for (const size of [...sizes].sort((a, b) => a - b)) {
+      await growFleet(plane.admin.rest, fleet, size, log);
+      result.sizes.push(await measureSize(plane, size, dir));
+    }
+  } finally {
+    await plane.stop();
+  }
+  mkdirSync(flags.out, { recursive: true });
+  const file = join(flags.out, `${startedAt.slice(0, 16).replace(/:/g, "")}-${sizes.join("_")}.json`);
+  writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
+  const table = report(result);
+  writeFileSync(join(flags.out, "latest.md"), `# Sharding\n\n${table}`);
+  const readmePath = join(here, "README.md");
+  const readme = readFileSync(readmePath, "utf8");
+  const from = readme.indexOf(begin);
+  const to = readme.indexOf(end);
+  if (from >= 0 && to > from) {
+    writeFileSync(readmePath, `${readme.slice(0, from + begin.length)}\n\n${table}\n${readme.slice(to)}`);
+  }
+  process.stdout.write(table);
+  log(`wrote ${file}, ${join(flags.out, "latest.md")}${from >= 0 ? ` and the table in ${readmePath}` : ""}`);
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    process.stderr.write(
+      `shards: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
+    process.exit(1);
+  },
+);

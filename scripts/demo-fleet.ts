@@ -1,0 +1,173 @@
+// The demo's fleet and its simulated controller, as building blocks: `npm run
+// demo` (scripts/demo.ts) runs them on a timer, the status-page end-to-end
+// test runs the same ticks back to back. 12 healthy widgets that roll out
+// their spec changes, one stuck on ImagePullBackOff, one flapping, one that
+// rewrites its status in a hot loop, and a cluster-scoped gadget.
+import {
+  type Condition,
+  changeSpec,
+  condition,
+  createCr,
+  getCr,
+  patchStatus,
+  type RestClient,
+  refFor,
+} from "../test/cluster/index.ts";
+
+export const demoNamespaces = ["shop", "payments", "search"] as const;
+
+/** The exporter's configuration for the demo fleet. */
+export function demoConfigYaml(listen: string): string {
+  return `listen: ${listen}
+resources:
+  - group: example.com
+    resource: widgets
+    heartbeatField: status.lastHeartbeatTime
+    phaseTransitions:
+      Pending: [Provisioning]
+      Provisioning: [Running, Failed]
+      Running: [Failed, Provisioning]
+      Failed: [Provisioning]
+    labels:
+      - fromLabel: app
+        name: app
+  - groups: ["example.com"]
+`;
+}
+
+export interface Sim {
+  ns: string;
+  name: string;
+  behaviour: "healthy" | "stuck" | "flapping" | "hot-loop";
+}
+
+export function demoSims(): Sim[] {
+  const sims: Sim[] = [];
+  for (const ns of demoNamespaces) {
+    for (let i = 1; i <= 4; i++) sims.push({ ns, name: `widget-${i}`, behaviour: "healthy" });
+  }
+  sims.push({ ns: "shop", name: "stuck-widget", behaviour: "stuck" });
+  sims.push({ ns: "payments", name: "flappy-widget", behaviour: "flapping" });
+  sims.push({ ns: "search", name: "busy-widget", behaviour: "hot-loop" });
+  return sims;
+}
+
+export const stuckMessage = "cannot pull example.com/widget:9.9";
+
+/** Creates the namespaces (when missing), the widgets and the gadget. The CRDs must be installed. */
+export async function createDemoFleet(rest: RestClient, sims: readonly Sim[]): Promise<void> {
+  for (const ns of new Set(sims.map((s) => s.ns))) {
+    const exists = await rest.raw("GET", `/api/v1/namespaces/${ns}`);
+    if (exists.status === 404) await rest.create("/api/v1/namespaces", { metadata: { name: ns } });
+  }
+  for (const sim of sims) {
+    await createCr(
+      rest,
+      refFor("widgets", sim.ns, sim.name),
+      sim.name,
+      { size: 1 },
+      { labels: { app: sim.ns } },
+    );
+  }
+  await createCr(rest, refFor("gadgets", undefined, "cluster-gadget"), "cluster-gadget");
+  await patchStatus(rest, refFor("gadgets", undefined, "cluster-gadget"), {
+    observedGeneration: 1,
+    conditions: [condition("Ready", "True", "Ok", "", 1)],
+  });
+}
+
+const stamp = (): string => `${new Date().toISOString().slice(0, 19)}Z`;
+const ready = (
+  status: Condition["status"],
+  reason: string,
+  message: string,
+  generation: number,
+  since?: Date,
+): Condition => condition("Ready", status, reason, message, generation, since);
+
+export interface StepOptions {
+  /** When the controller started: the hot loop has been Ready and the stuck widget stuck since then. */
+  started: Date;
+  /** Chance per healthy widget and tick that somebody changes its spec (0 in tests). */
+  specChangeChance: number;
+}
+
+/** One pass of the simulated controller over one widget (tick counts from 1). */
+export async function stepSim(rest: RestClient, sim: Sim, tick: number, options: StepOptions): Promise<void> {
+  const ref = refFor("widgets", sim.ns, sim.name);
+  const object = await getCr(rest, ref);
+  const generation = object.metadata.generation;
+  const status = object.status ?? {};
+  const observed = (status.observedGeneration as number | undefined) ?? 0;
+  switch (sim.behaviour) {
+    case "stuck":
+      if (tick === 1) {
+        await patchStatus(rest, ref, {
+          observedGeneration: generation,
+          phase: "Provisioning",
+          conditions: [ready("False", "ImagePullBackOff", stuckMessage, generation, options.started)],
+        });
+      }
+      return;
+    case "flapping":
+      await patchStatus(rest, ref, {
+        observedGeneration: generation,
+        phase: "Running",
+        conditions: [
+          tick % 2 === 0
+            ? ready("True", "Healthy", "", generation)
+            : ready("False", "ProbeFailed", "health probe timed out", generation),
+        ],
+      });
+      return;
+    case "hot-loop":
+      // Rewrites the same status with a fresh message on every pass: no-op writes.
+      await patchStatus(rest, ref, {
+        observedGeneration: generation,
+        phase: "Running",
+        conditions: [
+          { ...ready("True", "Healthy", "", generation, options.started), message: `checked at ${stamp()}` },
+        ],
+      });
+      return;
+    default:
+      if (observed < generation) {
+        // A rollout: Provisioning first, Ready on the next pass.
+        if (status.phase !== "Provisioning") {
+          await patchStatus(rest, ref, {
+            phase: "Provisioning",
+            lastHeartbeatTime: stamp(),
+            conditions: [ready("False", "Progressing", `rolling out generation ${generation}`, observed)],
+          });
+        } else {
+          await patchStatus(rest, ref, {
+            observedGeneration: generation,
+            phase: "Running",
+            lastHeartbeatTime: stamp(),
+            conditions: [ready("True", "Healthy", "", generation)],
+          });
+        }
+      } else {
+        await patchStatus(rest, ref, { lastHeartbeatTime: stamp() });
+        if (Math.random() < options.specChangeChance)
+          await changeSpec(rest, ref, { size: 1 + Math.floor(Math.random() * 5) });
+      }
+  }
+}
+
+/** One pass over every widget; a failing step is reported and the others still run. */
+export async function demoTick(
+  rest: RestClient,
+  sims: readonly Sim[],
+  tick: number,
+  options: StepOptions,
+  onError: (sim: Sim, error: Error) => void,
+): Promise<void> {
+  for (const sim of sims) {
+    try {
+      await stepSim(rest, sim, tick, options);
+    } catch (error) {
+      onError(sim, error as Error);
+    }
+  }
+}

@@ -1,0 +1,67 @@
+// Validation of `sharding`: a fixed shard (`shard` of `totalShards`), or the
+// shard of a StatefulSet pod (`pod`, `podNamespace`: the ordinal from the pod
+// name, the count from the StatefulSet's replicas).
+import type { Checker } from "./checker.ts";
+import type { ShardingConfig } from "./schema.ts";
+import { dns1123 } from "./validate-resources.ts";
+
+/** A StatefulSet pod's name: the StatefulSet's name, a dash, the ordinal. */
+export const statefulSetPodName = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?)-(0|[1-9][0-9]*)$/;
+
+export function sharding(c: Checker, value: unknown): ShardingConfig | undefined {
+  if (value === undefined) return undefined;
+  const raw = c.object("sharding", value, ["shard", "totalShards", "pod", "podNamespace"]);
+  if (!raw) return undefined;
+  const fixed = raw.shard !== undefined || raw.totalShards !== undefined;
+  const fromPod = raw.pod !== undefined || raw.podNamespace !== undefined;
+  if (fixed && fromPod) {
+    return c.fail(
+      "sharding",
+      "either shard and totalShards (a fixed shard) or pod and podNamespace (a StatefulSet pod), not both",
+      value,
+    );
+  }
+  /** The key's value, or a problem naming the key it goes with when it is missing. */
+  const required = (key: string, pairedWith: string, expected: string): unknown => {
+    if (raw[key] !== undefined) return raw[key];
+    c.problems.push(`sharding.${key}: missing; expected ${expected} (it goes with sharding.${pairedWith})`);
+    return undefined;
+  };
+  if (fromPod) {
+    const podText =
+      "a StatefulSet pod's name such as cr-status-exporter-0 (the StatefulSet's name, a dash, the ordinal)";
+    const pod = c.string(
+      "sharding.pod",
+      required("pod", "podNamespace", podText),
+      statefulSetPodName,
+      podText,
+    );
+    const podNamespace = c.string(
+      "sharding.podNamespace",
+      required("podNamespace", "pod", "the pod's namespace"),
+      dns1123,
+      "a namespace name",
+    );
+    return pod && podNamespace ? { kind: "statefulset", pod, podNamespace } : undefined;
+  }
+  if (!fixed) return c.fail("sharding", "shard and totalShards, or pod and podNamespace", value);
+  const total = c.integer(
+    "sharding.totalShards",
+    required("totalShards", "shard", "the number of shards, an integer ≥ 1"),
+    1,
+  );
+  const shard = c.integer(
+    "sharding.shard",
+    required("shard", "totalShards", "this shard, an integer ≥ 0"),
+    0,
+  );
+  if (total === undefined || shard === undefined) return undefined;
+  if (shard >= total) {
+    return c.fail(
+      "sharding.shard",
+      `an integer from 0 to ${total - 1} (below totalShards, ${total})`,
+      raw.shard,
+    );
+  }
+  return { kind: "fixed", shard, total };
+}

@@ -1,0 +1,458 @@
+// Sharding on a real apiserver, with the exporter as processes: the union of
+// three shards' per-object series is exactly what one unsharded process
+// exports (same lines, no object twice, none missing) after the fleet is
+// created, after churn and after a shard restart; aggregate families and
+// per-kind histograms sum to the unsharded values; two replicas of one shard
+// export identical series; and StatefulSet pods take their shard from their
+// name and the StatefulSet's replicas, with only the Role such a pod gets,
+// re-sharding without a restart when it scales from 2 to 3 (and back).
+import assert from "node:assert/strict";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { before, test } from "node:test";
+import { stringify } from "yaml";
+import { shardOfUid } from "../../src/core/shard.ts";
+import {
+  type ControlPlane,
+  condition,
+  createCr,
+  installCrd,
+  patchStatus,
+  refFor,
+  useControlPlane,
+} from "../cluster/index.ts";
+import { eventually } from "../support/exporter.ts";
+import {
+  churn,
+  compareUnion,
+  createWidgets,
+  difference,
+  familyLines,
+  labelOf,
+  objectLines,
+  objectOf,
+  type RunningExporter,
+  startExporter,
+  summed,
+} from "../support/shard-fleet.ts";
+
+const testbed = useControlPlane();
+
+before(async () => {
+  const rest = (await testbed.ready()).admin.rest;
+  await installCrd(rest, "widgets");
+  await installCrd(rest, "gadgets");
+});
+
+function writeConfig(plane: ControlPlane, name: string, config: Record<string, unknown>): string {
+  const path = join(plane.directory, `${name}.yaml`);
+  writeFileSync(path, stringify(config));
+  return path;
+}
+
+/** Stops every exporter started through it when the test ends, pass or fail. */
+function exporters(t: { after(fn: () => Promise<void>): void }) {
+  const running = new Set<RunningExporter>();
+  t.after(async () => {
+    await Promise.all([...running].map((e) => e.stop()));
+  });
+  return {
+    async start(...args: Parameters<typeof startExporter>): Promise<RunningExporter> {
+      const exporter = await startExporter(...args);
+      running.add(exporter);
+      return exporter;
+    },
+    async stop(exporter: RunningExporter): Promise<void> {
+      running.delete(exporter);
+      await exporter.stop();
+    },
+  };
+}
+
+interface ApiWidget {
+  metadata: { name: string; uid: string; generation: number };
+  status?: { conditions?: { type: string; status: string; lastTransitionTime: string }[] };
+}
+
+/** Every widget as the API has it now. */
+async function apiWidgets(plane: ControlPlane, namespace: string): Promise<ApiWidget[]> {
+  const list = await plane.admin.rest.get<{ items: ApiWidget[] }>(
+    `/apis/example.com/v1/namespaces/${namespace}/widgets`,
+  );
+  return list.items;
+}
+
+/**
+ * The reference's per-object lines once it shows what the API has now: every
+ * widget with its generation and its Ready status and transition time, and
+ * no other widget.
+ */
+async function settledReference(plane: ControlPlane, reference: RunningExporter, namespace: string) {
+  const widgets = await apiWidgets(plane, namespace);
+  return eventually(
+    `${reference.label} shows the ${widgets.length} widgets as the API has them`,
+    async () => {
+      const lines = objectLines(await reference.metrics());
+      const has = new Set(lines);
+      const objects = new Set(lines.filter((l) => l.includes('kind="Widget"')).map(objectOf));
+      if (objects.size !== widgets.length) return false;
+      for (const w of widgets) {
+        const id = `group="example.com",kind="Widget",namespace="${namespace}",name="${w.metadata.name}"`;
+        const ready = w.status?.conditions?.find((c) => c.type === "Ready");
+        if (!has.has(`cr_metadata_generation{${id}} ${w.metadata.generation}`)) return false;
+        if (ready && !has.has(`cr_condition{${id},type="Ready",status="${ready.status}"} 1`)) return false;
+        const at = ready ? Date.parse(ready.lastTransitionTime) / 1000 : undefined;
+        if (at && !has.has(`cr_condition_last_transition_timestamp_seconds{${id},type="Ready"} ${at}`))
+          return false;
+      }
+      return lines;
+    },
+    90_000,
+  );
+}
+
+/** Waits until the shards' union equals the reference's lines; returns the check. */
+async function unionEquals(reference: string[], shards: RunningExporter[], compareValues = true) {
+  let last = "";
+  try {
+    return await eventually(
+      "the shards' union to equal the unsharded process",
+      async () => {
+        const check = compareUnion(
+          reference,
+          await Promise.all(shards.map(async (s) => objectLines(await s.metrics()))),
+          compareValues,
+        );
+        last = check.message;
+        return check.ok && check;
+      },
+      60_000,
+    );
+  } catch (error) {
+    throw new Error(`${(error as Error).message}\nlast comparison: ${last}`);
+  }
+}
+
+const histograms = [
+  "cr_condition_state_duration_seconds",
+  "cr_time_to_ready_seconds",
+  "cr_reconcile_duration_seconds",
+];
+
+/** The aggregate (gadget) and, unless a shard restarted, histogram lines summed over the shards equal the reference's. */
+async function sumsEqual(
+  reference: RunningExporter,
+  shards: RunningExporter[],
+  families = ["cr_aggregate", ...histograms],
+): Promise<string> {
+  let last = "";
+  await eventually(
+    "aggregate families and per-kind histograms summed over the shards to equal the unsharded values",
+    async () => {
+      const expected = summed([familyLines(await reference.metrics(), families)]);
+      const sums = summed(
+        await Promise.all(shards.map(async (s) => familyLines(await s.metrics(), families))),
+      );
+      const differing = [...new Set([...expected.keys(), ...sums.keys()])].filter(
+        (k) => expected.get(k) !== sums.get(k),
+      );
+      last = differing
+        .slice(0, 6)
+        .map((k) => `${k}: unsharded ${expected.get(k)}, shards ${sums.get(k)}`)
+        .join("\n  ");
+      return differing.length === 0 && expected.size > 0;
+    },
+    60_000,
+  ).catch((error: Error) => {
+    throw new Error(`${error.message}\n  ${last}`);
+  });
+  const text = await reference.metrics();
+  const count = (name: string) =>
+    familyLines(text, [name])
+      .filter((l) => l.startsWith(`${name}_count{`) && l.includes('kind="Widget"'))
+      .reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(" ") + 1)), 0);
+  return `aggregates: ${familyLines(text, ["cr_aggregate"]).length} lines; Ready state durations observed: ${count("cr_condition_state_duration_seconds")}`;
+}
+
+async function createGadgets(plane: ControlPlane, count: number, tag: string): Promise<void> {
+  for (let i = 0; i < count; i++) {
+    const ref = refFor("gadgets", undefined, `${tag}-g${i}`);
+    await createCr(plane.admin.rest, ref, `${tag}-g${i}`, {});
+    await patchStatus(plane.admin.rest, ref, {
+      conditions: [condition("Ready", i % 4 === 0 ? "False" : "True")],
+    });
+  }
+}
+
+test("three shard processes export exactly what one unsharded process does: after creation, churn and a shard restart", async (t) => {
+  const plane = testbed.plane;
+  const ns = await plane.createNamespace("sharded");
+  let names = Array.from({ length: 60 }, (_, i) => `w${i}`);
+  await createWidgets(plane.admin.rest, ns, names);
+  await createGadgets(plane, 24, ns);
+  const config = writeConfig(plane, "union", {
+    resources: [
+      { group: "example.com", resource: "widgets", namespaces: [ns] },
+      { group: "example.com", resource: "gadgets", mode: "aggregate" },
+    ],
+  });
+  const run = exporters(t);
+  const kubeconfig = plane.kubeconfigPath;
+  const shardArgs = (i: number) => ["--shard", String(i), "--total-shards", "3"];
+  const [reference, ...shards] = await Promise.all([
+    run.start("unsharded", kubeconfig, config),
+    ...[0, 1, 2].map((i) => run.start(`shard ${i}`, kubeconfig, config, shardArgs(i))),
+  ]);
+  assert.ok(reference && shards.length === 3);
+
+  // Created: the union is exact, and each object is on the shard its uid hashes to.
+  let check = await unionEquals(await settledReference(plane, reference, ns), shards);
+  t.diagnostic(`after creation: ${check.message}`);
+  const uids = new Map((await apiWidgets(plane, ns)).map((w) => [w.metadata.name, w.metadata.uid]));
+  for (const [i, shard] of shards.entries()) {
+    const text = await shard.metrics();
+    assert.match(text, new RegExp(`^cr_exporter_shards\\{shard="${i}"\\} 3$`, "m"));
+    for (const line of objectLines(text).filter((l) => l.includes('kind="Widget"'))) {
+      const uid = uids.get(labelOf(line, "name") ?? "") ?? "";
+      assert.equal(shardOfUid(uid, 3), i, `${objectOf(line)} (uid ${uid}) is on shard ${i}`);
+    }
+  }
+  assert.match(await reference.metrics(), /^cr_exporter_shards\{shard="0"\} 1$/m);
+  t.diagnostic(await sumsEqual(reference, shards));
+
+  // Churn: flips, spec changes, deletions, new objects.
+  for (let round = 0; round < 3; round++) names = await churn(plane.admin.rest, ns, names, round);
+  check = await unionEquals(await settledReference(plane, reference, ns), shards);
+  t.diagnostic(`after churn: ${check.message}`);
+  t.diagnostic(await sumsEqual(reference, shards));
+
+  // A shard restarts, and misses churn while it is down: it lists again. Its
+  // counters start at 0 (the documented counter reset), so they are compared
+  // by series, everything else by value.
+  await run.stop(shards[1] as RunningExporter);
+  names = await churn(plane.admin.rest, ns, names, 3);
+  shards[1] = await run.start("shard 1, restarted", kubeconfig, config, shardArgs(1));
+  const settled = await settledReference(plane, reference, ns);
+  check = await unionEquals(settled, shards, false);
+  const gauges = await unionEqualsExcept(settled, shards, /^cr_[a-z_]+_total\{/);
+  await sumsEqual(reference, shards, ["cr_aggregate"]);
+  t.diagnostic(`after restarting shard 1: ${check.message}; every gauge equal by value (${gauges} lines)`);
+});
+
+/** The union equals the reference by value on every line but those matching `except`. */
+async function unionEqualsExcept(
+  reference: string[],
+  shards: RunningExporter[],
+  except: RegExp,
+): Promise<number> {
+  const keep = (lines: string[]) => lines.filter((l) => !except.test(l));
+  let last = "";
+  const check = await eventually(
+    "the shards' union to equal the unsharded process on every gauge",
+    async () => {
+      const c = compareUnion(
+        keep(reference),
+        await Promise.all(shards.map(async (s) => keep(objectLines(await s.metrics())))),
+      );
+      last = c.message;
+      return c.ok && c;
+    },
+    60_000,
+  ).catch((error: Error) => {
+    throw new Error(`${error.message}\nlast comparison: ${last}`);
+  });
+  assert.ok(check.ok);
+  return keep(reference).length;
+}
+
+/**
+ * Families that describe the process itself, not the objects: its runtime,
+ * its own scrapes and lists, when its watch last heard from the apiserver, and
+ * watch events per connection (bookmarks come per watch). Alerts read these
+ * with min/sum per resource, never as object state.
+ */
+const processLocal = [
+  "process_",
+  "nodejs_",
+  "cr_exporter_scrape_duration_seconds",
+  "cr_exporter_list_duration_seconds",
+  "cr_exporter_last_event_timestamp_seconds",
+  "cr_exporter_last_sync_timestamp_seconds",
+  "cr_exporter_watch_events_total",
+];
+
+function sharedLines(text: string): string[] {
+  return text
+    .split("\n")
+    .filter((l) => l !== "" && !l.startsWith("#") && !processLocal.some((p) => l.startsWith(p)));
+}
+
+test("two replicas of one shard export identical series, line by line, after churn", async (t) => {
+  const plane = testbed.plane;
+  const ns = await plane.createNamespace("replicas");
+  let names = Array.from({ length: 40 }, (_, i) => `w${i}`);
+  await createWidgets(plane.admin.rest, ns, names);
+  const config = writeConfig(plane, "replicas", {
+    resources: [{ group: "example.com", resource: "widgets", namespaces: [ns] }],
+  });
+  const run = exporters(t);
+  const args = ["--shard", "0", "--total-shards", "2"];
+  const replicas = await Promise.all(
+    ["replica a", "replica b"].map((label) => run.start(label, plane.kubeconfigPath, config, args)),
+  );
+  // Counters count the writes a replica saw: both have listed before the churn starts.
+  await Promise.all(replicas.map((r) => r.ready()));
+  for (let round = 0; round < 3; round++) names = await churn(plane.admin.rest, ns, names, round);
+  let last = "";
+  const lines = await eventually(
+    "both replicas to export the same lines",
+    async () => {
+      const [a, b] = await Promise.all(replicas.map(async (r) => sharedLines(await r.metrics())));
+      const diff = difference(a ?? [], b ?? []);
+      last = diff;
+      return a && b && a.join("\n") === b.join("\n") && a;
+    },
+    60_000,
+  ).catch((error: Error) => {
+    throw new Error(`${error.message}\n${last}`);
+  });
+  const objects = new Set(objectLines(lines.join("\n")).map(objectOf)).size;
+  assert.ok(
+    objects > 0 && objects < names.length,
+    `shard 0 of 2 holds some of the ${names.length}: ${objects}`,
+  );
+  t.diagnostic(`${lines.length} identical lines (${objects} objects), same order`);
+});
+
+/** What a pod with only a namespaced Role runs: no CRD discovery, the widgets of one namespace. */
+function podConfig(namespace: string): Record<string, unknown> {
+  return {
+    crdDiscovery: false,
+    resources: [
+      {
+        group: "example.com",
+        resource: "widgets",
+        version: "v1",
+        kind: "Widget",
+        namespaced: true,
+        namespaces: [namespace],
+      },
+    ],
+  };
+}
+
+/** The relists of widgets a process started (its initial list included). */
+function relists(text: string): number {
+  return familyLines(text, ["cr_exporter_relists_total"])
+    .filter((l) => l.includes('kind="Widget"'))
+    .reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(" ") + 1)), 0);
+}
+
+test("StatefulSet pods shard by ordinal and replicas with only a pod's Role, and re-shard without a restart from 2 to 3 and back", async (t) => {
+  const plane = testbed.plane;
+  const rest = plane.admin.rest;
+  const ns = await plane.createNamespace("sts");
+  const names = Array.from({ length: 48 }, (_, i) => `w${i}`);
+  await createWidgets(rest, ns, names);
+  const statefulSets = `/apis/apps/v1/namespaces/${ns}/statefulsets`;
+  await rest.create(statefulSets, {
+    apiVersion: "apps/v1",
+    kind: "StatefulSet",
+    metadata: { name: "exporter" },
+    spec: {
+      replicas: 2,
+      serviceName: "exporter",
+      selector: { matchLabels: { app: "exporter" } },
+      template: {
+        metadata: { labels: { app: "exporter" } },
+        spec: { containers: [{ name: "exporter", image: "cr-status-exporter:test" }] },
+      },
+    },
+  });
+  const scale = (replicas: number) =>
+    rest.patch(`${statefulSets}/exporter/scale`, { spec: { replicas } }, "merge");
+  // What the chart's Role grants a shard: its resources, and its own StatefulSet by name.
+  const pod = plane.mintUser();
+  await plane.grant(pod, ns, [
+    { apiGroups: ["example.com"], resources: ["widgets"], verbs: ["list", "watch"] },
+    {
+      apiGroups: ["apps"],
+      resources: ["statefulsets"],
+      resourceNames: ["exporter"],
+      verbs: ["list", "watch"],
+    },
+  ]);
+  const config = writeConfig(plane, "sts", podConfig(ns));
+  const run = exporters(t);
+  const podArgs = (ordinal: number) => ["--pod", `exporter-${ordinal}`, "--pod-namespace", ns];
+  const [reference, ...shards] = await Promise.all([
+    run.start("unsharded", plane.kubeconfigPath, config),
+    ...[0, 1].map((i) => run.start(`pod exporter-${i}`, pod.kubeconfigPath, config, podArgs(i))),
+  ]);
+  assert.ok(reference);
+  const expected = await settledReference(plane, reference, ns);
+  let check = await unionEquals(expected, shards);
+  t.diagnostic(`2 replicas: ${check.message}`);
+  for (const [i, shard] of shards.entries()) {
+    const text = await shard.metrics();
+    assert.match(text, new RegExp(`^cr_exporter_shards\\{shard="${i}"\\} 2$`, "m"));
+    assert.equal(relists(text), 1, "one initial list");
+  }
+
+  // Scale up: pods 0 and 1 follow the StatefulSet and only give objects away
+  // (jump hashing moves objects to the new shard only), so they do not list again.
+  const pids = shards.map((s) => s.process.child.pid);
+  await scale(3);
+  shards.push(await run.start("pod exporter-2", pod.kubeconfigPath, config, podArgs(2)));
+  check = await unionEquals(expected, shards);
+  t.diagnostic(`scaled to 3: ${check.message}`);
+  for (const [i, shard] of shards.entries()) {
+    const text = await shard.metrics();
+    assert.match(text, new RegExp(`^cr_exporter_shards\\{shard="${i}"\\} 3$`, "m"));
+    assert.equal(relists(text), 1, `shard ${i} did not list again`);
+  }
+  assert.deepEqual(
+    shards.slice(0, 2).map((s) => [s.process.child.pid, s.process.child.exitCode]),
+    pids.map((p) => [p, null]),
+    "pods 0 and 1 were not restarted",
+  );
+
+  // Scale down: pod 2 goes; 0 and 1 take its objects back by listing again.
+  await scale(2);
+  await run.stop(shards.pop() as RunningExporter);
+  check = await unionEquals(expected, shards);
+  t.diagnostic(`scaled back to 2: ${check.message}`);
+  for (const shard of shards) assert.equal(relists(await shard.metrics()), 2, "listed again once");
+});
+
+test("a pod that may not read its StatefulSet, or whose StatefulSet is missing, exits naming it", async () => {
+  const plane = testbed.plane;
+  const ns = await plane.createNamespace("sts-denied");
+  const user = plane.mintUser();
+  await plane.grant(user, ns, [
+    { apiGroups: ["example.com"], resources: ["widgets"], verbs: ["list", "watch"] },
+  ]);
+  const config = writeConfig(plane, "sts-denied", podConfig(ns));
+  for (const [kubeconfig, expected] of [
+    [
+      user.kubeconfigPath,
+      new RegExp(`list StatefulSet ${ns}/exporter \\(of pod exporter-0\\) failed \\(HTTP 403\\)`),
+    ],
+    [plane.kubeconfigPath, new RegExp(`StatefulSet ${ns}/exporter \\(of pod exporter-0\\) not found`)],
+  ] as const) {
+    const exited = await startExporter("pod exporter-0", kubeconfig, config, [
+      "--pod",
+      "exporter-0",
+      "--pod-namespace",
+      ns,
+    ]).then(
+      async (e) => {
+        await e.stop();
+        return "started";
+      },
+      (error: Error) => error.message,
+    );
+    assert.match(exited, /exited with code 1 before serving/);
+    assert.match(exited, expected);
+  }
+});

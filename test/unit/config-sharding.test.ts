@@ -1,0 +1,118 @@
+// `sharding` in the configuration file and its flags: a fixed shard, or a
+// StatefulSet pod; every bad value is named with what was expected.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { shardLeaseName } from "../../src/app/tracing.ts";
+import { flagOverrides, parseFlags } from "../../src/config/flags.ts";
+import { parseConfigText } from "../../src/config/load.ts";
+import { validateConfig } from "../../src/config/validate.ts";
+import { problems } from "../support/config-problems.ts";
+
+test("no sharding unless configured", () => {
+  assert.equal(validateConfig({ listen: "127.0.0.1:1" }).sharding, undefined);
+});
+
+test("a fixed shard, from the file or from --shard/--total-shards", () => {
+  assert.deepEqual(validateConfig({ sharding: { shard: 2, totalShards: 3 } }).sharding, {
+    kind: "fixed",
+    shard: 2,
+    total: 3,
+  });
+  const flags = flagOverrides(parseFlags(["--shard", "1", "--total-shards", "4"]));
+  assert.deepEqual(parseConfigText("logLevel: info\n", "f.yaml", flags).sharding, {
+    kind: "fixed",
+    shard: 1,
+    total: 4,
+  });
+  // Flags override the file's keys.
+  assert.deepEqual(
+    parseConfigText(
+      "sharding: {shard: 0, totalShards: 2}\n",
+      "f.yaml",
+      flagOverrides(parseFlags(["--shard", "1"])),
+    ).sharding,
+    { kind: "fixed", shard: 1, total: 2 },
+  );
+});
+
+test("a StatefulSet pod, from the file (environment variables expanded) or from --pod/--pod-namespace", () => {
+  const flags = flagOverrides(parseFlags(["--pod", "exporter-2", "--pod-namespace", "monitoring"]));
+  assert.deepEqual(parseConfigText("{logLevel: info}", "f.yaml", flags).sharding, {
+    kind: "statefulset",
+    pod: "exporter-2",
+    podNamespace: "monitoring",
+  });
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: the configuration file's own ${NAME} syntax
+  const text = "sharding:\n  pod: ${POD_NAME}\n  podNamespace: ${POD_NAMESPACE}\n";
+  const previous = { name: process.env.POD_NAME, namespace: process.env.POD_NAMESPACE };
+  process.env.POD_NAME = "cr-status-exporter-10";
+  process.env.POD_NAMESPACE = "obs";
+  try {
+    assert.deepEqual(parseConfigText(text, "f.yaml").sharding, {
+      kind: "statefulset",
+      pod: "cr-status-exporter-10",
+      podNamespace: "obs",
+    });
+  } finally {
+    for (const [key, value] of [
+      ["POD_NAME", previous.name],
+      ["POD_NAMESPACE", previous.namespace],
+    ] as const) {
+      if (value === undefined) delete process.env[key];
+      else process.env[key] = value;
+    }
+  }
+});
+
+test("bad sharding settings name the field, the value and what was expected", () => {
+  assert.deepEqual(problems({ sharding: { shard: 3, totalShards: 3 } }), [
+    "sharding.shard: expected an integer from 0 to 2 (below totalShards, 3), got 3",
+  ]);
+  assert.deepEqual(problems({ sharding: { shard: 0, totalShards: 0 } }), [
+    "sharding.totalShards: expected an integer ≥ 1, got 0",
+  ]);
+  assert.deepEqual(problems({ sharding: { shard: -1, totalShards: 2 } }), [
+    "sharding.shard: expected an integer ≥ 0, got -1",
+  ]);
+  assert.deepEqual(problems({ sharding: { totalShards: 2 } }), [
+    "sharding.shard: missing; expected this shard, an integer ≥ 0 (it goes with sharding.totalShards)",
+  ]);
+  assert.deepEqual(problems({ sharding: { pod: "exporter-0" } }), [
+    "sharding.podNamespace: missing; expected the pod's namespace (it goes with sharding.pod)",
+  ]);
+  assert.deepEqual(problems({ sharding: { pod: "exporter-7d9f-abcde", podNamespace: "obs" } }), [
+    "sharding.pod: expected a StatefulSet pod's name such as cr-status-exporter-0 (the StatefulSet's name, a dash, the ordinal), got \"exporter-7d9f-abcde\"",
+  ]);
+  assert.deepEqual(problems({ sharding: { shard: 0, totalShards: 2, pod: "e-0", podNamespace: "obs" } }), [
+    'sharding: expected either shard and totalShards (a fixed shard) or pod and podNamespace (a StatefulSet pod), not both, got {"shard":0,"totalShards":2,"pod":"e-0","podNamespace":"obs"}',
+  ]);
+  assert.deepEqual(problems({ sharding: { shards: 3 } }), [
+    "sharding.shards: unknown key (allowed: shard, totalShards, pod, podNamespace)",
+    'sharding: expected shard and totalShards, or pod and podNamespace, got {"shards":3}',
+  ]);
+  assert.deepEqual(problems({ sharding: {} }), [
+    "sharding: expected shard and totalShards, or pod and podNamespace, got {}",
+  ]);
+  // A flag that is not a whole number stays text, so the message shows what was typed.
+  assert.throws(
+    () =>
+      parseConfigText("{}", "f.yaml", flagOverrides(parseFlags(["--shard", "one", "--total-shards", "3"]))),
+    /f\.yaml: sharding\.shard: expected an integer ≥ 0, got "one"/,
+  );
+});
+
+test("StatefulSet shards take no Lease; a fixed shard's replicas elect on a Lease of their own", () => {
+  assert.deepEqual(
+    problems({
+      sharding: { pod: "e-0", podNamespace: "obs" },
+      tracing: { leaseName: "spans", leaseNamespace: "obs" },
+    }),
+    [
+      'tracing.leaseName: expected no Lease with StatefulSet sharding (each pod is the only one of its shard and emits its own objects\' spans), got "spans"',
+    ],
+  );
+  assert.equal(shardLeaseName("spans", { kind: "fixed", shard: 2, total: 3 }), "spans-shard-2");
+  assert.equal(shardLeaseName("spans", { kind: "fixed", shard: 0, total: 1 }), "spans");
+  assert.equal(shardLeaseName("spans", undefined), "spans");
+  assert.equal(shardLeaseName(undefined, { kind: "fixed", shard: 1, total: 2 }), undefined);
+});

@@ -1,0 +1,263 @@
+// The one readiness model (core/readiness.ts) and the kstatus-like summary
+// built on it: a table of objects × rules → result and when it changes next.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { summarizeStatus } from "../../src/core/kstatus.ts";
+import { defaultProjectionSettings, projectObject } from "../../src/core/project.ts";
+import {
+  defaultReadinessRules,
+  isReady,
+  isReconciled,
+  isSettled,
+  judge,
+  type ReadinessRules,
+} from "../../src/core/readiness.ts";
+import { cond, t, type WidgetInit, widget } from "../support/objects.ts";
+
+const p = (init: WidgetInit) => projectObject(widget(init), defaultProjectionSettings);
+const at = "2026-01-01T00:10:00Z";
+const rules = (overrides: Partial<ReadinessRules> = {}): ReadinessRules => ({
+  ...defaultReadinessRules,
+  ...overrides,
+});
+const ready = rules();
+const available = rules({ readyCondition: "Available" });
+const succeeded = rules({ readyCondition: "Succeeded", phases: { runToCompletion: true, overrides: {} } });
+const phaseOnly = rules({ readyCondition: undefined });
+const phaseOnlyRuns = rules({ readyCondition: undefined, phases: { runToCompletion: true, overrides: {} } });
+
+// [name, object, rules, result, changesAt]
+const cases: [string, WidgetInit, ReadinessRules, string, number | undefined][] = [
+  ["no status at all", {}, ready, "Unknown", undefined],
+  [
+    "Ready=True, caught up",
+    { status: { observedGeneration: 1, conditions: [cond("Ready", "True")] } },
+    ready,
+    "Current",
+    undefined,
+  ],
+  [
+    "generation not observed",
+    { generation: 2, status: { observedGeneration: 1, conditions: [cond("Ready", "True")] } },
+    ready,
+    "InProgress",
+    undefined,
+  ],
+  [
+    "Ready's own observedGeneration is stale",
+    {
+      generation: 2,
+      status: {
+        observedGeneration: 2,
+        conditions: [cond("Ready", "True", undefined, { observedGeneration: 1 })],
+      },
+    },
+    ready,
+    "InProgress",
+    undefined,
+  ],
+  [
+    "Stalled=True",
+    { status: { conditions: [cond("Stalled", "True"), cond("Ready", "False")] } },
+    ready,
+    "Failed",
+    undefined,
+  ],
+  [
+    "Reconciling=True",
+    { status: { conditions: [cond("Reconciling", "True"), cond("Ready", "True")] } },
+    ready,
+    "InProgress",
+    undefined,
+  ],
+  [
+    "another stalled condition name",
+    { status: { conditions: [cond("Stuck", "True"), cond("Ready", "True")] } },
+    rules({ stalledCondition: "Stuck" }),
+    "Failed",
+    undefined,
+  ],
+  [
+    "Ready=False, recently",
+    { status: { conditions: [cond("Ready", "False", "2026-01-01T00:08:00Z")] } },
+    ready,
+    "InProgress",
+    t("2026-01-01T00:13:00Z"),
+  ],
+  [
+    "Ready=False for longer than failedAfter",
+    { status: { conditions: [cond("Ready", "False", "2026-01-01T00:01:00Z")] } },
+    ready,
+    "Failed",
+    undefined,
+  ],
+  [
+    "Ready=False with a shorter failedAfter",
+    { status: { conditions: [cond("Ready", "False", "2026-01-01T00:08:00Z")] } },
+    rules({ failedAfterSeconds: 60 }),
+    "Failed",
+    undefined,
+  ],
+  ["Ready=Unknown", { status: { conditions: [cond("Ready", "Unknown")] } }, ready, "InProgress", undefined],
+  [
+    "no Ready condition on the object, generation observed",
+    { status: { observedGeneration: 1, phase: "Running" } },
+    ready,
+    "Current",
+    undefined,
+  ],
+  [
+    "terminating wins",
+    { deletionTimestamp: at, status: { conditions: [cond("Ready", "True")] } },
+    ready,
+    "Terminating",
+    undefined,
+  ],
+  // Readiness beyond Ready: the rules name the condition, Ready means nothing then.
+  [
+    "Available: Ready=True does not count",
+    { status: { conditions: [cond("Ready", "True"), cond("Available", "False", "2026-01-01T00:01:00Z")] } },
+    available,
+    "Failed",
+    undefined,
+  ],
+  [
+    "Available=True with Ready=False",
+    { status: { conditions: [cond("Ready", "False"), cond("Available", "True")] } },
+    available,
+    "Current",
+    undefined,
+  ],
+  [
+    "Succeeded=Unknown: the run is running",
+    { status: { conditions: [cond("Succeeded", "Unknown", "2026-01-01T00:01:00Z")] } },
+    succeeded,
+    "InProgress",
+    undefined,
+  ],
+  [
+    "Succeeded=False: the run failed, at once (no failedAfter)",
+    { status: { conditions: [cond("Succeeded", "False", "2026-01-01T00:09:59Z")] } },
+    succeeded,
+    "Failed",
+    undefined,
+  ],
+  [
+    "Succeeded=True",
+    { status: { conditions: [cond("Succeeded", "True")] } },
+    succeeded,
+    "Current",
+    undefined,
+  ],
+  // Phase-only kinds: the default table, and unknown phases stay Unknown.
+  ["phase Completed", { status: { phase: "Completed" } }, phaseOnly, "Current", undefined],
+  ["phase Failed", { status: { phase: "Failed" } }, phaseOnly, "Failed", undefined],
+  ["phase PartiallyFailed", { status: { phase: "PartiallyFailed" } }, phaseOnly, "Failed", undefined],
+  ["phase InProgress of a run", { status: { phase: "InProgress" } }, phaseOnlyRuns, "InProgress", undefined],
+  ["phase Running of a long-running kind", { status: { phase: "Running" } }, phaseOnly, "Unknown", undefined],
+  [
+    "an unknown phase is never Current",
+    { status: { phase: "Hibernating" } },
+    phaseOnly,
+    "Unknown",
+    undefined,
+  ],
+  [
+    "no readiness condition, no phase: observed",
+    { status: { observedGeneration: 1, conditions: [cond("Synced", "True")] } },
+    phaseOnly,
+    "Current",
+    undefined,
+  ],
+  [
+    "a phase with a readiness condition: the condition decides",
+    { status: { phase: "Failed", conditions: [cond("Ready", "True")] } },
+    ready,
+    "Current",
+    undefined,
+  ],
+  [
+    "phaseResults decide whatever the conditions say",
+    { status: { phase: "Degraded", conditions: [cond("Ready", "True")] } },
+    rules({ phases: { runToCompletion: false, overrides: { Degraded: "Failed" } } }),
+    "Failed",
+    undefined,
+  ],
+  [
+    "phaseResults map an unknown phase",
+    { status: { phase: "Hibernating" } },
+    rules({
+      readyCondition: undefined,
+      phases: { runToCompletion: false, overrides: { Hibernating: "Current" } },
+    }),
+    "Current",
+    undefined,
+  ],
+  [
+    "a phase that is not listed falls through to the ready condition",
+    { status: { phase: "Running", conditions: [cond("Ready", "False", "2026-01-01T00:08:00Z")] } },
+    rules({ phases: { runToCompletion: false, overrides: { Degraded: "Failed" } } }),
+    "InProgress",
+    t("2026-01-01T00:13:00Z"),
+  ],
+  [
+    "the phase does not decide before the generation is observed",
+    { generation: 2, status: { observedGeneration: 1, phase: "Failed" } },
+    phaseOnly,
+    "InProgress",
+    undefined,
+  ],
+];
+
+for (const [name, init, r, result, changesAt] of cases) {
+  test(`summarizeStatus: ${name} → ${result}`, () => {
+    assert.deepEqual(summarizeStatus(p(init), r, t(at)), { result, changesAt });
+  });
+}
+
+test("a condition without lastTransitionTime counts from its remembered time, else from now", () => {
+  const state = p({ status: { conditions: [{ type: "Ready", status: "False" }] } });
+  assert.equal(state.conditions[0]?.since, undefined, "a bare projection knows no time");
+  assert.deepEqual(summarizeStatus(state, ready, t(at)), { result: "InProgress", changesAt: t(at) + 300 });
+  const remembered = { ...state, conditions: state.conditions.map((c) => ({ ...c, since: t(at) - 301 })) };
+  assert.deepEqual(summarizeStatus(remembered, ready, t(at)), { result: "Failed", changesAt: undefined });
+});
+
+test("isReconciled: the generation observed and Current, for a given generation", () => {
+  const caughtUp = p({
+    generation: 2,
+    status: { observedGeneration: 2, conditions: [cond("Ready", "True")] },
+  });
+  assert.equal(isReconciled(caughtUp, ready), true);
+  assert.equal(isReconciled(caughtUp, ready, 3), false, "a later generation is not observed");
+  const behind = p({ generation: 2, status: { observedGeneration: 1, conditions: [cond("Ready", "True")] } });
+  assert.equal(isReconciled(behind, ready), false);
+  const notReady = p({
+    generation: 2,
+    status: { observedGeneration: 2, conditions: [cond("Ready", "False")] },
+  });
+  assert.equal(isReconciled(notReady, ready), false);
+  assert.equal(isReconciled(p({ generation: 2, status: { observedGeneration: 2 } }), ready), true);
+  const availableOnly = p({ status: { conditions: [cond("Ready", "False"), cond("Available", "True")] } });
+  assert.equal(isReconciled(availableOnly, ready), false);
+  assert.equal(isReconciled(availableOnly, available), true);
+});
+
+test("isSettled: reconciled, stalled, a Failed phase or a terminal condition — not failedAfter", () => {
+  const now = t(at);
+  const longFalse = p({ status: { conditions: [cond("Ready", "False", "2026-01-01T00:01:00Z")] } });
+  assert.equal(judge(longFalse, ready, now).result, "Failed");
+  assert.equal(isSettled(longFalse, ready), false, "Ready=False may still recover");
+  assert.equal(isSettled(p({ status: { conditions: [cond("Stalled", "True")] } }), ready), true);
+  assert.equal(isSettled(p({ status: { phase: "Failed" } }), phaseOnly), true);
+  assert.equal(isSettled(p({ status: { conditions: [cond("Succeeded", "False")] } }), succeeded), true);
+  assert.equal(isSettled(p({ status: { conditions: [cond("Ready", "True")] } }), ready), true);
+});
+
+test("isReady: the ready condition in its desired status, or Current for kinds without one", () => {
+  assert.equal(isReady(p({ generation: 2, status: { conditions: [cond("Ready", "True")] } }), ready), true);
+  assert.equal(isReady(p({ status: { conditions: [cond("Available", "True")] } }), ready), false);
+  assert.equal(isReady(p({ status: { conditions: [cond("Available", "True")] } }), available), true);
+  assert.equal(isReady(p({ status: { phase: "Completed" } }), phaseOnly), true);
+  assert.equal(isReady(p({ status: { phase: "Hibernating" } }), phaseOnly), false);
+});
