@@ -219,3 +219,32 @@ test("300 conditions, 1 MB messages and control characters: bounded series, prom
   assert.equal(counters.get(`cr_exporter_conditions_dropped_total{${r}}`), 300 - maxConditionsPerObject);
   assert.equal(counters.get(`cr_exporter_label_values_truncated_total{${r}}`), 0, "short values are not cut");
 });
+
+test("state-field values are held like phases: cut, one series per object, forgotten with their object", async () => {
+  const c = offlineCollector({
+    projection: { states: [{ name: "health", path: ["status", "health", "status"] }] },
+  });
+  c.collector.ingest("ADDED", widget({ name: "ok", status: { health: { status: "Healthy" } } }));
+  for (let i = 0; i < 40; i++) {
+    c.collector.ingest(
+      "MODIFIED",
+      widget({
+        name: "hostile",
+        resourceVersion: String(100 + i),
+        status: { health: { status: `${i}-${"x".repeat(50_000)}` } },
+      }),
+    );
+  }
+  let states = seriesOf(await perObjectText(c), "cr_state", "value");
+  assert.equal(states.count, 2, "one cr_state series per object");
+  for (const value of states.values)
+    assert.ok(value.length <= maxLabelValueLength, `${value.length} characters`);
+  c.collector.ingest("DELETED", widget({ name: "hostile" }));
+  for (let i = 0; i < 19; i++)
+    c.collector.ingest("ADDED", widget({ name: `n${i}`, status: { health: { status: `Value${i}` } } }));
+  states = seriesOf(await perObjectText(c), "cr_state", "value");
+  assert.equal(states.values.has("other"), false, [...states.values].join(","));
+  assert.equal(states.values.size, 20);
+  c.collector.ingest("ADDED", widget({ name: "one-too-many", status: { health: { status: "Value99" } } }));
+  assert.ok(seriesOf(await perObjectText(c), "cr_state", "value").values.has("other"), "the 21st is folded");
+});
