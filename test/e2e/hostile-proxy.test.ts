@@ -19,6 +19,7 @@ import {
 } from "../../src/statuswrites/index.ts";
 import { proxyTimeouts } from "../../src/statuswrites/proxy-server.ts";
 import { createCr, installCrd, RestClient, refFor, useControlPlane, waitUntil } from "../cluster/index.ts";
+import { closedAfter, sendBody } from "../helpers/hostile-http.ts";
 
 const testbed = useControlPlane();
 const registry = new Registry();
@@ -56,7 +57,6 @@ function running(): ApiProxy {
 
 /** PUTs `bytes` of body to w1's status as fast as it is taken; the answer's code and Status reason. */
 function bigStatusPut(bytes: number): Promise<string> {
-  const chunk = Buffer.alloc(1024 * 1024, "x");
   const { url, caPem } = running();
   return new Promise((resolve) => {
     const req = request(
@@ -91,18 +91,7 @@ function bigStatusPut(bytes: number): Promise<string> {
     );
     req.on("error", (error) => resolve(`request error ${error.message}`));
     req.on("close", () => resolve("no answer"));
-    let sent = 0;
-    const write = (): void => {
-      while (sent < bytes) {
-        sent += chunk.length;
-        if (!req.write(chunk)) {
-          req.once("drain", write);
-          return;
-        }
-      }
-      req.end();
-    };
-    write();
+    sendBody(req, bytes, 1024 * 1024);
   });
 }
 
@@ -209,18 +198,6 @@ test("300 anonymous status PATCHes to made-up namespaces and resources add a bou
   assert.ok(added.length <= 40, `added ${added.length} series lines:\n${added.join("\n")}`);
   assert.ok(!after.some((line) => line.includes("made-up")), after.join("\n"));
 });
-
-/** Milliseconds from `started` until `socket` is closed by the other end; Infinity past `deadlineMs`. */
-function closedAfter(socket: NodeJS.EventEmitter, started: number, deadlineMs: number): Promise<number> {
-  return new Promise((resolve) => {
-    const deadline = setTimeout(() => resolve(Number.POSITIVE_INFINITY), deadlineMs);
-    socket.once("close", () => {
-      clearTimeout(deadline);
-      resolve(performance.now() - started);
-    });
-    socket.once("error", () => {});
-  });
-}
 
 /** A TLS connection to the proxy that sends `head`, then one byte every 200 ms until it is closed. */
 async function trickle(head: string, byte: string): Promise<number> {

@@ -10,7 +10,7 @@ import { createServer, request, type Server } from "node:https";
 import { connect as tcpConnect } from "node:net";
 import { after, before, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { connect as tlsConnect } from "node:tls";
+import { type TLSSocket, connect as tlsConnect } from "node:tls";
 import { Registry } from "@prometheus-io/client";
 import { silentLogger } from "../../../src/log.ts";
 import { closeServer, listenOn } from "../../../src/net/listen.ts";
@@ -18,6 +18,7 @@ import { type ApiProxy, startApiProxy } from "../../../src/statuswrites/api-prox
 import { staticKindResolver } from "../../../src/statuswrites/kinds.ts";
 import { createStatusWriteMetrics } from "../../../src/statuswrites/metrics.ts";
 import { proxyTimeouts } from "../../../src/statuswrites/proxy-server.ts";
+import { closedAfter, sendBody } from "../../helpers/hostile-http.ts";
 import { makeTestCertificates } from "../../helpers/tls-certs.ts";
 
 const certs = makeTestCertificates();
@@ -83,7 +84,6 @@ after(async () => {
  * answer's code, Status reason and Connection header.
  */
 function bigPut(bytes: number): Promise<string> {
-  const chunk = Buffer.alloc(256 * 1024, "x");
   return new Promise((resolve) => {
     const req = request(
       `${proxy.url}/apis/example.com/v1/namespaces/ns1/widgets/w1/status`,
@@ -107,18 +107,7 @@ function bigPut(bytes: number): Promise<string> {
     );
     req.on("error", (error) => resolve(`request error ${error.message}`));
     req.on("close", () => resolve("no answer"));
-    let sent = 0;
-    const write = (): void => {
-      while (sent < bytes) {
-        sent += chunk.length;
-        if (!req.write(chunk)) {
-          req.once("drain", write);
-          return;
-        }
-      }
-      req.end();
-    };
-    write();
+    sendBody(req, bytes);
   });
 }
 
@@ -146,26 +135,8 @@ test("the shipped caller timeouts", () => {
   });
 });
 
-/** Milliseconds until the proxy closes `socket` (an error counts as closed); Infinity after 30 s. */
-function closedAfter(socket: NodeJS.EventEmitter, started: number): Promise<number> {
-  return new Promise((resolve) => {
-    const deadline = setTimeout(() => resolve(Number.POSITIVE_INFINITY), 30_000);
-    socket.once("close", () => {
-      clearTimeout(deadline);
-      resolve(performance.now() - started);
-    });
-    socket.once("error", () => {});
-  });
-}
-
-test("a caller that never starts its TLS handshake is cut off at the handshake timeout", async () => {
-  const started = performance.now();
-  const socket = tcpConnect({ host: "127.0.0.1", port: strictProxy.port });
-  const ms = await closedAfter(socket, started);
-  assert.ok(ms >= timeouts.handshakeMs - 50 && ms < timeouts.handshakeMs + slackMs, `closed after ${ms} ms`);
-});
-
-test("a caller that trickles its headers is cut off at the headers timeout", async () => {
+/** A TLS connection to the proxy with short timeouts, once its handshake is done. */
+async function connectStrict(): Promise<TLSSocket> {
   const socket = tlsConnect({
     host: "127.0.0.1",
     port: strictProxy.port,
@@ -173,6 +144,18 @@ test("a caller that trickles its headers is cut off at the headers timeout", asy
     servername: "localhost",
   });
   await new Promise<void>((resolve) => socket.once("secureConnect", () => resolve()));
+  return socket;
+}
+
+test("a caller that never starts its TLS handshake is cut off at the handshake timeout", async () => {
+  const started = performance.now();
+  const socket = tcpConnect({ host: "127.0.0.1", port: strictProxy.port });
+  const ms = await closedAfter(socket, started, 30_000);
+  assert.ok(ms >= timeouts.handshakeMs - 50 && ms < timeouts.handshakeMs + slackMs, `closed after ${ms} ms`);
+});
+
+test("a caller that trickles its headers is cut off at the headers timeout", async () => {
+  const socket = await connectStrict();
   const started = performance.now();
   socket.write("GET /api HTTP/1.1\r\nHost: localhost\r\n");
   let answer = "";
@@ -180,26 +163,20 @@ test("a caller that trickles its headers is cut off at the headers timeout", asy
     answer += data.toString();
   });
   const trickle = setInterval(() => socket.writable && socket.write("X-Slow: 1\r\n"), 50);
-  const ms = await closedAfter(socket, started).finally(() => clearInterval(trickle));
+  const ms = await closedAfter(socket, started, 30_000).finally(() => clearInterval(trickle));
   assert.ok(ms < timeouts.headersMs + slackMs, `closed after ${ms} ms`);
   assert.ok(ms >= timeouts.headersMs - 50, `closed after ${ms} ms`);
   assert.match(answer, /^HTTP\/1\.1 408/);
 });
 
 test("a caller that trickles its body is cut off at the request timeout", async () => {
-  const socket = tlsConnect({
-    host: "127.0.0.1",
-    port: strictProxy.port,
-    ca: strictProxy.caPem,
-    servername: "localhost",
-  });
-  await new Promise<void>((resolve) => socket.once("secureConnect", () => resolve()));
+  const socket = await connectStrict();
   const started = performance.now();
   socket.write(
     "PUT /apis/example.com/v1/namespaces/ns1/slow/w1/status HTTP/1.1\r\nHost: localhost\r\nContent-Length: 100000\r\n\r\n",
   );
   const trickle = setInterval(() => socket.writable && socket.write("x"), 50);
-  const ms = await closedAfter(socket, started).finally(() => clearInterval(trickle));
+  const ms = await closedAfter(socket, started, 30_000).finally(() => clearInterval(trickle));
   assert.ok(ms >= timeouts.requestMs - 50, `closed after ${ms} ms`);
   assert.ok(ms < timeouts.requestMs + slackMs, `closed after ${ms} ms`);
 });
