@@ -8,6 +8,7 @@ import { metricNames } from "../../src/core/catalog.ts";
 import type { AlertingRule, RecordingRule, RuleGroup, Severity } from "./model.ts";
 import type { AlertOptions } from "./options.ts";
 import { currentReason, readinessSeries, readinessTemplate } from "./readiness.ts";
+import { unlessSuspended } from "./suspended.ts";
 
 const OBJECT = "cluster, namespace, group, kind, name";
 const KIND_IN_NAMESPACE = "cluster, namespace, group, kind";
@@ -79,7 +80,11 @@ function conditionAlert(
   return perKindSeverity(options, spec.severity, (kindMatcher, severity) => ({
     alert: spec.alert,
     expr: readiness
-      ? `max by (${OBJECT}) ((${readinessSeries(options, family, [`status="${spec.status}"`, kindMatcher])}) == 1)`
+      ? unlessSuspended(
+          options,
+          OBJECT,
+          `max by (${OBJECT}) ((${readinessSeries(options, family, [`status="${spec.status}"`, kindMatcher])}) == 1)`,
+        )
       : `max by (${OBJECT}) (${family}${matchers(options, `type="${spec.type}"`, `status="${spec.status}"`, kindMatcher)} == 1)`,
     for: spec.for,
     ...(options.keepFiringFor ? { keep_firing_for: options.keepFiringFor } : {}),
@@ -97,7 +102,7 @@ function recordingRules(options: AlertOptions): RecordingRule[] {
   return [
     {
       record: RECORD_NOT_READY,
-      expr: `count by (${KIND_IN_NAMESPACE}) (max by (${OBJECT}) ((${readinessSeries(options, n.condition, ['status="False"'])}) == 1))`,
+      expr: `count by (${KIND_IN_NAMESPACE}) (${unlessSuspended(options, OBJECT, `max by (${OBJECT}) ((${readinessSeries(options, n.condition, ['status="False"'])}) == 1)`)})`,
     },
     {
       // cr_status exists for every object, whether or not it has a Ready condition.
@@ -274,14 +279,16 @@ function exporterAlerts(options: AlertOptions): AlertingRule[] {
       },
     },
     {
-      // Watch bookmarks arrive about every minute, so a quiet but healthy watch stays fresh.
+      // The exporter confirms a resource's data at least every minute while its
+      // watch works, and restarts a watch silent for 75 s; data older than the
+      // threshold means it cannot get through. A resource never listed has 0.
       alert: "CRStatusExporterStale",
-      expr: `time() - min by (${RESOURCE}) (${n.lastEvent}${matchers(options)}) > ${t.staleSeconds}`,
+      expr: `time() - min by (${RESOURCE}) (${n.dataTimestamp}${matchers(options)}) > ${t.staleSeconds}`,
       for: f.stale,
       labels: { severity: "warning" },
       annotations: {
-        summary: "The exporter's watch of a resource is stale.",
-        description: `No watch event for {{ $labels.kind }} ({{ $labels.group }}/{{ $labels.version }}) arrived in the last {{ $value | humanizeDuration }}; the watch may be hung.`,
+        summary: "The exporter's data of a resource is stale.",
+        description: `The data of {{ $labels.kind }} ({{ $labels.group }}/{{ $labels.version }}) was last confirmed current {{ $value | humanizeDuration }} ago; its metrics are frozen and the exporter cannot reach the apiserver's watch.`,
         runbook_url: runbook(options, "CRStatusExporterStale"),
       },
     },
