@@ -52,7 +52,7 @@ export interface AlertOptions {
     readonly notReadyRatio: number;
     /** …and the minimum count of such objects, so two of three objects do not page. */
     readonly notReadyMinObjects: number;
-    /** Seconds without any watch event (bookmarks included) after which a resource's watch is stale. */
+    /** Age of a resource's data (cr_exporter_resource_data_timestamp_seconds) past which it is stale. */
     readonly staleSeconds: number;
   };
   /** Suspended objects (cr_suspended) count in the Not-Ready rules too (default: left out). */
@@ -94,7 +94,7 @@ export const DEFAULT_ALERT_OPTIONS: AlertOptions = {
     updateFailureRatio: 0.05,
     notReadyRatio: 0.5,
     notReadyMinObjects: 3,
-    staleSeconds: 900,
+    staleSeconds: 150,
   },
   rateWindow: "10m",
 };

@@ -122,15 +122,15 @@ export function exporterDashboard(options: DashboardOptions): Dashboard {
           },
           {
             type: "timeseries",
-            title: "Time since last watch event",
+            title: "Age of the data",
             description:
-              "Age of the last watch event, bookmarks included; a steady climb means a hung watch.",
+              "Seconds since each resource's data was last confirmed current (list, watch start, event or bookmark). A healthy watch stays under 60 s; above 75 s the exporter restarts the watch and the resource is not ready: its metrics are frozen.",
             unit: "s",
             w: 8,
             h: 8,
             targets: [
               {
-                expr: `time() - min by (group, version, kind) (${n.lastEvent}{${EXPORTER_KIND}})`,
+                expr: `time() - min by (group, version, kind) (${n.dataTimestamp}{${EXPORTER_KIND}})`,
                 legend: "{{kind}}",
               },
             ],
