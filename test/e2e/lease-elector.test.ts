@@ -60,7 +60,8 @@ test("two electors: one leads, the Lease names it, release hands over at once", 
     let seen = lease.spec;
     let bLed = false;
     await waitUntil("a renewed the Lease 2.5 s past its first renewTime", 60_000, async () => {
-      seen = (await admin.rest.get<LeaseBody>(`/apis/coordination.k8s.io/v1/namespaces/${ns}/leases/tracing`)).spec;
+      seen = (await admin.rest.get<LeaseBody>(`/apis/coordination.k8s.io/v1/namespaces/${ns}/leases/tracing`))
+        .spec;
       bLed ||= b.isLeader();
       // A lost Lease ends the wait at once; the asserts below say what went wrong.
       if (seen.holderIdentity !== "replica-a" || bLed) return true;

@@ -46,6 +46,10 @@ export interface OfflineOptions {
   owns?: (uid: string) => boolean;
   /** Epoch seconds; default 2026-01-01T01:00:00Z. */
   now?: number;
+  /** For a collector that is started: the API its list/watch loops talk to (default: one that fails every call). */
+  client?: KubeClient;
+  /** Namespaces watched one by one (default: all, one cluster-wide loop). */
+  namespaces?: string[];
 }
 
 export function offlineCollector(options: OfflineOptions = {}): OfflineCollector {
@@ -84,7 +88,7 @@ export function offlineCollector(options: OfflineOptions = {}): OfflineCollector
       phaseEnum: options.phases ?? [],
       maxReasons: options.maxReasons ?? 20,
       maxSeries: options.maxSeries ?? 0,
-      namespaces: [],
+      namespaces: options.namespaces ?? [],
       labelSelector: undefined,
       info: {
         status_subresource: "true",
@@ -99,7 +103,7 @@ export function offlineCollector(options: OfflineOptions = {}): OfflineCollector
       },
     },
     {
-      client: unusedClient,
+      client: options.client ?? unusedClient,
       metrics,
       logger: silentLogger,
       tracer: options.tracer,
