@@ -57,8 +57,9 @@ const cases: [string, WidgetInit, ReadinessRules, string, number | undefined][] 
     undefined,
   ],
   [
-    "Stalled=True",
-    { status: { conditions: [cond("Stalled", "True"), cond("Ready", "False")] } },
+    // Ready=True and recent: nothing but the Stalled rule can make this Failed.
+    "Stalled=True with Ready=True",
+    { status: { conditions: [cond("Stalled", "True"), cond("Ready", "True", "2026-01-01T00:09:00Z")] } },
     ready,
     "Failed",
     undefined,
@@ -221,6 +222,36 @@ test("a condition without lastTransitionTime counts from its remembered time, el
   assert.deepEqual(summarizeStatus(state, ready, t(at)), { result: "InProgress", changesAt: t(at) + 300 });
   const remembered = { ...state, conditions: state.conditions.map((c) => ({ ...c, since: t(at) - 301 })) };
   assert.deepEqual(summarizeStatus(remembered, ready, t(at)), { result: "Failed", changesAt: undefined });
+});
+
+test("failedAfter: InProgress until exactly failedAfter seconds after the transition, Failed from that second", () => {
+  const since = t("2026-01-01T00:05:00Z");
+  const state = p({ status: { conditions: [cond("Ready", "False", "2026-01-01T00:05:00Z")] } });
+  const boundary = since + ready.failedAfterSeconds;
+  assert.deepEqual(summarizeStatus(state, ready, boundary - 1), {
+    result: "InProgress",
+    changesAt: boundary,
+  });
+  assert.deepEqual(summarizeStatus(state, ready, boundary), { result: "Failed", changesAt: undefined });
+  assert.equal(judge(state, ready, boundary).by, "failed_after");
+  assert.equal(judge(state, ready, boundary - 1).by, "condition");
+});
+
+test("Stalled=True decides alone: Failed by the stalled rule, before generation, reconciling and the ready condition", () => {
+  const now = t(at);
+  const stalledButReady = p({
+    generation: 2,
+    status: {
+      observedGeneration: 1,
+      conditions: [cond("Stalled", "True"), cond("Reconciling", "True"), cond("Ready", "True", at)],
+    },
+  });
+  const j = judge(stalledButReady, ready, now);
+  assert.equal(j.result, "Failed");
+  assert.equal(j.by, "stalled");
+  assert.equal(j.condition?.type, "Stalled");
+  const notStalled = p({ status: { conditions: [cond("Stalled", "False"), cond("Ready", "True", at)] } });
+  assert.equal(judge(notStalled, ready, now).result, "Current", "Stalled=False changes nothing");
 });
 
 test("isReconciled: the generation observed and Current, for a given generation", () => {
