@@ -20,7 +20,12 @@ function walk(c: OfflineCollector, phases: string[], name = "w1", namespace = "n
 
 async function counted(c: OfflineCollector): Promise<string[]> {
   const { values } = await c.metrics.kinds.phaseIllegalTransitions.get();
-  return values.map((v) => `${v.labels.namespace} ${v.labels.from}→${v.labels.to} ${v.value}`).sort();
+  return values
+    .map(({ labels, value }) => {
+      const l = labels as Record<string, string>;
+      return `${l.namespace} ${l.from}→${l.to} ${value}`;
+    })
+    .sort();
 }
 
 test("moves outside phaseTransitions are counted by namespace, from and to; allowed ones are not", async () => {
