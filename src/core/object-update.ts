@@ -119,6 +119,7 @@ function sameExtraLabels(a: ObjectState, b: ObjectState): boolean {
 
 /** Which render inputs differ between two entries (a bit set over catalog inputs). */
 export function changedInputs(previous: ObjectEntry | undefined, next: ObjectEntry): number {
+  // Stryker disable next-line UnaryOperator: +1 is the identity bit, which every family's input mask holds, so it renders all too
   if (!previous) return -1;
   const a = previous.state;
   const b = next.state;
@@ -231,6 +232,7 @@ export function applyChange(
           next: state,
           transitions,
           requestedAt: memory.requestedAt,
+          // Stryker disable next-line BooleanLiteral: without a previous state there is no time to ready to observe (observe() needs one)
           readySeen: previous?.memory.readySeen ?? false,
           readiness: kind.readiness,
           now,
@@ -320,6 +322,7 @@ export function shapeOfState(state: ObjectState, generations: GenerationSettings
     memory: {
       generation: state.generation,
       requestedAt: requestTime(undefined, state, (lag ?? 0) > 0, now),
+      // Stryker disable next-line BooleanLiteral: shapeOf reads no memory but requestedAt
       readySeen: false,
     },
     lag,

@@ -6,6 +6,7 @@ import { summarizeStatus } from "../../src/core/kstatus.ts";
 import { defaultProjectionSettings, projectObject } from "../../src/core/project.ts";
 import {
   defaultReadinessRules,
+  desiredStatus,
   isReady,
   isReconciled,
   isSettled,
@@ -291,4 +292,26 @@ test("isReady: the ready condition in its desired status, or Current for kinds w
   assert.equal(isReady(p({ status: { conditions: [cond("Available", "True")] } }), available), true);
   assert.equal(isReady(p({ status: { phase: "Completed" } }), phaseOnly), true);
   assert.equal(isReady(p({ status: { phase: "Hibernating" } }), phaseOnly), false);
+});
+
+test("the default abnormal-true types want False; every other type wants True", () => {
+  for (const type of ["Reconciling", "Progressing", "Stalled", "Degraded"])
+    assert.equal(desiredStatus(ready, type), "False", type);
+  for (const type of ["Ready", "Available", "Synced", "Succeeded"])
+    assert.equal(desiredStatus(ready, type), "True", type);
+  // As a readiness condition, Degraded=False is ready and Degraded=True is not.
+  const degraded = rules({ readyCondition: "Degraded" });
+  assert.equal(
+    judge(p({ status: { conditions: [cond("Degraded", "False")] } }), degraded, t(at)).result,
+    "Current",
+  );
+  assert.equal(isReady(p({ status: { conditions: [cond("Degraded", "True")] } }), degraded), false);
+});
+
+test("an object without metadata.generation has nothing to observe: its conditions decide", () => {
+  const raw = widget({ status: { observedGeneration: 3, conditions: [cond("Ready", "True")] } });
+  delete (raw.metadata as Record<string, unknown>).generation;
+  const state = projectObject(raw, defaultProjectionSettings);
+  assert.equal(state.generation, undefined);
+  assert.deepEqual(summarizeStatus(state, ready, t(at)), { result: "Current", changesAt: undefined });
 });
