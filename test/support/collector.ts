@@ -50,6 +50,7 @@ export interface OfflineOptions {
   client?: KubeClient;
   /** Namespaces watched one by one (default: all, one cluster-wide loop). */
   namespaces?: string[];
+  labelSelector?: string;
 }
 
 export function offlineCollector(options: OfflineOptions = {}): OfflineCollector {
@@ -89,7 +90,7 @@ export function offlineCollector(options: OfflineOptions = {}): OfflineCollector
       maxReasons: options.maxReasons ?? 20,
       maxSeries: options.maxSeries ?? 0,
       namespaces: options.namespaces ?? [],
-      labelSelector: undefined,
+      labelSelector: options.labelSelector,
       info: {
         status_subresource: "true",
         conditions_path: projection.conditionsPath?.join(".") ?? "",
