@@ -55,6 +55,8 @@ export interface AlertOptions {
     /** Seconds without any watch event (bookmarks included) after which a resource's watch is stale. */
     readonly staleSeconds: number;
   };
+  /** Suspended objects (cr_suspended) count in the Not-Ready rules too (default: left out). */
+  readonly includeSuspended?: boolean;
   /** Window of the rate() and increase() in the rules. */
   readonly rateWindow: Duration;
 }

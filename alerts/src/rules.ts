@@ -8,6 +8,7 @@ import { metricNames } from "../../src/core/catalog.ts";
 import type { AlertingRule, RecordingRule, RuleGroup, Severity } from "./model.ts";
 import type { AlertOptions } from "./options.ts";
 import { currentReason, readinessSeries, readinessTemplate } from "./readiness.ts";
+import { unlessSuspended } from "./suspended.ts";
 
 const OBJECT = "cluster, namespace, group, kind, name";
 const KIND_IN_NAMESPACE = "cluster, namespace, group, kind";
@@ -79,7 +80,11 @@ function conditionAlert(
   return perKindSeverity(options, spec.severity, (kindMatcher, severity) => ({
     alert: spec.alert,
     expr: readiness
-      ? `max by (${OBJECT}) ((${readinessSeries(options, family, [`status="${spec.status}"`, kindMatcher])}) == 1)`
+      ? unlessSuspended(
+          options,
+          OBJECT,
+          `max by (${OBJECT}) ((${readinessSeries(options, family, [`status="${spec.status}"`, kindMatcher])}) == 1)`,
+        )
       : `max by (${OBJECT}) (${family}${matchers(options, `type="${spec.type}"`, `status="${spec.status}"`, kindMatcher)} == 1)`,
     for: spec.for,
     ...(options.keepFiringFor ? { keep_firing_for: options.keepFiringFor } : {}),
@@ -97,7 +102,7 @@ function recordingRules(options: AlertOptions): RecordingRule[] {
   return [
     {
       record: RECORD_NOT_READY,
-      expr: `count by (${KIND_IN_NAMESPACE}) (max by (${OBJECT}) ((${readinessSeries(options, n.condition, ['status="False"'])}) == 1))`,
+      expr: `count by (${KIND_IN_NAMESPACE}) (${unlessSuspended(options, OBJECT, `max by (${OBJECT}) ((${readinessSeries(options, n.condition, ['status="False"'])}) == 1)`)})`,
     },
     {
       // cr_status exists for every object, whether or not it has a Ready condition.

@@ -23,6 +23,8 @@ export interface CollectorSettings {
   extraLabelNames: readonly string[];
   /** The CRD's phase enum (empty: phases are learned, up to a cap). */
   phaseEnum: readonly string[];
+  /** Declared values per state field (absent: learned, up to a cap). */
+  stateValues: Readonly<Record<string, readonly string[]>>;
   maxReasons: number;
   /** Cap on per-object series for this resource; 0 = unlimited. */
   maxSeries: number;

@@ -64,7 +64,7 @@ export class ResourceCollector {
     this.#deps = deps;
     this.#sampler = sampler;
     this.#kind = this.#kindSettings(settings);
-    this.#learning = newKindLearning({ phaseEnum: settings.phaseEnum, maxReasons: settings.maxReasons });
+    this.#learning = newKindLearning(settings);
     this.#telemetry = new WatchTelemetry(settings.identity, deps);
     const { group, kind } = settings.identity;
     this.#effects = new KindEffects(deps.metrics.kinds, { group, kind }, settings.selection.perKind);

@@ -34,14 +34,35 @@ export class LabelBound {
 export interface KindLearning {
   phases: LabelBound;
   reasons: LabelBound;
+  /** Per state field (by name): its declared values, else learned like phases. */
+  states: ReadonlyMap<string, LabelBound>;
 }
 
 /** At most this many distinct phases per kind without a declared enum. */
 export const maxLearnedPhases = 20;
 
-export function newKindLearning(init: { phaseEnum: readonly string[]; maxReasons: number }): KindLearning {
+export function newKindLearning(init: {
+  phaseEnum: readonly string[];
+  maxReasons: number;
+  /** Declared values per state field name (empty: learned). */
+  stateValues?: Readonly<Record<string, readonly string[]>>;
+}): KindLearning {
+  const states = new Map<string, LabelBound>();
+  for (const [name, values] of Object.entries(init.stateValues ?? {}))
+    states.set(name, new LabelBound(maxLearnedPhases, values));
   return {
     phases: new LabelBound(maxLearnedPhases, init.phaseEnum),
     reasons: new LabelBound(init.maxReasons),
+    states,
   };
+}
+
+/** The label value of a state field's value; a field without a bound (none declared) is bounded like phases. */
+export function stateLabelValue(learning: KindLearning, name: string, value: string): string {
+  let bound = learning.states.get(name);
+  if (!bound) {
+    bound = new LabelBound(maxLearnedPhases);
+    (learning.states as Map<string, LabelBound>).set(name, bound);
+  }
+  return bound.learn(value);
 }

@@ -3,7 +3,7 @@
 // clock of its own, no state beyond its arguments; the kind's learned label
 // sets are passed in by their one owner (the collector).
 import { inputBit, type ObjectShape } from "./catalog.ts";
-import { rememberConditionTimes } from "./condition-times.ts";
+import { rememberTimes } from "./condition-times.ts";
 import {
   type GenerationSettings,
   generationLag,
@@ -117,6 +117,11 @@ function sameExtraLabels(a: ObjectState, b: ObjectState): boolean {
   return true;
 }
 
+function sameStates(a: ObjectState, b: ObjectState): boolean {
+  if (a.states.length !== b.states.length) return false;
+  return b.states.every((s, i) => a.states[i]?.name === s.name && a.states[i]?.value === s.value);
+}
+
 /** Which render inputs differ between two entries (a bit set over catalog inputs). */
 export function changedInputs(previous: ObjectEntry | undefined, next: ObjectEntry): number {
   // Stryker disable next-line UnaryOperator: +1 is the identity bit, which every family's input mask holds, so it renders all too
@@ -150,9 +155,11 @@ export function changedInputs(previous: ObjectEntry | undefined, next: ObjectEnt
   if (previous.lag !== next.lag) changed |= inputBit.lag;
   if (previous.memory.requestedAt !== next.memory.requestedAt) changed |= inputBit.requestedAt;
   if (a.phase !== b.phase) changed |= inputBit.phase;
+  if (!sameStates(a, b)) changed |= inputBit.states;
   if (previous.summary !== next.summary) changed |= inputBit.summary;
   if (a.deletionTimestamp !== b.deletionTimestamp) changed |= inputBit.deletion;
   if (a.heartbeat !== b.heartbeat) changed |= inputBit.heartbeat;
+  if (a.suspended !== b.suspended) changed |= inputBit.suspended;
   const c = previous.counters;
   const d = next.counters;
   if (c.statusUpdates !== d.statusUpdates) changed |= inputBit.statusWrites;
@@ -204,7 +211,7 @@ export function applyChange(
     };
   }
   const state = projectObject(raw, kind.projection);
-  rememberConditionTimes(previous?.state, state, now, listedAtStart);
+  rememberTimes(previous?.state, state, now, listedAtStart);
   const transitions = diffStates(previous?.state, state, now);
   const counters = count(previous?.counters ?? zeroCounters, transitions, previous !== undefined);
   const lag = generationLag(state, generationSettings(kind));
@@ -304,7 +311,9 @@ export function shapeOf(entry: ObjectEntry): ObjectShape {
     lagKnown: entry.lag !== undefined,
     requestedAtKnown: entry.memory.requestedAt !== undefined,
     phase: s.phase !== undefined,
+    states: s.states.length,
     terminating: s.deletionTimestamp !== undefined,
+    suspended: s.suspended,
     heartbeat: s.heartbeat !== undefined,
   };
 }

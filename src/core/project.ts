@@ -3,18 +3,21 @@
 // the projection. It never throws for malformed status: wrong shapes become
 // "absent". It throws ProjectionError only when the object has no identity.
 import { Hasher } from "./digest.ts";
+import {
+  extraLabels,
+  isRecord,
+  isSuspended,
+  type LabelSource,
+  projectStates,
+  readPath,
+  type StateSource,
+} from "./project-fields.ts";
 import type { ConditionState, ConditionStatus, ObjectState } from "./state.ts";
 import { parseTimestamp } from "./timestamps.ts";
 
+export type { LabelSource, StateSource } from "./project-fields.ts";
+export { projectStates, readPath } from "./project-fields.ts";
 export { parseTimestamp } from "./timestamps.ts";
-
-export interface LabelSource {
-  /** Object label or annotation key to copy. */
-  key: string;
-  /** Prometheus label name it becomes (already sanitized). */
-  name: string;
-  from: "label" | "annotation";
-}
 
 export interface ProjectionSettings {
   /** undefined: the kind has no conditions (its schema declares none). */
@@ -22,6 +25,12 @@ export interface ProjectionSettings {
   observedGenerationPath: readonly string[];
   /** undefined: the kind has no phase. */
   phasePath: readonly string[] | undefined;
+  /** State fields (configured `states`, or a well-known shape detected). */
+  states: readonly StateSource[];
+  /** Where the kind says it is suspended (spec.suspend, spec.paused); undefined: nowhere. */
+  suspendPath: readonly string[] | undefined;
+  /** An annotation that suspends it (crossplane.io/paused, cnpg.io/hibernation); undefined: none. */
+  suspendAnnotation: string | undefined;
   /** undefined: no heartbeat configured. */
   heartbeatPath: readonly string[] | undefined;
   extraLabels: readonly LabelSource[];
@@ -38,6 +47,9 @@ export const defaultProjectionSettings: ProjectionSettings = {
   conditionsPath: ["status", "conditions"],
   observedGenerationPath: ["status", "observedGeneration"],
   phasePath: ["status", "phase"],
+  states: [],
+  suspendPath: undefined,
+  suspendAnnotation: undefined,
   heartbeatPath: undefined,
   extraLabels: [],
   messageMaxLength: 256,
@@ -66,19 +78,6 @@ export const volatileStatusFields: ReadonlySet<string> = new Set([
 export class ProjectionError extends Error {}
 
 type Json = unknown;
-
-function isRecord(value: Json): value is Record<string, Json> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-export function readPath(root: Json, path: readonly string[]): Json {
-  let current = root;
-  for (const key of path) {
-    if (!isRecord(current)) return undefined;
-    current = current[key];
-  }
-  return current;
-}
 
 function asString(value: Json): string | undefined {
   return typeof value === "string" ? value : undefined;
@@ -138,20 +137,6 @@ export function specChangeTime(managedFields: Json): number | undefined {
     if (time !== undefined && (newest === undefined || time > newest)) newest = time;
   }
   return newest;
-}
-
-function extraLabels(
-  metadata: Record<string, Json>,
-  sources: readonly LabelSource[],
-): Record<string, string> {
-  const result: Record<string, string> = {};
-  const labels = isRecord(metadata.labels) ? metadata.labels : {};
-  const annotations = isRecord(metadata.annotations) ? metadata.annotations : {};
-  for (const source of sources) {
-    const value = (source.from === "label" ? labels : annotations)[source.key];
-    result[source.name] = typeof value === "string" ? value : "";
-  }
-  return result;
 }
 
 /** A string-valued map (labels, annotations) into the hash, key by key. */
@@ -265,7 +250,7 @@ export function projectObject(raw: Json, settings: ProjectionSettings): ObjectSt
     : undefined;
   const generation = asGeneration(metadata.generation);
   const deletionTimestamp = parseTimestamp(metadata.deletionTimestamp);
-  const labels = extraLabels(metadata, settings.extraLabels);
+  const labels = extraLabels(raw, metadata, settings.extraLabels);
 
   return {
     uid,
@@ -278,6 +263,8 @@ export function projectObject(raw: Json, settings: ProjectionSettings): ObjectSt
     observedGeneration,
     phase,
     conditions,
+    states: projectStates(raw, settings.states),
+    suspended: isSuspended(raw, metadata, settings),
     heartbeat,
     specChangedAt: specChangeTime(metadata.managedFields),
     extraLabels: labels,

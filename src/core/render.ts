@@ -6,7 +6,7 @@
 import { inputMask, type ObjectFamilyKey, objectFamilies } from "./catalog.ts";
 import { encodeLabelValue, formatValue, renderLabels } from "./exposition.ts";
 import type { StatusResult } from "./kstatus.ts";
-import type { KindLearning } from "./label-bounds.ts";
+import { type KindLearning, stateLabelValue } from "./label-bounds.ts";
 import type { ConditionStatus, ObjectState } from "./state.ts";
 
 /** Per resource type: what rendering needs besides the object. */
@@ -136,9 +136,18 @@ const renderers: Record<ObjectFamilyKey, FamilyRenderer> = {
     state.phase === undefined
       ? ""
       : `${name}${open},phase="${encodeLabelValue(learning.phases.learn(state.phase))}"} 1\n`,
+  state: (name, open, { state }, learning) => {
+    let out = "";
+    for (const s of state.states) {
+      const value = encodeLabelValue(stateLabelValue(learning, s.name, s.value));
+      out += `${name}${open},field="${encodeLabelValue(s.name)}",value="${value}"} 1\n`;
+    }
+    return out;
+  },
   status: (name, open, { summary }) => `${name}${open},result="${summary}"} 1\n`,
   deletion: (name, open, { state }) =>
     state.deletionTimestamp === undefined ? "" : line(name, open, state.deletionTimestamp),
+  suspended: (name, open, { state }) => (state.suspended ? line(name, open, 1) : ""),
   heartbeat: (name, open, { state }) =>
     state.heartbeat === undefined ? "" : line(name, open, state.heartbeat),
   statusUpdates: (name, open, { counters }) => line(name, open, counters.statusUpdates),

@@ -87,6 +87,7 @@ export function offlineCollector(options: OfflineOptions = {}): OfflineCollector
       prefix,
       extraLabelNames: options.extraLabelNames ?? [],
       phaseEnum: options.phases ?? [],
+      stateValues: {},
       maxReasons: options.maxReasons ?? 20,
       maxSeries: options.maxSeries ?? 0,
       namespaces: options.namespaces ?? [],

@@ -32,7 +32,11 @@ interface Options {
   now?: number;
   /** The kind has no status subresource (spec compared by digest). */
   noStatusSubresource?: boolean;
+  /** State fields read from status.health.status and status.sync.status, with their declared values. */
+  stateValues?: Record<string, string[]>;
 }
+
+const statePaths = { health: ["status", "health", "status"], sync: ["status", "sync", "status"] };
 
 function kindFor(selected: number, o: Options): KindSettings {
   return {
@@ -40,6 +44,9 @@ function kindFor(selected: number, o: Options): KindSettings {
       ...defaultProjectionSettings,
       heartbeatPath: o.heartbeat ? ["status", "lastHeartbeatTime"] : undefined,
       specDigest: o.noStatusSubresource ?? false,
+      states: Object.entries(statePaths).map(([name, path]) => ({ name, path })),
+      suspendPath: ["spec", "suspend"],
+      suspendAnnotation: "example.com/paused",
     },
     readiness: defaultReadinessRules,
     generationSource: o.source ?? "status",
@@ -52,7 +59,11 @@ function kindFor(selected: number, o: Options): KindSettings {
 function entryAfter(key: ObjectFamilyKey | "all", history: WidgetInit[], o: Options = {}): ObjectEntry {
   const selected = key === "all" ? -1 : 1 << slotOf[key];
   const kind = kindFor(selected, o);
-  const learning = newKindLearning({ phaseEnum: o.phaseEnum ?? [], maxReasons: o.maxReasons ?? 20 });
+  const learning = newKindLearning({
+    phaseEnum: o.phaseEnum ?? [],
+    maxReasons: o.maxReasons ?? 20,
+    stateValues: o.stateValues,
+  });
   let entry: ObjectEntry | undefined;
   history.forEach((init, i) => {
     entry = applyChange(
@@ -237,6 +248,25 @@ const tables: Record<ObjectFamilyKey, Case[]> = {
       { phaseEnum: ["Pending", "Running"] },
     ],
   ],
+  state: [
+    [
+      "one series per state field set, labelled with its value",
+      [{ status: { health: { status: "Degraded" }, sync: { status: "Synced" } } }],
+      [`cr_state{${L},field="health",value="Degraded"} 1`, `cr_state{${L},field="sync",value="Synced"} 1`],
+    ],
+    ["no state field, no series", [{ status: { health: {}, sync: { status: "" } } }], []],
+    [
+      "a value outside the declared ones is other",
+      [{ status: { health: { status: "Exploded" } } }],
+      [`cr_state{${L},field="health",value="other"} 1`],
+      { stateValues: { health: ["Healthy", "Degraded"] } },
+    ],
+    [
+      "a value change replaces the series",
+      [{ status: { sync: { status: "OutOfSync" } } }, { status: { sync: { status: "Synced" } } }],
+      [`cr_state{${L},field="sync",value="Synced"} 1`],
+    ],
+  ],
   status: [
     ["Ready=True: Current", [{ status: ready("True") }], [`cr_status{${L},result="Current"} 1`]],
     [
@@ -264,6 +294,25 @@ const tables: Record<ObjectFamilyKey, Case[]> = {
       [`cr_deletion_timestamp_seconds{${L}} 1767228900`],
     ],
     ["none otherwise", [{}], []],
+  ],
+  suspended: [
+    ["spec.suspend: true", [{ spec: { suspend: true } }], [`cr_suspended{${L}} 1`]],
+    [
+      "the suspend annotation, on or true",
+      [{ annotations: { "example.com/paused": "On" } }],
+      [`cr_suspended{${L}} 1`],
+    ],
+    [
+      "not suspended: a string at the path that is not a switch, the annotation off, another annotation",
+      [
+        {
+          spec: { suspend: "yes" },
+          annotations: { "example.com/paused": "false", "example.com/other": "true" },
+        },
+      ],
+      [],
+    ],
+    ["resumed: the series ends", [{ spec: { suspend: true } }, { spec: { suspend: false } }], []],
   ],
   heartbeat: [
     [

@@ -50,6 +50,8 @@ export function object(fields: Partial<ObjectState> = {}): ObjectState {
     observedGeneration: undefined,
     phase: undefined,
     conditions: [],
+    states: [],
+    suspended: false,
     heartbeat: undefined,
     specChangedAt: T,
     extraLabels: {},
