@@ -10,12 +10,12 @@ const table = { Pending: ["Running"], Running: ["Succeeded", "Failed"] };
 
 /** Applies the phases in turn to one object (w1 in ns1 unless given). */
 function walk(c: OfflineCollector, phases: string[], name = "w1", namespace = "ns1"): void {
-  phases.forEach((phase, i) =>
+  for (const [i, phase] of phases.entries()) {
     c.collector.ingest(
       i === 0 ? "ADDED" : "MODIFIED",
       widget({ name, namespace, resourceVersion: String(i + 1), status: { phase } }),
-    ),
-  );
+    );
+  }
 }
 
 async function counted(c: OfflineCollector): Promise<string[]> {
