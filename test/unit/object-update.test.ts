@@ -9,23 +9,15 @@ import { newKindLearning } from "../../src/core/label-bounds.ts";
 import {
   applyChange,
   changedInputs,
-  type KindSettings,
   refreshSummary,
   shapeOf,
   shapeOfState,
 } from "../../src/core/object-update.ts";
-import { defaultProjectionSettings, projectObject } from "../../src/core/project.ts";
-import { defaultReadinessRules } from "../../src/core/readiness.ts";
-import { newKindRender } from "../../src/core/render.ts";
+import { projectObject } from "../../src/core/project.ts";
+import { kindSettings } from "../support/kind-settings.ts";
 import { cond, t, widget } from "../support/objects.ts";
 
-const kind: KindSettings = {
-  projection: defaultProjectionSettings,
-  readiness: defaultReadinessRules,
-  generationSource: "status",
-  phaseTransitions: undefined,
-  render: newKindRender({ group: "example.com", kind: "Widget", prefix: "cr_", selected: -1 }),
-};
+const kind = kindSettings();
 const NOW = t("2026-01-01T01:00:00Z");
 const learning = () => newKindLearning({ phaseEnum: [], maxReasons: 20 });
 

@@ -7,35 +7,24 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
 import { newKindLearning } from "../../src/core/label-bounds.ts";
-import {
-  applyChange,
-  type KindSettings,
-  type ObjectEntry,
-  refreshSummary,
-  rerender,
-} from "../../src/core/object-update.ts";
+import { applyChange, type ObjectEntry, refreshSummary, rerender } from "../../src/core/object-update.ts";
 import { defaultProjectionSettings } from "../../src/core/project.ts";
 import { defaultReadinessRules } from "../../src/core/readiness.ts";
-import { newKindRender } from "../../src/core/render.ts";
+import { kindSettings } from "../support/kind-settings.ts";
 import { t, widget } from "../support/objects.ts";
 
-const kind: KindSettings = {
-  projection: {
-    ...defaultProjectionSettings,
-    heartbeatPath: ["status", "lastHeartbeatTime"],
-    extraLabels: [{ key: "app", name: "app", from: "label" }],
+const kind = kindSettings(
+  {
+    projection: {
+      ...defaultProjectionSettings,
+      heartbeatPath: ["status", "lastHeartbeatTime"],
+      extraLabels: [{ key: "app", name: "app", from: "label" }],
+    },
+    readiness: { ...defaultReadinessRules, failedAfterSeconds: 120 },
+    generationSource: "status_or_condition",
   },
-  readiness: { ...defaultReadinessRules, failedAfterSeconds: 120 },
-  generationSource: "status_or_condition",
-  phaseTransitions: undefined,
-  render: newKindRender({
-    group: "example.com",
-    kind: "Widget",
-    prefix: "cr_",
-    selected: -1,
-    extraLabelNames: ["app"],
-  }),
-};
+  ["app"],
+);
 
 const times = ["2026-01-01T00:00:00Z", "2026-01-01T00:03:00Z", "2026-01-01T00:07:00Z"];
 const condition = (type: string) =>
