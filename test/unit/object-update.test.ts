@@ -151,6 +151,12 @@ test("changedInputs names exactly the inputs a write changed, so nothing else is
     ["a label that is not an exported label", {}, { labels: { team: "a" }, status: base }, []],
     ["the phase only", {}, { status: { ...base, phase: "Failed" } }, ["phase", "statusWrites"]],
     [
+      "a condition's observedGeneration only",
+      {},
+      { status: { ...base, conditions: [cond("Ready", "False", undefined, { observedGeneration: 1 })] } },
+      ["conditionGeneration", "statusWrites"],
+    ],
+    [
       "Ready flips",
       {},
       { status: { ...base, conditions: [cond("Ready", "True")] } },
