@@ -22,6 +22,8 @@ export const sourcePaths = {
   /** The rules with tokens the chart fills from its values (alerts/src/template.ts). */
   ruleTemplate: "alerts/cr-status-exporter.rules.template.yaml",
   dashboards: "dashboards/grafana",
+  /** The dashboards with the multi-cluster toggle on: the chart only (dashboards.multiCluster). */
+  multiClusterDashboards: "dashboards/grafana/multi-cluster",
 } as const;
 
 /** Name of the ConfigMap holding one dashboard: `cr-status-overview.json` → `cr-status-exporter-dashboard-overview`. */
@@ -86,6 +88,12 @@ export function expectedCopies(sourceRoot: string): Map<string, string> {
     JSON.parse(text); // a broken dashboard fails here, not in Grafana
     out.set(`${chartFiles}/dashboards/${file}`, text);
     out.set(`${kustomizeMonitoring}/dashboards/${file}`, text);
+    const multi = `${sourcePaths.multiClusterDashboards}/${file}`;
+    if (existsSync(join(sourceRoot, multi))) {
+      const multiText = read(multi);
+      JSON.parse(multiText);
+      out.set(`${chartFiles}/dashboards-multi-cluster/${file}`, multiText);
+    }
   }
   return out;
 }

@@ -5,6 +5,14 @@
 import { defaultMetricPrefix } from "../../src/core/catalog.ts";
 import type { Duration } from "./model.ts";
 
+/** Regular expressions (RE2, fully anchored as in PromQL) on the objects' labels; empty or absent: no constraint. */
+export interface AlertScope {
+  readonly kinds?: string;
+  readonly excludeKinds?: string;
+  readonly namespaces?: string;
+  readonly excludeNamespaces?: string;
+}
+
 export interface AlertOptions {
   /** The exporter's --metric-prefix; metric names come from its family catalog. */
   readonly metricPrefix: string;
@@ -19,6 +27,16 @@ export interface AlertOptions {
   readonly keepFiringFor: Duration | null;
   /** Kinds whose per-object health alerts page (severity critical) instead of warning. */
   readonly criticalKinds: readonly string[];
+  /**
+   * Families whose alerts are generated only when the deployment exports them:
+   * `heartbeat` (a resource sets heartbeatField: cr_heartbeat_timestamp_seconds)
+   * and `conditionStale` (the opt-in family cr_condition_stale).
+   */
+  readonly families: { readonly heartbeat: boolean; readonly conditionStale: boolean };
+  /** Which objects the per-object and per-namespace alerts cover (all of them when empty)… */
+  readonly scope: AlertScope;
+  /** …and, per alert name, fields that replace the scope's for that alert. */
+  readonly alertScopes: Readonly<Record<string, AlertScope>>;
   readonly for: {
     readonly notReady: Duration;
     readonly readyUnknown: Duration;
@@ -36,6 +54,8 @@ export interface AlertOptions {
     readonly stale: Duration;
     readonly seriesDropped: Duration;
     readonly configReloadFailed: Duration;
+    readonly heartbeatStale: Duration;
+    readonly conditionStale: Duration;
     readonly shardMissing: Duration;
   };
   readonly thresholds: {
@@ -52,8 +72,10 @@ export interface AlertOptions {
     readonly notReadyRatio: number;
     /** …and the minimum count of such objects, so two of three objects do not page. */
     readonly notReadyMinObjects: number;
-    /** Seconds without any watch event (bookmarks included) after which a resource's watch is stale. */
+    /** Age of a resource's data (cr_exporter_resource_data_timestamp_seconds) past which it is stale. */
     readonly staleSeconds: number;
+    /** Age in seconds of an object's heartbeat field above which its controller has stopped heartbeating. */
+    readonly heartbeatSeconds: number;
   };
   /** Suspended objects (cr_suspended) count in the Not-Ready rules too (default: left out). */
   readonly includeSuspended?: boolean;
@@ -67,6 +89,9 @@ export const DEFAULT_ALERT_OPTIONS: AlertOptions = {
   runbookBaseUrl: "https://github.com/cr-status-exporter/cr-status-exporter/blob/main/docs/runbook.md",
   keepFiringFor: "5m",
   criticalKinds: [],
+  families: { heartbeat: false, conditionStale: false },
+  scope: {},
+  alertScopes: {},
   for: {
     notReady: "15m",
     readyUnknown: "30m",
@@ -84,6 +109,8 @@ export const DEFAULT_ALERT_OPTIONS: AlertOptions = {
     stale: "5m",
     seriesDropped: "0m",
     configReloadFailed: "5m",
+    heartbeatStale: "5m",
+    conditionStale: "15m",
     shardMissing: "5m",
   },
   thresholds: {
@@ -94,7 +121,8 @@ export const DEFAULT_ALERT_OPTIONS: AlertOptions = {
     updateFailureRatio: 0.05,
     notReadyRatio: 0.5,
     notReadyMinObjects: 3,
-    staleSeconds: 900,
+    staleSeconds: 150,
+    heartbeatSeconds: 600,
   },
   rateWindow: "10m",
 };

@@ -9,26 +9,27 @@
 // condition alert.
 import { metricNames } from "../../src/core/catalog.ts";
 import type { AlertOptions } from "./options.ts";
-
-function selectorOf(options: AlertOptions, ...extra: string[]): string {
-  return `{${[options.selector, ...extra].filter((m) => m !== "").join(", ")}}`;
-}
+import { matchers } from "./rule-text.ts";
 
 /**
  * The series of `family` (a per-object family labelled with the condition
- * `type`, selected by `extra` matchers) for each object's readiness condition.
- * `wrap` turns a selector into the expression to keep (e.g. a `changes()` over
- * a range), applied to both the joined and the fallback series.
+ * `type`, selected by `select(...extra)`: the exporter's selector, scoped to
+ * an alert's kinds and namespaces where one asks) for each object's readiness
+ * condition. The info series is read with the exporter's selector only, so a
+ * scope never turns a kind's join into the Ready fallback. `wrap` turns a
+ * selector into the expression to keep (e.g. a `changes()` over a range),
+ * applied to both the joined and the fallback series.
  */
 export function readinessSeries(
   options: AlertOptions,
   family: string,
+  select: (...extra: string[]) => string,
   extra: string[],
   wrap: (selector: string) => string = (s) => s,
 ): string {
-  const info = `${metricNames(options.metricPrefix).resourceInfo}${selectorOf(options)}`;
-  const each = wrap(`${family}${selectorOf(options, ...extra)}`);
-  const ready = wrap(`${family}${selectorOf(options, 'type="Ready"', ...extra)}`);
+  const info = `${metricNames(options.metricPrefix).resourceInfo}${matchers(options)}`;
+  const each = wrap(`${family}${select(...extra)}`);
+  const ready = wrap(`${family}${select('type="Ready"', ...extra)}`);
   return (
     `(${each} and on (cluster, group, kind, type) label_replace(${info}, "type", "$1", "ready_condition", "(.+)"))` +
     ` or (${ready} unless on (cluster, group, kind) ${info})`

@@ -3,65 +3,48 @@
 // `max by`, so exporter replicas, exporter restarts (new instance/pod labels)
 // and reason changes neither duplicate an alert nor restart its `for` timer.
 // Metric names come from the exporter's family catalog, and every rule works
-// with the default set of families.
+// with the default set of families; the alerts on families a deployment must
+// configure or opt in to are generated only when `families` says they are exported.
 import { metricNames } from "../../src/core/catalog.ts";
-import type { AlertingRule, RecordingRule, RuleGroup, Severity } from "./model.ts";
+import { exporterAlerts } from "./exporter-rules.ts";
+import type { AlertingRule, RuleGroup, Severity } from "./model.ts";
 import type { AlertOptions } from "./options.ts";
 import { currentReason, readinessSeries, readinessTemplate } from "./readiness.ts";
+import { recordingRules, recordNames } from "./records.ts";
+import {
+  KIND_IN_NAMESPACE,
+  type Names,
+  OBJECT,
+  OBJECT_TEXT,
+  perKindSeverity,
+  runbook,
+  scoped,
+} from "./rule-text.ts";
 import { unlessSuspended } from "./suspended.ts";
 
-const OBJECT = "cluster, namespace, group, kind, name";
-const KIND_IN_NAMESPACE = "cluster, namespace, group, kind";
-const RESOURCE = "cluster, job, group, version, kind";
-
-export const RECORD_NOT_READY = "namespace_group_kind:cr_ready_false:count";
-export const RECORD_OBJECTS = "namespace_group_kind:cr_objects:count";
-
-/** "widgets ns/name" for namespaced objects, "widgets name" for cluster-scoped ones. */
-const OBJECT_TEXT =
-  "{{ $labels.kind }} {{ if $labels.namespace }}{{ $labels.namespace }}/{{ end }}{{ $labels.name }} ({{ $labels.group }})";
-
-type Names = ReturnType<typeof metricNames>;
-
 export function generateRuleGroups(options: AlertOptions): RuleGroup[] {
-  return [
-    { name: "cr-status.rules", rules: recordingRules(options) },
-    { name: "cr-status.alerts", rules: objectAlerts(options) },
+  const groups: RuleGroup[] = [
+    {
+      name: "cr-status.rules",
+      rules: recordingRules(options),
+    },
+    { name: "cr-status.alerts", rules: [...objectAlerts(options), ...familyAlerts(options)] },
     { name: "cr-status-exporter.alerts", rules: exporterAlerts(options) },
   ];
-}
-
-function matchers(options: AlertOptions, ...extra: string[]): string {
-  return `{${[options.selector, ...extra].filter((m) => m !== "").join(", ")}}`;
-}
-
-function runbook(options: AlertOptions, alert: string): string {
-  return `${options.runbookBaseUrl}#${alert.toLowerCase()}`;
-}
-
-/**
- * One rule per severity: kinds listed in `criticalKinds` page, the rest get
- * `otherwise`. The alert name stays the same, so routing and inhibition
- * (critical inhibits warning on equal alertname) keep working.
- */
-function perKindSeverity(
-  options: AlertOptions,
-  otherwise: Severity,
-  build: (kindMatcher: string, severity: Severity) => AlertingRule,
-): AlertingRule[] {
-  if (options.criticalKinds.length === 0 || otherwise === "critical") return [build("", otherwise)];
-  for (const kind of options.criticalKinds) {
-    if (!/^[A-Za-z][A-Za-z0-9]*$/.test(kind))
-      throw new Error(`criticalKinds: "${kind}" is not a Kubernetes kind (letters and digits only)`);
-  }
-  const kinds = options.criticalKinds.join("|");
-  return [build(`kind=~"${kinds}"`, "critical"), build(`kind!~"${kinds}"`, otherwise)];
+  const scopedAlerts = new Set(groups[1]?.rules.map((rule) => ("alert" in rule ? rule.alert : "")));
+  for (const alert of Object.keys(options.alertScopes))
+    if (!scopedAlerts.has(alert))
+      throw new Error(
+        `alertScopes.${alert}: no such per-object or per-namespace alert is generated (expected one of ${[...scopedAlerts].join(", ")})`,
+      );
+  return groups;
 }
 
 /**
  * An alert on one condition status per object. `type` "readiness": the
  * readiness condition of the object's kind (see readiness.ts); `meaning` may
- * then say `$ready`, the condition's name.
+ * then say `$ready`, the condition's name. The alert's scope selects the
+ * condition series.
  */
 function conditionAlert(
   options: AlertOptions,
@@ -77,15 +60,16 @@ function conditionAlert(
 ): AlertingRule[] {
   const family = metricNames(options.metricPrefix).condition;
   const readiness = spec.type === "readiness";
+  const select = (...extra: string[]): string => scoped(options, spec.alert, ...extra);
   return perKindSeverity(options, spec.severity, (kindMatcher, severity) => ({
     alert: spec.alert,
     expr: readiness
       ? unlessSuspended(
           options,
           OBJECT,
-          `max by (${OBJECT}) ((${readinessSeries(options, family, [`status="${spec.status}"`, kindMatcher])}) == 1)`,
+          `max by (${OBJECT}) ((${readinessSeries(options, family, select, [`status="${spec.status}"`, kindMatcher])}) == 1)`,
         )
-      : `max by (${OBJECT}) (${family}${matchers(options, `type="${spec.type}"`, `status="${spec.status}"`, kindMatcher)} == 1)`,
+      : `max by (${OBJECT}) (${family}${select(`type="${spec.type}"`, `status="${spec.status}"`, kindMatcher)} == 1)`,
     for: spec.for,
     ...(options.keepFiringFor ? { keep_firing_for: options.keepFiringFor } : {}),
     labels: { severity },
@@ -97,27 +81,17 @@ function conditionAlert(
   }));
 }
 
-function recordingRules(options: AlertOptions): RecordingRule[] {
-  const n: Names = metricNames(options.metricPrefix);
-  return [
-    {
-      record: RECORD_NOT_READY,
-      expr: `count by (${KIND_IN_NAMESPACE}) (${unlessSuspended(options, OBJECT, `max by (${OBJECT}) ((${readinessSeries(options, n.condition, ['status="False"'])}) == 1)`)})`,
-    },
-    {
-      // cr_status exists for every object, whether or not it has a Ready condition.
-      record: RECORD_OBJECTS,
-      expr: `count by (${KIND_IN_NAMESPACE}) (max by (${OBJECT}) (${n.status}${matchers(options)} == 1))`,
-    },
-  ];
-}
-
 function objectAlerts(options: AlertOptions): AlertingRule[] {
   const n: Names = metricNames(options.metricPrefix);
   const f = options.for;
   const t = options.thresholds;
   const w = options.rateWindow;
   const keep = options.keepFiringFor ? { keep_firing_for: options.keepFiringFor } : {};
+  const r = recordNames(options.metricPrefix);
+  // Per kind and namespace (and exporter job), from the recorded counts.
+  const aggregate = "CustomResourcesNotReadyHigh";
+  const notReady = `sum without (status) (${r.objectsByReadiness}${scoped(options, aggregate, 'status="False"')})`;
+  const objects = `sum without (result) (${r.objectsByResult}${scoped(options, aggregate)})`;
   return [
     ...conditionAlert(options, {
       alert: "CustomResourceNotReady",
@@ -157,7 +131,7 @@ function objectAlerts(options: AlertOptions): AlertingRule[] {
     }),
     ...perKindSeverity(options, "warning", (kindMatcher, severity) => ({
       alert: "CustomResourceGenerationMismatch",
-      expr: `max by (${OBJECT}) (${n.generationLag}${matchers(options, kindMatcher)}) > 0`,
+      expr: `max by (${OBJECT}) (${n.generationLag}${scoped(options, "CustomResourceGenerationMismatch", kindMatcher)}) > 0`,
       for: f.generationMismatch,
       ...keep,
       labels: { severity },
@@ -169,7 +143,7 @@ function objectAlerts(options: AlertOptions): AlertingRule[] {
     })),
     {
       alert: "CustomResourceStuckTerminating",
-      expr: `time() - max by (${OBJECT}) (${n.deletion}${matchers(options)}) > ${t.terminatingSeconds}`,
+      expr: `time() - max by (${OBJECT}) (${n.deletion}${scoped(options, "CustomResourceStuckTerminating")}) > ${t.terminatingSeconds}`,
       for: f.stuckTerminating,
       labels: { severity: "warning" },
       annotations: {
@@ -183,8 +157,13 @@ function objectAlerts(options: AlertOptions): AlertingRule[] {
       // transition counters are opt-in). Every replica sees the same changes: max.
       alert: "CustomResourceReadyFlapping",
       expr:
-        `max by (${OBJECT}) (${readinessSeries(options, n.conditionLastTransition, [], (s) => `changes(${s}[${t.flapWindow}])`)})` +
-        ` > ${t.flapTransitions}`,
+        `max by (${OBJECT}) (${readinessSeries(
+          options,
+          n.conditionLastTransition,
+          (...extra) => scoped(options, "CustomResourceReadyFlapping", ...extra),
+          [],
+          (s) => `changes(${s}[${t.flapWindow}])`,
+        )})` + ` > ${t.flapTransitions}`,
       for: f.readyFlapping,
       labels: { severity: "info" },
       annotations: {
@@ -196,7 +175,7 @@ function objectAlerts(options: AlertOptions): AlertingRule[] {
     {
       alert: "CustomResourceStatusWriteStorm",
       expr:
-        `max by (${OBJECT}) (rate(${n.statusUpdates}${matchers(options)}[${w}]) + rate(${n.noopUpdates}${matchers(options)}[${w}]))` +
+        `max by (${OBJECT}) (rate(${n.statusUpdates}${scoped(options, "CustomResourceStatusWriteStorm")}[${w}]) + rate(${n.noopUpdates}${scoped(options, "CustomResourceStatusWriteStorm")}[${w}]))` +
         ` > ${t.writesPerSecond}`,
       for: f.statusWriteStorm,
       labels: { severity: "warning" },
@@ -210,8 +189,8 @@ function objectAlerts(options: AlertOptions): AlertingRule[] {
       // A ratio over a window, so a single optimistic-concurrency conflict (409) never fires.
       alert: "CustomResourceStatusUpdateFailures",
       expr:
-        `sum by (${KIND_IN_NAMESPACE}) (rate(${n.statusUpdateFailures}${matchers(options)}[${w}]))` +
-        ` / sum by (${KIND_IN_NAMESPACE}) (rate(${n.statusUpdateRequests}${matchers(options)}[${w}]))` +
+        `sum by (${KIND_IN_NAMESPACE}) (rate(${n.statusUpdateFailures}${scoped(options, "CustomResourceStatusUpdateFailures")}[${w}]))` +
+        ` / sum by (${KIND_IN_NAMESPACE}) (rate(${n.statusUpdateRequests}${scoped(options, "CustomResourceStatusUpdateFailures")}[${w}]))` +
         ` > ${t.updateFailureRatio}`,
       for: f.statusUpdateFailures,
       labels: { severity: "warning" },
@@ -223,9 +202,7 @@ function objectAlerts(options: AlertOptions): AlertingRule[] {
     },
     {
       alert: "CustomResourcesNotReadyHigh",
-      expr:
-        `(${RECORD_NOT_READY} / ${RECORD_OBJECTS} > ${t.notReadyRatio})` +
-        ` and ${RECORD_NOT_READY} >= ${t.notReadyMinObjects}`,
+      expr: `(${notReady} / ${objects} > ${t.notReadyRatio})` + ` and ${notReady} >= ${t.notReadyMinObjects}`,
       for: f.notReadyHigh,
       labels: { severity: "critical" },
       annotations: {
@@ -237,96 +214,42 @@ function objectAlerts(options: AlertOptions): AlertingRule[] {
   ];
 }
 
-function exporterAlerts(options: AlertOptions): AlertingRule[] {
+/** Alerts on families that exist only when configured (heartbeatField) or opted in (cr_condition_stale). */
+function familyAlerts(options: AlertOptions): AlertingRule[] {
   const n: Names = metricNames(options.metricPrefix);
   const f = options.for;
   const t = options.thresholds;
-  const w = options.rateWindow;
-  return [
-    {
-      // absent() keeps the labels of the equality matchers of a bare selector, so `job` stays in the alert.
-      alert: "CRStatusExporterDown",
-      expr: `(sum by (cluster, job) (up${matchers(options)}) == 0) or absent(up${matchers(options)})`,
-      for: f.exporterDown,
-      labels: { severity: "critical" },
-      annotations: {
-        summary: "The custom resource status exporter is down.",
-        description: `No target of job {{ $labels.job }} has been up for more than ${f.exporterDown}; custom resource alerts are blind.`,
-        runbook_url: runbook(options, "CRStatusExporterDown"),
-      },
-    },
-    {
-      alert: "CRStatusExporterWatchErrors",
-      expr: `sum by (${RESOURCE}) (rate(${n.watchErrors}${matchers(options)}[${w}])) > 0`,
-      for: f.watchErrors,
-      labels: { severity: "warning" },
-      annotations: {
-        summary: "The exporter cannot list or watch a resource.",
-        description: `Listing or watching {{ $labels.kind }} ({{ $labels.group }}/{{ $labels.version }}) fails {{ printf "%.3f" $value }} times per second.`,
-        runbook_url: runbook(options, "CRStatusExporterWatchErrors"),
-      },
-    },
-    {
-      // min: one replica that is not synced is enough.
-      alert: "CRStatusExporterNotSynced",
-      expr: `min by (${RESOURCE}) (${n.resourceSynced}${matchers(options)}) == 0`,
-      for: f.notSynced,
-      labels: { severity: "warning" },
-      annotations: {
-        summary: "The exporter has not synced a resource.",
-        description: `{{ $labels.kind }} ({{ $labels.group }}/{{ $labels.version }}) has not finished its initial list or is relisting for more than ${f.notSynced}; its metrics are incomplete.`,
-        runbook_url: runbook(options, "CRStatusExporterNotSynced"),
-      },
-    },
-    {
-      // Watch bookmarks arrive about every minute, so a quiet but healthy watch stays fresh.
-      alert: "CRStatusExporterStale",
-      expr: `time() - min by (${RESOURCE}) (${n.lastEvent}${matchers(options)}) > ${t.staleSeconds}`,
-      for: f.stale,
-      labels: { severity: "warning" },
-      annotations: {
-        summary: "The exporter's watch of a resource is stale.",
-        description: `No watch event for {{ $labels.kind }} ({{ $labels.group }}/{{ $labels.version }}) arrived in the last {{ $value | humanizeDuration }}; the watch may be hung.`,
-        runbook_url: runbook(options, "CRStatusExporterStale"),
-      },
-    },
-    {
-      alert: "CRStatusExporterSeriesDropped",
-      expr: `sum by (${RESOURCE}) (increase(${n.seriesDropped}${matchers(options)}[${w}])) > 0`,
-      for: f.seriesDropped,
-      labels: { severity: "warning" },
-      annotations: {
-        summary: "The exporter drops series because a resource hit its series cap.",
-        description: `Series of {{ $labels.kind }} ({{ $labels.group }}/{{ $labels.version }}) were not exported in the last ${w}: the resource reached its maxSeries cap.`,
-        runbook_url: runbook(options, "CRStatusExporterSeriesDropped"),
-      },
-    },
-    {
-      alert: "CRStatusExporterConfigReloadFailed",
-      expr: `min by (cluster, job) (${n.configReloadSuccess}${matchers(options)}) == 0`,
-      for: f.configReloadFailed,
-      labels: { severity: "warning" },
-      annotations: {
-        summary: "The exporter rejected its configuration.",
-        description: `The last configuration load of job {{ $labels.job }} failed; the previous configuration keeps running.`,
-        runbook_url: runbook(options, "CRStatusExporterConfigReloadFailed"),
-      },
-    },
-    {
-      // Every process exports cr_exporter_shards{shard} = the number of shards
-      // (0 of 1 unsharded): fewer distinct shards than that means some objects
-      // are exported by no one. Replicas of a shard count once.
-      alert: "CRStatusExporterShardMissing",
-      expr:
-        `count by (cluster, job) (max by (cluster, job, shard) (${n.shards}${matchers(options)}))` +
-        ` < max by (cluster, job) (${n.shards}${matchers(options)})`,
-      for: f.shardMissing,
-      labels: { severity: "critical" },
-      annotations: {
-        summary: "A shard of the exporter is missing.",
-        description: `Only {{ $value }} shards of job {{ $labels.job }} have reported for more than ${f.shardMissing}, fewer than the objects are split into; the objects of the missing shards have no metrics and no alerts.`,
-        runbook_url: runbook(options, "CRStatusExporterShardMissing"),
-      },
-    },
-  ];
+  const keep = options.keepFiringFor ? { keep_firing_for: options.keepFiringFor } : {};
+  const alerts: AlertingRule[] = [];
+  if (options.families.heartbeat)
+    alerts.push(
+      ...perKindSeverity(options, "warning", (kindMatcher, severity) => ({
+        alert: "CustomResourceHeartbeatStale",
+        expr: `time() - max by (${OBJECT}) (${n.heartbeat}${scoped(options, "CustomResourceHeartbeatStale", kindMatcher)}) > ${t.heartbeatSeconds}`,
+        for: f.heartbeatStale,
+        ...keep,
+        labels: { severity },
+        annotations: {
+          summary: "A custom resource's controller has stopped heartbeating.",
+          description: `${OBJECT_TEXT} last wrote its heartbeat {{ $value | humanizeDuration }} ago; its controller may be down or stuck.`,
+          runbook_url: runbook(options, "CustomResourceHeartbeatStale"),
+        },
+      })),
+    );
+  if (options.families.conditionStale)
+    alerts.push(
+      ...perKindSeverity(options, "warning", (kindMatcher, severity) => ({
+        alert: "CustomResourceConditionStale",
+        expr: `max by (${OBJECT}, type) (${n.conditionStale}${scoped(options, "CustomResourceConditionStale", kindMatcher)} == 1)`,
+        for: f.conditionStale,
+        ...keep,
+        labels: { severity },
+        annotations: {
+          summary: "A custom resource's condition describes an older generation.",
+          description: `The {{ $labels.type }} condition of ${OBJECT_TEXT} has described an older generation than metadata.generation for more than ${f.conditionStale}.`,
+          runbook_url: runbook(options, "CustomResourceConditionStale"),
+        },
+      })),
+    );
+  return alerts;
 }

@@ -7,6 +7,7 @@
 //   @@job@@                the scraped job (the chart derives it from its ServiceMonitor)
 //   @@for@@                this alert's `for` (prometheusRule.alerts.<alert>.for)
 //   @@threshold.<name>@@   prometheusRule.thresholds.<name>
+//   @@scope@@              this alert's kind/namespace matchers (prometheusRule.scope, .alerts.<alert>.scope)
 //   @@rateWindow@@, @@keepFiringFor@@, @@runbookBaseUrl@@
 //
 // chartAlertDefaults() gives the values that reproduce the shipped rules; the
@@ -16,6 +17,7 @@ import { isAlertingRule } from "./model.ts";
 import { type AlertOptions, DEFAULT_ALERT_OPTIONS } from "./options.ts";
 import { renderRuleFile } from "./render.ts";
 import { generateRuleGroups } from "./rules.ts";
+import { SCOPE_TOKEN, SCOPE_TOKEN_SCOPE } from "./scope.ts";
 
 export const RULE_TEMPLATE_FILE = "alerts/cr-status-exporter.rules.template.yaml";
 
@@ -33,6 +35,10 @@ function templateOptions(): AlertOptions {
     runbookBaseUrl: token("runbookBaseUrl"),
     keepFiringFor: token("keepFiringFor") as AlertOptions["keepFiringFor"],
     criticalKinds: [],
+    // Every alert is in the template; the chart's values enable them (the family alerts are off by default).
+    families: { heartbeat: true, conditionStale: true },
+    scope: SCOPE_TOKEN_SCOPE,
+    alertScopes: {},
     for: tokens("for.", DEFAULT_ALERT_OPTIONS.for),
     thresholds: tokens("threshold.", DEFAULT_ALERT_OPTIONS.thresholds),
     rateWindow: token("rateWindow") as AlertOptions["rateWindow"],
@@ -85,8 +91,12 @@ export function renderRuleTemplate(): string {
 }
 
 export interface ChartAlertDefaults {
-  /** Per alert name: what the shipped rules use. */
-  alerts: Record<string, { for: string; severity: Severity }>;
+  /**
+   * Per alert name: what the shipped rules use; `enabled` is false for the
+   * alerts on families a deployment must configure or opt in to; `scoped` says
+   * whether the alert takes a kind/namespace scope.
+   */
+  alerts: Record<string, { enabled: boolean; for: string; severity: Severity; scoped: boolean }>;
   thresholds: Thresholds;
   rateWindow: string;
   keepFiringFor: string;
@@ -96,8 +106,28 @@ export interface ChartAlertDefaults {
 /** The chart values that reproduce the rules generated with DEFAULT_ALERT_OPTIONS. */
 export function chartAlertDefaults(options: AlertOptions = DEFAULT_ALERT_OPTIONS): ChartAlertDefaults {
   const alerts: ChartAlertDefaults["alerts"] = {};
-  for (const rule of generateRuleGroups(options).flatMap((g) => g.rules)) {
-    if (isAlertingRule(rule)) alerts[rule.alert] = { for: rule.for, severity: rule.labels.severity };
+  const shipped = new Set(
+    generateRuleGroups(options)
+      .flatMap((g) => g.rules)
+      .filter(isAlertingRule)
+      .map((rule) => rule.alert),
+  );
+  const scoped = new Set(
+    templateRuleGroups()
+      .flatMap((g) => g.rules)
+      .filter(isAlertingRule)
+      .filter((rule) => rule.expr.includes(SCOPE_TOKEN))
+      .map((rule) => rule.alert),
+  );
+  const all = { ...options, families: { heartbeat: true, conditionStale: true } };
+  for (const rule of generateRuleGroups(all).flatMap((g) => g.rules)) {
+    if (isAlertingRule(rule))
+      alerts[rule.alert] = {
+        enabled: shipped.has(rule.alert),
+        for: rule.for,
+        severity: rule.labels.severity,
+        scoped: scoped.has(rule.alert),
+      };
   }
   return {
     alerts,

@@ -1,77 +1,75 @@
-// Template variables shared by the dashboards, and the label matchers that use them.
-import { defaultMetricPrefix } from "../../src/core/catalog.ts";
-import { DATASOURCE, type DatasourceVariable, type QueryVariable } from "./model.ts";
+// Template variables shared by the dashboards (Grafana's typed builders), and
+// the label matchers that use them.
+import type * as cog from "@grafana/grafana-foundation-sdk/cog";
+import type * as D from "@grafana/grafana-foundation-sdk/dashboard";
+import dashboard from "@grafana/grafana-foundation-sdk/dashboard";
+import type { DashboardOptions } from "./options.ts";
 
-export interface DashboardOptions {
-  /** The exporter's --metric-prefix; metric names come from its family catalog. */
-  readonly metricPrefix: string;
-  /** Show the cluster picker (Thanos/Mimir setups); when false it stays hidden and matches everything. */
-  readonly showMultiCluster: boolean;
-  /** Span attribute names the exporter's traces carry, for the drill-down's "traces" link. */
-  readonly traceAttributes: { readonly namespace: string; readonly kind: string; readonly name: string };
+// biome-ignore lint/suspicious/noTemplateCurlyInString: Grafana variable syntax, resolved by Grafana
+export const PROMETHEUS = { type: "prometheus", uid: "${datasource}" } as const;
+
+export type Variable = cog.Builder<D.VariableModel>;
+
+export function prometheusVariable(): Variable {
+  return new dashboard.DatasourceVariableBuilder("datasource")
+    .hide(dashboard.VariableHide.DontHide)
+    .label("Data source")
+    .type("prometheus");
 }
 
-export const DEFAULT_DASHBOARD_OPTIONS: DashboardOptions = {
-  metricPrefix: defaultMetricPrefix,
-  showMultiCluster: false,
-  traceAttributes: { namespace: "k8s.namespace.name", kind: "k8s.object.kind", name: "k8s.object.name" },
-};
-
-export const datasourceVariable: DatasourceVariable = {
-  type: "datasource",
-  name: "datasource",
-  label: "Data source",
-  query: "prometheus",
-  hide: 0,
-  current: {},
-};
+/** The trace backend every trace link and exemplar link opens. */
+export function tracesVariable(options: DashboardOptions): Variable {
+  return new dashboard.DatasourceVariableBuilder("traces")
+    .hide(dashboard.VariableHide.DontHide)
+    .label("Traces")
+    .description(
+      `The ${options.traces.datasourceType === "tempo" ? "Tempo" : "Jaeger"} data source receiving the exporter's spans.`,
+    )
+    .type(options.traces.datasourceType);
+}
 
 function queryVariable(
   name: string,
   label: string,
   definition: string,
   choice: { multi: boolean; allValue?: string; hidden?: boolean },
-): QueryVariable {
-  return {
-    type: "query",
-    name,
-    label,
-    datasource: DATASOURCE,
-    query: { query: definition, refId: `${name}-values` },
-    definition,
-    refresh: 2,
-    multi: choice.multi,
-    includeAll: choice.allValue !== undefined,
-    ...(choice.allValue !== undefined ? { allValue: choice.allValue } : {}),
-    hide: choice.hidden ? 2 : 0,
-    sort: 1,
-    regex: "",
-    current: {},
-    options: [],
-  };
+): Variable {
+  // hide first: its place in the JSON stays right after the SDK's defaults (the chart's multi-cluster switch finds it there).
+  const variable = new dashboard.QueryVariableBuilder(name)
+    .hide(choice.hidden ? dashboard.VariableHide.HideVariable : dashboard.VariableHide.DontHide)
+    .label(label)
+    .datasource(PROMETHEUS)
+    .query({ query: definition, refId: `${name}-values` })
+    .definition(definition)
+    // Reload on time-range change, so new objects appear without reloading the dashboard.
+    .refresh(dashboard.VariableRefresh.OnTimeRangeChanged)
+    .sort(dashboard.VariableSort.AlphabeticalAsc)
+    .multi(choice.multi)
+    .includeAll(choice.allValue !== undefined);
+  return choice.allValue !== undefined ? variable.allValue(choice.allValue) : variable;
 }
 
 /**
  * `.*` for cluster and namespace: the label is absent (empty) on single-cluster
  * setups and on cluster-scoped objects, and `.+` would hide those series.
  */
-export function clusterVariable(options: DashboardOptions, metric: string): QueryVariable {
+export function clusterVariable(options: DashboardOptions, metric: string): Variable {
   return queryVariable("cluster", "Cluster", `label_values(${metric}, cluster)`, {
     multi: true,
     allValue: ".*",
-    hidden: !options.showMultiCluster,
+    hidden: !options.multiCluster,
   });
 }
 
-export function jobVariable(metric: string): QueryVariable {
+export function jobVariable(metric: string): Variable {
   return queryVariable("job", "Job", `label_values(${metric}{cluster=~"$cluster"}, job)`, {
     multi: true,
     allValue: ".+",
   });
 }
 
-/** `metric`: a per-object family every object has (the summary). */
-export function namespaceVariable(metric: string): QueryVariable {
+/** `metric`: a family every object (or kind) has. */
+export function namespaceVariable(metric: string): Variable {
   return queryVariable(
     "namespace",
     "Namespace",
@@ -80,14 +78,14 @@ export function namespaceVariable(metric: string): QueryVariable {
   );
 }
 
-export function kindVariable(metric: string, scope: string): QueryVariable {
+export function kindVariable(metric: string, scope: string): Variable {
   return queryVariable("kind", "Kind", `label_values(${metric}{${scope}}, kind)`, {
     multi: true,
     allValue: ".+",
   });
 }
 
-export function nameVariable(metric: string): QueryVariable {
+export function nameVariable(metric: string): Variable {
   return queryVariable(
     "name",
     "Object",

@@ -51,13 +51,27 @@ const thresholdDocs: Record<keyof AlertOptions["thresholds"], string> = {
   notReadyRatio:
     "CustomResourcesNotReadyHigh: share of a kind's objects in a namespace that are Ready=False (0..1).",
   notReadyMinObjects: "CustomResourcesNotReadyHigh: and at least this many of them.",
-  staleSeconds: "CRStatusExporterStale: seconds without a watch event (bookmarks included) for a resource.",
+  staleSeconds:
+    "CRStatusExporterStale: age in seconds of a resource's data (last list, watch start, event or bookmark).",
+  heartbeatSeconds:
+    "CustomResourceHeartbeatStale: age in seconds of an object's heartbeat field (heartbeatField) above which it fires.",
 };
+
+/** prometheusRule.scope, and the same fields per alert. */
+function scopeValues(doc: string, fieldDoc: (what: string) => string): Group {
+  const regex = (what: string) => str("", fieldDoc(what));
+  return group(doc, {
+    kinds: regex("Kinds covered (regular expression, e.g. `Certificate|Issuer`)"),
+    excludeKinds: regex("Kinds left out"),
+    namespaces: regex("Namespaces covered (e.g. `team-.*`)"),
+    excludeNamespaces: regex("Namespaces left out (e.g. `kube-.*`)"),
+  });
+}
 
 function alertValues(): Group {
   const defaults = chartAlertDefaults();
   const summaries = new Map(
-    generateRuleGroups(DEFAULT_ALERT_OPTIONS)
+    generateRuleGroups({ ...DEFAULT_ALERT_OPTIONS, families: { heartbeat: true, conditionStale: true } })
       .flatMap((g) => g.rules)
       .filter(isAlertingRule)
       .map((rule) => [rule.alert, rule.annotations.summary]),
@@ -80,6 +94,10 @@ function alertValues(): Group {
       true,
     ),
     rateWindow: duration(defaults.rateWindow, "Window of the rate() and increase() in the rules."),
+    scope: scopeValues(
+      "Which objects the per-object and per-namespace alerts cover; each alert's own `scope` fields replace these.",
+      (what) => `${what}; empty: no constraint.`,
+    ),
     runbookBaseUrl: str(
       defaults.runbookBaseUrl,
       "Base URL of the runbook; each alert links to `<base>#<alert>`.",
@@ -101,7 +119,12 @@ function alertValues(): Group {
         Object.entries(defaults.alerts).map(([alert, rule]) => [
           alert,
           group(summaries.get(alert) ?? "", {
-            enabled: bool(true, `Whether ${alert} is rendered.`),
+            enabled: bool(
+              rule.enabled,
+              rule.enabled
+                ? `Whether ${alert} is rendered.`
+                : `Whether ${alert} is rendered: off by default, as its family must be configured or opted in (docs/runbook.md).`,
+            ),
             for: duration(rule.for, `How long the condition must hold before ${alert} fires.`),
             severity: oneOf(
               ["critical", "warning", "info"],
@@ -109,6 +132,14 @@ function alertValues(): Group {
               `The severity label of ${alert}.`,
             ),
             labels: stringMap(`Labels added to ${alert} (after additionalRuleLabels).`),
+            ...(rule.scoped
+              ? {
+                  scope: scopeValues(
+                    `Which objects ${alert} covers, field by field over prometheusRule.scope.`,
+                    (what) => `${what}; empty: prometheusRule.scope's.`,
+                  ),
+                }
+              : {}),
           }),
         ]),
       ),
@@ -368,6 +399,11 @@ export function chartValues(): Group {
         namespace: str("", "Where Grafana's sidecar looks; default: the release namespace."),
         label: str("grafana_dashboard", "Label the sidecar selects."),
         labelValue: str("1", "Its value."),
+        multiCluster: bool(
+          false,
+          "Several clusters behind one data source (Thanos, Mimir): the dashboards show the cluster picker and their " +
+            "links carry each row's cluster.",
+        ),
         annotations: stringMap(
           "Annotations, e.g. `grafana_folder: CR Status` with the sidecar's folderAnnotation.",
         ),

@@ -62,4 +62,8 @@ export interface CollectorStatus {
   /** The watch is currently running for every namespace watched. */
   synced: boolean;
   lastError: string | undefined;
+  /** Listed, and the data confirmed current within the silence bound (see WatchTelemetry). */
+  ready: boolean;
+  /** What /readyz says about the resource: synced and how old its data is, or why not. */
+  detail: string;
 }

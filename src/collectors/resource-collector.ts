@@ -6,7 +6,7 @@
 // skipped objects is WatchTelemetry's; nothing here can take /metrics down.
 import { AggregateCounts } from "../core/aggregate.ts";
 import type { FamilySelection } from "../core/family-selection.ts";
-import { type KindLearning, newKindLearning } from "../core/label-bounds.ts";
+import { type KindLearning, newKindLearning, releaseLabels } from "../core/label-bounds.ts";
 import {
   applyChange,
   type KindSettings,
@@ -17,7 +17,7 @@ import {
 } from "../core/object-update.ts";
 import { newKindRender } from "../core/render.ts";
 import type { ObjectState, ResourceIdentity } from "../core/state.ts";
-import { ListWatch, type ListWatchHandler } from "../kube/list-watch.ts";
+import { ListWatch, type ListWatchHandler, silenceBoundMs } from "../kube/list-watch.ts";
 import type { SeriesSource } from "../metrics/writer.ts";
 import type {
   CollectorDeps,
@@ -65,7 +65,10 @@ export class ResourceCollector {
     this.#sampler = sampler;
     this.#kind = this.#kindSettings(settings);
     this.#learning = newKindLearning(settings);
-    this.#telemetry = new WatchTelemetry(settings.identity, deps);
+    this.#telemetry = new WatchTelemetry(settings.identity, {
+      ...deps,
+      staleAfterSeconds: silenceBoundMs(deps.listWatch ?? {}) / 1000,
+    });
     const { group, kind } = settings.identity;
     this.#effects = new KindEffects(deps.metrics.kinds, { group, kind }, settings.selection.perKind);
     this.#schedule = new SummarySchedule(deps.clock, () => this.refreshDue());
@@ -98,11 +101,14 @@ export class ResourceCollector {
     return this.#settings.namespaces.length > 0 ? this.#settings.namespaces : [""];
   }
 
-  status(): CollectorStatus {
+  status(now = this.#deps.clock()): CollectorStatus {
+    const { ready, detail } = this.#telemetry.readiness(now);
     return {
       initialSyncDone: this.#telemetry.listedAll(this.scopes),
       synced: this.#telemetry.syncedAll(this.scopes),
       lastError: this.#telemetry.lastError,
+      ready,
+      detail,
     };
   }
 
@@ -157,7 +163,8 @@ export class ResourceCollector {
     for (const [uid, entry] of [...this.#store.entries()]) {
       if (owns(uid)) continue;
       this.#store.delete(uid);
-      if (this.#settings.mode === "aggregate") this.#counts.count(entry, -1, this.#learning);
+      releaseLabels(this.#learning, entry.labels);
+      if (this.#settings.mode === "aggregate") this.#counts.count(entry, -1);
       this.#guarded("tracing", () => this.#deps.tracer?.forget(uid));
     }
     this.#updateGauges();
@@ -263,7 +270,7 @@ export class ResourceCollector {
           if ((scope === "" || entry.state.namespace === scope) && !seen.has(uid)) this.#remove(uid);
         }
         seen = new Set();
-        this.#telemetry.listFinished(scope);
+        this.#telemetry.listFinished(scope, this.scopes);
         this.#updateGauges();
       },
       event: (type, object) => this.ingest(type, object),
@@ -286,6 +293,7 @@ export class ResourceCollector {
     const change = applyChange(previous, raw, this.#kind, this.#learning, now, atStart);
     const entry = change.entry;
     if (entry === previous) return uid;
+    this.#telemetry.cuts(entry.state.cuts);
     const key = entry.state.uid;
     const holder = this.#store.previousHolder(entry.state, key);
     if (holder !== undefined) this.#remove(holder);
@@ -309,8 +317,8 @@ export class ResourceCollector {
   #replace(uid: string, previous: ObjectEntry | undefined, next: ObjectEntry): void {
     const entry = this.#capped(previous, next);
     if (this.#settings.mode === "aggregate") {
-      if (previous) this.#counts.count(previous, -1, this.#learning);
-      this.#counts.count(entry, 1, this.#learning);
+      if (previous) this.#counts.count(previous, -1);
+      this.#counts.count(entry, 1);
     }
     this.#store.set(uid, entry);
     if (entry.changesAt !== undefined && entry.changesAt !== previous?.changesAt)
@@ -338,7 +346,8 @@ export class ResourceCollector {
   #remove(uid: string): void {
     const entry = this.#store.delete(uid);
     if (!entry) return;
-    if (this.#settings.mode === "aggregate") this.#counts.count(entry, -1, this.#learning);
+    releaseLabels(this.#learning, entry.labels);
+    if (this.#settings.mode === "aggregate") this.#counts.count(entry, -1);
     this.#trace(entry.state, undefined, this.#deps.clock(), false);
   }
 

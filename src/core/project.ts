@@ -3,6 +3,7 @@
 // the projection. It never throws for malformed status: wrong shapes become
 // "absent". It throws ProjectionError only when the object has no identity.
 import { Hasher } from "./digest.ts";
+import { capLabelValue, cutText } from "./label-values.ts";
 import {
   extraLabels,
   isRecord,
@@ -12,7 +13,7 @@ import {
   readPath,
   type StateSource,
 } from "./project-fields.ts";
-import type { ConditionState, ConditionStatus, ObjectState } from "./state.ts";
+import type { ConditionState, ConditionStatus, ObjectCuts, ObjectState } from "./state.ts";
 import { parseTimestamp } from "./timestamps.ts";
 
 export type { LabelSource, StateSource } from "./project-fields.ts";
@@ -77,6 +78,16 @@ export const volatileStatusFields: ReadonlySet<string> = new Set([
 
 export class ProjectionError extends Error {}
 
+/**
+ * Conditions kept per object, in list order. Each is up to three series
+ * (status, transition time, reason): past this an object is malformed or
+ * hostile (300 conditions would be 900 series of one object), and the rest
+ * are dropped and counted.
+ */
+export const maxConditionsPerObject = 32;
+
+const noCuts: ObjectCuts = Object.freeze({ labelValues: 0, conditions: 0 });
+
 type Json = unknown;
 
 function asString(value: Json): string | undefined {
@@ -96,26 +107,43 @@ function normalizeStatus(value: Json): ConditionStatus {
   return "Unknown";
 }
 
-export function truncate(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, Math.max(0, max - 1))}…`;
+/** A label value within the length cap, counted in `cuts` when it was cut. */
+function labelValue(text: string, cuts: { labelValues: number }): string {
+  const capped = capLabelValue(text);
+  if (capped !== text) cuts.labelValues++;
+  return capped;
 }
 
-/** Conditions in list order; entries without a string `type` are skipped; the first of duplicate types wins. */
-export function projectConditions(raw: Json, messageMaxLength: number): ConditionState[] {
+/**
+ * Conditions in list order, at most maxConditionsPerObject; entries without a
+ * string `type` are skipped; the first of duplicate types (after the cap on
+ * their length) wins.
+ */
+export function projectConditions(
+  raw: Json,
+  messageMaxLength: number,
+  cuts: { labelValues: number; conditions: number } = { labelValues: 0, conditions: 0 },
+): ConditionState[] {
   if (!Array.isArray(raw)) return [];
   const seen = new Set<string>();
   const result: ConditionState[] = [];
   for (const entry of raw) {
     if (!isRecord(entry)) continue;
-    const type = asString(entry.type);
-    if (!type || seen.has(type)) continue;
+    const rawType = asString(entry.type);
+    if (!rawType) continue;
+    const type = labelValue(rawType, cuts);
+    if (seen.has(type)) continue;
+    if (result.length >= maxConditionsPerObject) {
+      cuts.conditions++;
+      continue;
+    }
     seen.add(type);
     const lastTransitionTime = parseTimestamp(entry.lastTransitionTime);
     result.push({
       type,
       status: normalizeStatus(entry.status),
-      reason: asString(entry.reason) ?? "",
-      message: truncate(asString(entry.message) ?? "", messageMaxLength),
+      reason: labelValue(asString(entry.reason) ?? "", cuts),
+      message: cutText(asString(entry.message) ?? "", messageMaxLength),
       lastTransitionTime,
       since: lastTransitionTime,
       sinceSource: lastTransitionTime === undefined ? undefined : "lastTransitionTime",
@@ -239,18 +267,22 @@ export function projectObject(raw: Json, settings: ProjectionSettings): ObjectSt
   const name = asString(metadata.name);
   if (!uid || !name) throw new ProjectionError("object has no metadata.uid or metadata.name");
 
+  const cuts = { labelValues: 0, conditions: 0 };
   const conditions = settings.conditionsPath
-    ? projectConditions(readPath(raw, settings.conditionsPath), settings.messageMaxLength)
+    ? projectConditions(readPath(raw, settings.conditionsPath), settings.messageMaxLength, cuts)
     : [];
   const observedGeneration = asGeneration(readPath(raw, settings.observedGenerationPath));
   const phaseValue = settings.phasePath ? readPath(raw, settings.phasePath) : undefined;
-  const phase = typeof phaseValue === "string" && phaseValue.length > 0 ? phaseValue : undefined;
+  const phase =
+    typeof phaseValue === "string" && phaseValue.length > 0 ? labelValue(phaseValue, cuts) : undefined;
   const heartbeat = settings.heartbeatPath
     ? parseTimestamp(readPath(raw, settings.heartbeatPath))
     : undefined;
   const generation = asGeneration(metadata.generation);
   const deletionTimestamp = parseTimestamp(metadata.deletionTimestamp);
   const labels = extraLabels(raw, metadata, settings.extraLabels);
+  // Annotations and fields have no length limit of their own.
+  for (const [name, value] of Object.entries(labels)) labels[name] = labelValue(value, cuts);
 
   return {
     uid,
@@ -263,7 +295,10 @@ export function projectObject(raw: Json, settings: ProjectionSettings): ObjectSt
     observedGeneration,
     phase,
     conditions,
-    states: projectStates(raw, settings.states),
+    states: projectStates(raw, settings.states).map((state) => ({
+      ...state,
+      value: labelValue(state.value, cuts),
+    })),
     suspended: isSuspended(raw, metadata, settings),
     heartbeat,
     specChangedAt: specChangeTime(metadata.managedFields),
@@ -271,5 +306,6 @@ export function projectObject(raw: Json, settings: ProjectionSettings): ObjectSt
     metaDigest: metadataDigest(metadata, deletionTimestamp, labels),
     statusDigest: statusDigest(raw.status, settings.heartbeatPath),
     specDigest: settings.specDigest ? specDigest(raw.spec) : undefined,
+    cuts: cuts.labelValues === 0 && cuts.conditions === 0 ? noCuts : cuts,
   };
 }

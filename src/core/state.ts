@@ -32,6 +32,14 @@ export interface ConditionState {
   observedGeneration: number | undefined;
 }
 
+/** What the projection cut from one version of an object (see core/label-values.ts). */
+export interface ObjectCuts {
+  /** Label values longer than the cap, cut. */
+  labelValues: number;
+  /** Conditions past the per-object cap, dropped. */
+  conditions: number;
+}
+
 /**
  * A configured state field (a string such as Argo CD's status.health.status):
  * its current value and since when it has had it.
@@ -97,6 +105,8 @@ export interface ObjectState {
    * generation bump is a spec change by definition.
    */
   specDigest: number | undefined;
+  /** Label values cut and conditions dropped by the projection's caps. */
+  cuts: ObjectCuts;
 }
 
 /** What changed between two observations of the same object. */

@@ -11,7 +11,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { parse, stringify } from "yaml";
-import { type AlertingRule, type RuleGroup, renderRuleFile } from "../../alerts/src/index.ts";
+import {
+  ALL_ALERT_OPTIONS,
+  type AlertingRule,
+  generateRuleGroups,
+  type RuleGroup,
+  renderRuleFile,
+} from "../../alerts/src/index.ts";
 import { alertTuningComponent, renderAlertTuningPatch } from "../../scripts/alert-tuning.ts";
 import { repositoryRoot, sourcePaths } from "../../scripts/deploy-sync.ts";
 import { parseConfigText } from "../../src/config/load.ts";
@@ -176,11 +182,80 @@ test("alert tuning from values changes the rendered rules: off, for, severity, l
   );
 });
 
+test("the family alerts and the kind/namespace scope from values render what the TypeScript options generate", () => {
+  const scope = { excludeNamespaces: "kube-.*", kinds: "Widget|Gadget" };
+  const notReadyScope = { kinds: "Certificate", namespaces: "team-a" };
+  const fromChart = rulesOf({
+    values: {
+      prometheusRule: {
+        enabled: true,
+        scope,
+        alerts: {
+          CustomResourceNotReady: { scope: notReadyScope },
+          CustomResourceHeartbeatStale: { enabled: true },
+          CustomResourceConditionStale: { enabled: true },
+        },
+      },
+    },
+  });
+  const fromOptions = generateRuleGroups({
+    ...ALL_ALERT_OPTIONS,
+    scope,
+    alertScopes: { CustomResourceNotReady: notReadyScope },
+  });
+  assert.deepEqual(fromChart, fromOptions);
+  assert.match(
+    alert(fromChart, "CustomResourceHeartbeatStale")?.expr ?? "",
+    /namespace!~"kube-\.\*"\}\) > 600$/,
+  );
+  // A misspelt scope field is refused by the schema, with its path.
+  const misspelt = helm([
+    "template",
+    "x",
+    chart,
+    "--kube-version",
+    "1.36.3",
+    "--set",
+    "prometheusRule.alerts.CustomResourceNotReady.scope.kind=X",
+  ]);
+  assert.notEqual(misspelt.status, 0);
+  assert.match(misspelt.output, /CustomResourceNotReady\/scope': additional properties 'kind' not allowed/);
+});
+
+test("dashboards.multiCluster ships the multi-cluster dashboards: the cluster picker shown, links carrying each row's cluster", () => {
+  const variant = (multiCluster: boolean) => {
+    const objects = helmTemplate(tools, chart, {
+      set: ["dashboards.enabled=true", `dashboards.multiCluster=${multiCluster}`],
+      flags: ["--show-only", "templates/dashboards.yaml"],
+    });
+    const overview = objects.find((o) => o.metadata.name.endsWith("-dashboard-overview"));
+    assert.ok(overview, "the overview's ConfigMap");
+    const json = (overview.data as Record<string, string>)["cr-status-overview.json"] ?? "";
+    const dashboard = JSON.parse(json) as { templating: { list: { name: string; hide?: number }[] } };
+    return { hide: dashboard.templating.list.find((v) => v.name === "cluster")?.hide, json };
+  };
+  const single = variant(false);
+  const multi = variant(true);
+  assert.equal(single.hide, 2);
+  assert.equal(multi.hide, 0);
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: Grafana's data link syntax
+  const rowCluster = "var-cluster=${__data.fields.cluster}";
+  assert.ok(multi.json.includes(rowCluster));
+  assert.ok(!single.json.includes(rowCluster));
+});
+
 test("promtool test rules passes on the rendered rules: the shipped tests, and the tuned alert's timing", () => {
-  // The shipped unit tests (alerts/tests) against the chart's default rendering.
+  // The shipped unit tests (alerts/tests) against the chart's default rendering, with the alerts on
+  // families that must be configured or opted in (off by default) switched on for their tests.
   const rendered = writeRules(
     "cr-status-exporter.rules.yaml",
-    rulesOf({ set: ["prometheusRule.enabled=true"] }),
+    rulesOf({
+      set: [
+        "prometheusRule.enabled=true",
+        "prometheusRule.alerts.CustomResourceHeartbeatStale.enabled=true",
+        "prometheusRule.alerts.CustomResourceConditionStale.enabled=true",
+      ],
+    }),
   );
   const testsDir = join(repositoryRoot, "alerts", "tests");
   for (const file of readdirSync(testsDir).filter((f) => f.endsWith(".test.yaml"))) {

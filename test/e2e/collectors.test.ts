@@ -452,9 +452,37 @@ test("a Forbidden resource never hides the others, and /readyz says why", async 
     const ready = await fetch(`${limited.exporter.url}/readyz`);
     assert.equal(ready.status, 503);
     const body = await ready.text();
-    assert.match(body, /widgets\.example\.com\/v1: synced/);
-    assert.match(body, /sprockets\.example\.com\/v1: not synced: list failed \(HTTP 403\)/);
+    assert.match(body, /widgets\.example\.com\/v1: synced, data \d+ s old/);
+    assert.match(
+      body,
+      /sprockets\.example\.com\/v1: not ready: initial list in progress; last error: list failed \(HTTP 403\)/,
+    );
     assert.ok((await fetch(`${limited.exporter.url}/metrics`)).ok, "/metrics keeps serving");
+  } finally {
+    await limited.stop();
+  }
+});
+
+test("when listing CRDs is forbidden, /readyz says so instead of calling the configured resources not installed", async () => {
+  const { plane } = testbed;
+  const user = plane.mintUser();
+  await plane.grantCluster(user, [
+    { apiGroups: ["example.com"], resources: ["widgets"], verbs: ["list", "watch"] },
+  ]);
+  const limited = await runExporter(user.kubeconfigPath, {
+    resources: [{ group: "example.com", resource: "widgets" }],
+  });
+  try {
+    const body = await eventually("/readyz names the forbidden CRD list", async () => {
+      const ready = await fetch(`${limited.exporter.url}/readyz`);
+      const text = await ready.text();
+      return ready.status === 503 && text.includes("HTTP 403") ? text : undefined;
+    });
+    assert.match(
+      body,
+      /customresourcedefinitions: cannot be listed, so no resource is watched yet and whether the configured ones are installed is unknown: list customresourcedefinitions failed \(HTTP 403\)/,
+    );
+    assert.doesNotMatch(body, /no such CRD/);
   } finally {
     await limited.stop();
   }

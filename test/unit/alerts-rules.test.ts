@@ -6,12 +6,15 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { parse } from "yaml";
 import {
+  ALL_ALERT_OPTIONS,
+  ALL_ALERTS_RULE_FILE,
   type AlertingRule,
   DEFAULT_ALERT_OPTIONS,
   generateRuleGroups,
   isAlertingRule,
   PROMETHEUS_RULE_FILE,
   RULE_FILE,
+  type RuleGroup,
   renderRuleFile,
 } from "../../alerts/src/index.ts";
 import { REPO_ROOT } from "../monitoring/metrics-contract.ts";
@@ -22,10 +25,15 @@ const testFiles = readdirSync(TESTS_DIR)
   .filter((f) => f.endsWith(".test.yaml"))
   .map((f) => join(TESTS_DIR, f));
 
-function shippedAlerts(): AlertingRule[] {
-  return generateRuleGroups(DEFAULT_ALERT_OPTIONS)
+function alertsOf(options = DEFAULT_ALERT_OPTIONS): AlertingRule[] {
+  return generateRuleGroups(options)
     .flatMap((g) => g.rules)
     .filter(isAlertingRule);
+}
+
+/** Every alert, the family alerts (off in the shipped rules) included. */
+function shippedAlerts(): AlertingRule[] {
+  return alertsOf(ALL_ALERT_OPTIONS);
 }
 
 function withTempRuleFile<T>(content: string, use: (path: string) => T): T {
@@ -39,9 +47,98 @@ function withTempRuleFile<T>(content: string, use: (path: string) => T): T {
   }
 }
 
-test("promtool check rules --lint=all --lint-fatal accepts the rule file", () => {
-  const result = runPromtool(["check", "rules", "--lint=all", "--lint-fatal", join(REPO_ROOT, RULE_FILE)]);
+test("promtool check rules --lint=all --lint-fatal accepts the rule file and the one with every alert", () => {
+  for (const file of [RULE_FILE, ALL_ALERTS_RULE_FILE]) {
+    const result = runPromtool(["check", "rules", "--lint=all", "--lint-fatal", join(REPO_ROOT, file)]);
+    assert.equal(result.status, 0, `${file}: ${result.output}`);
+  }
+});
+
+test("the heartbeat and condition-staleness alerts are off unless their families are exported", () => {
+  const names = (options: typeof DEFAULT_ALERT_OPTIONS) => alertsOf(options).map((a) => a.alert);
+  const family = ["CustomResourceHeartbeatStale", "CustomResourceConditionStale"];
+  for (const name of family) assert.ok(!names(DEFAULT_ALERT_OPTIONS).includes(name), `${name} shipped on`);
+  const heartbeat = alertsOf({
+    ...DEFAULT_ALERT_OPTIONS,
+    families: { heartbeat: true, conditionStale: false },
+  });
+  assert.deepEqual(
+    heartbeat
+      .filter((a) => family.includes(a.alert))
+      .map((a) => [a.alert, /cr_heartbeat_timestamp_seconds\{/.test(a.expr)]),
+    [["CustomResourceHeartbeatStale", true]],
+  );
+  const stale = alertsOf({ ...DEFAULT_ALERT_OPTIONS, families: { heartbeat: false, conditionStale: true } });
+  assert.deepEqual(
+    stale.filter((a) => family.includes(a.alert)).map((a) => [a.alert, /cr_condition_stale\{/.test(a.expr)]),
+    [["CustomResourceConditionStale", true]],
+  );
+});
+
+test("scope limits the per-object and per-namespace alerts to kinds and namespaces; an alert's own scope wins", () => {
+  const options = {
+    ...ALL_ALERT_OPTIONS,
+    scope: { excludeNamespaces: "kube-.*", kinds: "Widget|Gadget" },
+    alertScopes: { CustomResourceNotReady: { kinds: "Certificate", namespaces: "team-a" } },
+  };
+  const rules = generateRuleGroups(options);
+  const [records, objects, exporter] = rules as [RuleGroup, RuleGroup, RuleGroup];
+  const notReady = objects.rules.find((r) => isAlertingRule(r) && r.alert === "CustomResourceNotReady");
+  // Both sides of the readiness join: the kind's own readiness condition, and the Ready fallback.
+  assert.match(
+    notReady?.expr ?? "",
+    /cr_condition\{job="cr-status-exporter", kind=~"Certificate", namespace=~"team-a", namespace!~"kube-\.\*", status="False"\} and on/,
+  );
+  assert.match(
+    notReady?.expr ?? "",
+    /cr_condition\{job="cr-status-exporter", kind=~"Certificate", namespace=~"team-a", namespace!~"kube-\.\*", type="Ready", status="False"\} unless on/,
+  );
+  let readinessJoins = 0;
+  for (const rule of objects.rules
+    .filter(isAlertingRule)
+    .filter((r) => r.alert !== "CustomResourceNotReady")) {
+    // The info series naming each kind's readiness condition is read whole: a scope never turns a kind's
+    // join into the Ready fallback. cr_suspended only takes objects out, so it needs no scope.
+    const info = [...rule.expr.matchAll(/cr_exporter_resource_info(\{[^}]*\})/g)].map((m) => m[1]);
+    for (const selector of info) assert.equal(selector, '{job="cr-status-exporter"}', rule.alert);
+    if (info.length > 0) readinessJoins++;
+    const selectors = [
+      ...rule.expr.matchAll(/(?<!cr_exporter_resource_info|cr_suspended)\{job="cr-status-exporter"[^}]*\}/g),
+    ].map((m) => m[0]);
+    assert.ok(selectors.length > 0, rule.alert);
+    for (const selector of selectors)
+      assert.match(
+        selector,
+        /, kind=~"Widget\|Gadget", namespace!~"kube-\.\*"/,
+        `${rule.alert}: ${selector}`,
+      );
+  }
+  assert.equal(readinessJoins, 2, "ReadyUnknown and ReadyFlapping join on the readiness condition");
+  // The recorded series and the exporter's own alerts are not scoped.
+  for (const rule of [...records.rules, ...exporter.rules]) assert.doesNotMatch(rule.expr, /kube-|Widget/);
+  const result = withTempRuleFile(renderRuleFile(rules), (path) =>
+    runPromtool(["check", "rules", "--lint=all", "--lint-fatal", path]),
+  );
   assert.equal(result.status, 0, result.output);
+});
+
+test("a scope that is not a regular expression, or names no alert, is rejected naming the field and value", () => {
+  assert.throws(
+    () => generateRuleGroups({ ...DEFAULT_ALERT_OPTIONS, scope: { namespaces: "team-(a" } }),
+    /^Error: scope\.namespaces: "team-\(a" is not a regular expression/,
+  );
+  assert.throws(
+    () =>
+      generateRuleGroups({
+        ...DEFAULT_ALERT_OPTIONS,
+        alertScopes: { CustomResourceNotReadyy: { kinds: "X" } },
+      }),
+    /alertScopes\.CustomResourceNotReadyy: no such per-object or per-namespace alert is generated \(expected one of CustomResourceNotReady, /,
+  );
+  assert.throws(
+    () => generateRuleGroups({ ...DEFAULT_ALERT_OPTIONS, scope: { kind: "X" } as never }),
+    /scope\.kind: unknown field \(expected one of kinds, excludeKinds, namespaces, excludeNamespaces\)/,
+  );
 });
 
 test("the PrometheusRule carries exactly the groups of the rule file, and they pass promtool", () => {
@@ -123,7 +220,12 @@ test("per-object alerts key on the object identity and drop the exporter's insta
   );
   assert.ok(perObject.length >= 8);
   for (const rule of perObject) {
-    assert.match(rule.expr, /by \(cluster, namespace, group, kind, name\)/, `${rule.alert}: ${rule.expr}`);
+    // Per condition for the condition-staleness alert.
+    assert.match(
+      rule.expr,
+      /by \(cluster, namespace, group, kind, name(, type)?\)/,
+      `${rule.alert}: ${rule.expr}`,
+    );
   }
 });
 

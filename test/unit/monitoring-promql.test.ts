@@ -35,9 +35,9 @@ function panelExpressions(): Expression[] {
 /** The series selector of each `label_values(selector, label)` variable query. */
 function variableExpressions(): Expression[] {
   return dashboards().flatMap((d) =>
-    d.templating.list.flatMap((v) => {
+    (d.templating.list ?? []).flatMap((v) => {
       if (v.type !== "query") return [];
-      const match = /^label_values\((.+), \w+\)$/.exec(v.definition);
+      const match = /^label_values\((.+), \w+\)$/.exec(v.definition ?? "");
       assert.ok(match?.[1], `${d.uid} variable ${v.name}: unexpected query ${v.definition}`);
       return [{ where: `${d.uid} variable ${v.name}`, expr: substituteVariables(match[1]) }];
     }),

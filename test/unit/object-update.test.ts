@@ -5,14 +5,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { inputBit, objectFamilies } from "../../src/core/catalog.ts";
+import { changedInputs } from "../../src/core/entry-diff.ts";
 import { newKindLearning } from "../../src/core/label-bounds.ts";
-import {
-  applyChange,
-  changedInputs,
-  refreshSummary,
-  shapeOf,
-  shapeOfState,
-} from "../../src/core/object-update.ts";
+import { applyChange, refreshSummary, shapeOf, shapeOfState } from "../../src/core/object-update.ts";
 import { projectObject } from "../../src/core/project.ts";
 import { kindSettings } from "../support/kind-settings.ts";
 import { cond, t, widget } from "../support/objects.ts";

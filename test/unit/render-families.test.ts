@@ -5,16 +5,11 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { inputBit, type ObjectFamilyKey, objectFamilies, slotOf } from "../../src/core/catalog.ts";
+import { changedInputs } from "../../src/core/entry-diff.ts";
 import { fromByteString } from "../../src/core/exposition.ts";
 import type { ObservedGenerationSource } from "../../src/core/generations.ts";
 import { newKindLearning } from "../../src/core/label-bounds.ts";
-import {
-  applyChange,
-  changedInputs,
-  type KindSettings,
-  type ObjectEntry,
-  shapeOf,
-} from "../../src/core/object-update.ts";
+import { applyChange, type KindSettings, type ObjectEntry, shapeOf } from "../../src/core/object-update.ts";
 import { defaultProjectionSettings } from "../../src/core/project.ts";
 import { defaultReadinessRules } from "../../src/core/readiness.ts";
 import { newKindRender, renderSeries } from "../../src/core/render.ts";
@@ -452,7 +447,7 @@ test("families whose inputs did not change keep their text (they are not re-rend
   const render = kind.render as NonNullable<KindSettings["render"]>;
   // Told that only the conditions' status changed, while generation changed too:
   // the generation family keeps its old text, the condition family is new.
-  const after = renderSeries(render, learning, before.series, inputBit.conditionStatus, {
+  const after = renderSeries(render, before.series, inputBit.conditionStatus, {
     state: {
       ...before.state,
       generation: 7,
@@ -462,6 +457,7 @@ test("families whose inputs did not change keep their text (they are not re-rend
     lag: before.lag,
     requestedAt: before.memory.requestedAt,
     summary: before.summary,
+    labels: before.labels,
   });
   assert.equal(after.slots[slotOf.generation], before.series?.slots[slotOf.generation]);
   assert.match(after.slots[slotOf.condition] ?? "", /status="True"\} 1/);

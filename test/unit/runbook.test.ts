@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { DEFAULT_ALERT_OPTIONS, generateRuleGroups, isAlertingRule } from "../../alerts/src/index.ts";
+import { ALL_ALERT_OPTIONS, generateRuleGroups, isAlertingRule } from "../../alerts/src/index.ts";
 import { REPO_ROOT } from "../monitoring/metrics-contract.ts";
 
 /** GitHub's heading anchor: lower case, punctuation dropped, spaces to hyphens. */
@@ -25,7 +25,8 @@ function runbookSections(): Map<string, string> {
   return sections;
 }
 
-const alerts = generateRuleGroups(DEFAULT_ALERT_OPTIONS)
+// Every alert, those off by default included.
+const alerts = generateRuleGroups(ALL_ALERT_OPTIONS)
   .flatMap((g) => g.rules)
   .filter(isAlertingRule);
 

@@ -66,14 +66,14 @@ test("the Not-Ready rules leave suspended objects out unless includeSuspended is
     generateRuleGroups({ ...DEFAULT_ALERT_OPTIONS, includeSuspended })
       .flatMap((g) => g.rules)
       .filter((r) =>
-        isAlertingRule(r) ? r.alert === "CustomResourceNotReady" : r.record.includes("ready_false"),
+        isAlertingRule(r) ? r.alert === "CustomResourceNotReady" : r.record.includes("count_readiness"),
       )
       .map((r) => r.expr);
   assert.equal(notReady(false).length, 2);
   for (const expr of notReady(false))
     assert.match(
       expr,
-      /unless on \(cluster, namespace, group, kind, name\) \(cr_suspended\{job="cr-status-exporter"\} == 1\)/,
+      /unless on \(cluster, (job, )?namespace, group, kind, name\) \(cr_suspended\{job="cr-status-exporter"\} == 1\)/,
     );
   for (const expr of notReady(true)) assert.doesNotMatch(expr, /cr_suspended/);
 });

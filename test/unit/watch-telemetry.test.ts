@@ -21,7 +21,12 @@ function setup() {
   const lines: { level: string; msg: string; [field: string]: unknown }[] = [];
   const logger = createLogger({ level: "debug", write: (line) => lines.push(JSON.parse(line)) });
   const clock = { now: 1_767_225_600 };
-  const telemetry = new WatchTelemetry(identity, { metrics, logger, clock: () => clock.now });
+  const telemetry = new WatchTelemetry(identity, {
+    metrics,
+    logger,
+    clock: () => clock.now,
+    staleAfterSeconds: 600,
+  });
   return { metrics, lines, clock, telemetry };
 }
 
@@ -122,7 +127,7 @@ test("errors are counted by operation and code; the first of a kind warns, repea
 
 test("a finished list marks its scope listed and stamps the sync time; list durations are observed", async () => {
   const { metrics, clock, telemetry } = setup();
-  telemetry.listFinished("n1");
+  telemetry.listFinished("n1", ["n1", "n2"]);
   assert.equal(telemetry.listedAll(["n1"]), true);
   assert.equal(telemetry.listedAll(["n1", "n2"]), false);
   assert.equal(await value(metrics.lastSync, R), clock.now);
@@ -154,7 +159,7 @@ test("held objects and series are written to their gauges; remove() drops the pe
   telemetry.held(4, 41);
   assert.equal(await value(metrics.series, R), 41);
   telemetry.observer("", [""], () => 0).synced(true);
-  telemetry.listFinished("");
+  telemetry.listFinished("", [""]);
   telemetry.remove();
   for (const gauge of [metrics.synced, metrics.objects, metrics.series, metrics.lastSync])
     assert.equal(await value(gauge, R), undefined);
