@@ -232,7 +232,9 @@ const objectFamilySpecs = {
     type: "counter",
     help: "Condition status changes, by the new status.",
     labels: ["type", "status"],
-    inputs: ["conditionTransitions"],
+    // Rendered per condition the object has now: a condition that appears or
+    // goes away (no transition counted) still changes which series exist.
+    inputs: ["conditionTransitions", "conditionStatus"],
     defaultSet: false,
     cost: { formula: "3 per condition", series: (s) => 3 * s.conditions },
   },

@@ -204,6 +204,7 @@ export function applyChange(
           next: state,
           transitions,
           requestedAt: memory.requestedAt,
+          // Stryker disable next-line BooleanLiteral: without a previous state there is no time to ready to observe (observe() needs one)
           readySeen: previous?.memory.readySeen ?? false,
           readiness: kind.readiness,
           now,
@@ -295,6 +296,7 @@ export function shapeOfState(state: ObjectState, generations: GenerationSettings
     memory: {
       generation: state.generation,
       requestedAt: requestTime(undefined, state, (lag ?? 0) > 0, now),
+      // Stryker disable next-line BooleanLiteral: shapeOf reads no memory but requestedAt
       readySeen: false,
     },
     lag,

@@ -383,15 +383,19 @@ test("410 Gone after an apiserver restart with missed changes: relist, no lost d
     "state equal to the API's truth",
     async () => {
       const m = await exporter.scrape();
-      const ok =
-        !m.samples.has(series("cr_metadata_generation", { ...obj("gone"), app: "" })) &&
-        m.samples.get(
+      const seen = {
+        gone: m.samples.get(series("cr_metadata_generation", { ...obj("gone"), app: "" })),
+        changedReady: m.samples.get(
           series("cr_condition", { ...obj("changed"), app: "", type: "Ready", status: "True" }),
-        ) === 1 &&
-        m.samples.get(series("cr_metadata_generation", { ...obj("born"), app: "" })) === 1;
-      return ok ? m : undefined;
+        ),
+        born: m.samples.get(series("cr_metadata_generation", { ...obj("born"), app: "" })),
+      };
+      if (seen.gone === undefined && seen.changedReady === 1 && seen.born === 1) return m;
+      // Thrown, not returned: eventually's timeout error then prints what was seen last.
+      throw new Error(`seen ${JSON.stringify(seen)}`);
     },
-    5_000,
+    // Generous: the restarted apiserver, the 410 and the relist share two busy cores.
+    60_000,
   );
   console.error(`# state matched the API ${Date.now() - backAt} ms after the apiserver was back`);
   if (process.env.DEBUG_E2E) {

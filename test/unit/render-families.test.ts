@@ -370,6 +370,29 @@ const tables: Record<ObjectFamilyKey, Case[]> = {
         `cr_condition_transitions_total{${L},type="Ready",status="Unknown"} 0`,
       ],
     ],
+    [
+      "a condition's first appearance on a watched object is not a transition, its first change is",
+      [{ status: { phase: "Running" } }, { status: ready("False") }, { status: ready("True") }],
+      [
+        `cr_condition_transitions_total{${L},type="Ready",status="True"} 1`,
+        `cr_condition_transitions_total{${L},type="Ready",status="False"} 0`,
+        `cr_condition_transitions_total{${L},type="Ready",status="Unknown"} 0`,
+      ],
+    ],
+    [
+      "a condition that appears on a watched object gets its three series at 0",
+      [{ status: { phase: "Running" } }, { status: ready("False") }],
+      [
+        `cr_condition_transitions_total{${L},type="Ready",status="True"} 0`,
+        `cr_condition_transitions_total{${L},type="Ready",status="False"} 0`,
+        `cr_condition_transitions_total{${L},type="Ready",status="Unknown"} 0`,
+      ],
+    ],
+    [
+      "a condition that goes away takes its series along",
+      [{ status: ready("False") }, { status: ready("True") }, { status: { phase: "Running" } }],
+      [],
+    ],
   ],
 };
 
