@@ -10,6 +10,7 @@
 //
 //   node bench/shards.ts                          # 10k and 50k, 3 shards, 20 + 20 scrapes each
 //   node bench/shards.ts --sizes 1000 --scrapes 5 # a quick look
+//   node bench/shards.ts --render results/shards/<run>.json  # rewrite latest.md and the README table from a run
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { dirname, join } from "node:path";
@@ -25,6 +26,7 @@ import { waitForSync } from "./lib/measure.ts";
 import { type Subject, sampleProc, startOurs } from "./lib/proc.ts";
 import { measureScrapes } from "./lib/scrape-stats.ts";
 import { oursDefaultConfig, oursSidecarConfig } from "./lib/subjects.ts";
+import { table } from "./lib/targets.ts";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = join(here, "..");
@@ -34,6 +36,7 @@ const { values: flags } = parseArgs({
     shards: { type: "string", default: "3" },
     scrapes: { type: "string", default: "20" },
     out: { type: "string", default: join(here, "results", "shards") },
+    render: { type: "string" },
   },
 });
 const sizes = flags.sizes.split(",").map(Number);
@@ -63,6 +66,15 @@ interface ProcessResult {
   gzipP50Ms: number;
   bytes: number;
   series: number;
+}
+
+interface RunResult {
+  startedAt: string;
+  shards: number;
+  scrapes: number;
+  limits: typeof limits;
+  idleRssBytes: number;
+  sizes: SizeResult[];
 }
 
 interface SizeResult {
@@ -162,34 +174,47 @@ async function measureSize(plane: ControlPlane, objects: number, dir: string): P
 
 const fixed = (n: number, digits = 2): string => n.toFixed(digits);
 
-function report(run: { startedAt: string; idleRssBytes: number; sizes: SizeResult[] }): string {
-  const lines = [
+function report(run: RunResult): string {
+  const intro =
     `Run of ${run.startedAt} on ${cpus().length} × ${cpus()[0]?.model ?? "?"}; idle RSS ${fixed(run.idleRssBytes / MiB, 1)} MiB ` +
-      `(sidecar config, empty namespace). Default family set; ${shardCount} shards as \`sharding: {shard, totalShards}\`, ` +
-      `running side by side, each scraped alone (${scrapes} plain + ${scrapes} gzip). Limits per shard: scrape p50 ≤ ${limits.scrapeP50}× ` +
-      `and RSS above idle ≤ ${limits.rssAboveIdle}× the unsharded process's.`,
-    "",
-    "| objects | process | objects held | sync | RSS | RSS above idle | ratio | scrape p50 plain / gzip | ratio (plain) | load average before / after |",
-    "| ------: | ------- | -----------: | ---: | --: | -------------: | ----: | ----------------------: | ------------: | --------------------------: |",
-  ];
+    `(sidecar config, empty namespace). Default family set; ${run.shards} shards as \`sharding: {shard, totalShards}\`, ` +
+    `running side by side, each scraped alone (${run.scrapes} plain + ${run.scrapes} gzip). Limits per shard: scrape p50 ≤ ${run.limits.scrapeP50}× ` +
+    `and RSS above idle ≤ ${run.limits.rssAboveIdle}× the unsharded process's.`;
+  const rows: string[][] = [];
   for (const size of run.sizes) {
     const u = size.unsharded;
     const above = (p: ProcessResult) => p.rssBytes - run.idleRssBytes;
     const load = `${size.loadAverage.before.map((l) => fixed(l)).join(" ")} / ${size.loadAverage.after.map((l) => fixed(l)).join(" ")}`;
-    const row = (label: string, p: ProcessResult, ratios: boolean) => {
-      const rssRatio = above(p) / above(u);
-      const scrapeRatio = p.scrapeP50Ms / u.scrapeP50Ms;
-      const mark = (value: number, limit: number) => `${fixed(value)}×${value <= limit ? "" : " **over**"}`;
-      lines.push(
-        `| ${size.objects.toLocaleString("en-US")} | ${label} | ${p.objects.toLocaleString("en-US")} | ${fixed(p.syncSeconds, 1)} s | ` +
-          `${fixed(p.rssBytes / MiB, 0)} MiB | ${fixed(above(p) / MiB, 0)} MiB | ${ratios ? mark(rssRatio, limits.rssAboveIdle) : "—"} | ` +
-          `${fixed(p.scrapeP50Ms, 0)} / ${fixed(p.gzipP50Ms, 0)} ms | ${ratios ? mark(scrapeRatio, limits.scrapeP50) : "—"} | ${label === "unsharded" ? load : ""} |`,
-      );
-    };
+    const mark = (value: number, limit: number) => `${fixed(value)}×${value <= limit ? "" : " **over**"}`;
+    const row = (label: string, p: ProcessResult, ratios: boolean) =>
+      rows.push([
+        size.objects.toLocaleString("en-US"),
+        label,
+        p.objects.toLocaleString("en-US"),
+        `${fixed(p.syncSeconds, 1)} s`,
+        `${fixed(p.rssBytes / MiB, 0)} MiB`,
+        `${fixed(above(p) / MiB, 0)} MiB`,
+        ratios ? mark(above(p) / above(u), run.limits.rssAboveIdle) : "—",
+        `${fixed(p.scrapeP50Ms, 0)} / ${fixed(p.gzipP50Ms, 0)} ms`,
+        ratios ? mark(p.scrapeP50Ms / u.scrapeP50Ms, run.limits.scrapeP50) : "—",
+        ratios ? "" : load,
+      ]);
     row("unsharded", u, false);
-    for (const [i, s] of size.shards.entries()) row(`shard ${i} of ${shardCount}`, s, true);
+    for (const [i, s] of size.shards.entries()) row(`shard ${i} of ${run.shards}`, s, true);
   }
-  return `${lines.join("\n")}\n`;
+  const header = [
+    "objects",
+    "process",
+    "objects held",
+    "sync",
+    "RSS",
+    "RSS above idle",
+    "ratio",
+    "scrape p50 plain / gzip",
+    "ratio (plain)",
+    "load average before / after",
+  ];
+  return `${intro}\n\n${table(header, rows)}`;
 }
 
 const begin = "<!-- shards:begin (generated by bench/shards.ts; do not edit) -->";
@@ -209,13 +234,13 @@ async function main(): Promise<void> {
       "--enable-priority-and-fairness=false",
     ],
   });
-  const result = {
+  const result: RunResult = {
     startedAt,
     shards: shardCount,
     scrapes,
     limits,
     idleRssBytes: 0,
-    sizes: [] as SizeResult[],
+    sizes: [],
   };
   try {
     await installCrd(plane.admin.rest, "widgets");
@@ -244,20 +269,30 @@ async function main(): Promise<void> {
   mkdirSync(flags.out, { recursive: true });
   const file = join(flags.out, `${startedAt.slice(0, 16).replace(/:/g, "")}-${sizes.join("_")}.json`);
   writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
-  const table = report(result);
-  writeFileSync(join(flags.out, "latest.md"), `# Sharding\n\n${table}`);
+  log(`wrote ${file}`);
+  publish(result);
+}
+
+/** Writes the report of `run` to latest.md (next to the raw runs) and between the shards markers of bench/README.md. */
+function publish(run: RunResult): void {
+  const text = report(run);
+  mkdirSync(flags.out, { recursive: true });
+  writeFileSync(join(flags.out, "latest.md"), `# Sharding\n\n${text}`);
   const readmePath = join(here, "README.md");
   const readme = readFileSync(readmePath, "utf8");
   const from = readme.indexOf(begin);
   const to = readme.indexOf(end);
   if (from >= 0 && to > from) {
-    writeFileSync(readmePath, `${readme.slice(0, from + begin.length)}\n\n${table}\n${readme.slice(to)}`);
+    writeFileSync(readmePath, `${readme.slice(0, from + begin.length)}\n\n${text}\n${readme.slice(to)}`);
   }
-  process.stdout.write(table);
-  log(`wrote ${file}, ${join(flags.out, "latest.md")}${from >= 0 ? ` and the table in ${readmePath}` : ""}`);
+  process.stdout.write(text);
+  log(`wrote ${join(flags.out, "latest.md")}${from >= 0 ? ` and the table in ${readmePath}` : ""}`);
 }
 
-main().then(
+(flags.render
+  ? Promise.resolve(publish(JSON.parse(readFileSync(flags.render, "utf8")) as RunResult))
+  : main()
+).then(
   () => process.exit(0),
   (error: unknown) => {
     process.stderr.write(

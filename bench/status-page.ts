@@ -219,7 +219,7 @@ const app = createApp({
   sources: () => c.collector.sources,
   metrics: c.metrics,
   prefix: () => "cr_",
-  readiness: () => ({ ready: true, resources: [], missing: [], crds: undefined }),
+  readiness: () => ({ ready: true, resources: [], missing: [], crds: undefined, overLimit: undefined }),
   logger: silentLogger,
   routes: [statusRoutes({ source, settings: () => defaultStatusPage })],
 });

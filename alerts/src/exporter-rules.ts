@@ -48,14 +48,16 @@ export function exporterAlerts(options: AlertOptions): AlertingRule[] {
       },
     },
     {
-      // Watch bookmarks arrive about every minute, so a quiet but healthy watch stays fresh.
+      // The exporter confirms a resource's data at least every minute while its
+      // watch works, and restarts a watch silent for 75 s; data older than the
+      // threshold means it cannot get through. A resource never listed has 0.
       alert: "CRStatusExporterStale",
-      expr: `time() - min by (${RESOURCE}) (${n.lastEvent}${matchers(options)}) > ${t.staleSeconds}`,
+      expr: `time() - min by (${RESOURCE}) (${n.dataTimestamp}${matchers(options)}) > ${t.staleSeconds}`,
       for: f.stale,
       labels: { severity: "warning" },
       annotations: {
-        summary: "The exporter's watch of a resource is stale.",
-        description: `No watch event for {{ $labels.kind }} ({{ $labels.group }}/{{ $labels.version }}) arrived in the last {{ $value | humanizeDuration }}; the watch may be hung.`,
+        summary: "The exporter's data of a resource is stale.",
+        description: `The data of {{ $labels.kind }} ({{ $labels.group }}/{{ $labels.version }}) was last confirmed current {{ $value | humanizeDuration }} ago; its metrics are frozen and the exporter cannot reach the apiserver's watch.`,
         runbook_url: runbook(options, "CRStatusExporterStale"),
       },
     },

@@ -72,11 +72,13 @@ export interface AlertOptions {
     readonly notReadyRatio: number;
     /** …and the minimum count of such objects, so two of three objects do not page. */
     readonly notReadyMinObjects: number;
-    /** Seconds without any watch event (bookmarks included) after which a resource's watch is stale. */
+    /** Age of a resource's data (cr_exporter_resource_data_timestamp_seconds) past which it is stale. */
     readonly staleSeconds: number;
     /** Age in seconds of an object's heartbeat field above which its controller has stopped heartbeating. */
     readonly heartbeatSeconds: number;
   };
+  /** Suspended objects (cr_suspended) count in the Not-Ready rules too (default: left out). */
+  readonly includeSuspended?: boolean;
   /** Window of the rate() and increase() in the rules. */
   readonly rateWindow: Duration;
 }
@@ -119,7 +121,7 @@ export const DEFAULT_ALERT_OPTIONS: AlertOptions = {
     updateFailureRatio: 0.05,
     notReadyRatio: 0.5,
     notReadyMinObjects: 3,
-    staleSeconds: 900,
+    staleSeconds: 150,
     heartbeatSeconds: 600,
   },
   rateWindow: "10m",

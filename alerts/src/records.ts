@@ -12,6 +12,7 @@ import type { RecordingRule } from "./model.ts";
 import type { AlertOptions } from "./options.ts";
 import { readinessSeries } from "./readiness.ts";
 import { matchers as selectorOf } from "./rule-text.ts";
+import { unlessSuspended } from "./suspended.ts";
 
 /** The window of the recorded rates (the `rate5m` in their names). */
 export const RECORDED_RATE_WINDOW = "5m";
@@ -73,8 +74,9 @@ export function recordingRules(options: AlertOptions): RecordingRule[] {
       expr: `count by (${KIND}, type, status) (${perObject(`${n.condition}${matchers()} == 1`, ", type, status")})`,
     },
     {
+      // Suspended objects are left out (see suspended.ts), as the Not-Ready alerts do.
       record: r.objectsByReadiness,
-      expr: `count by (${KIND}, status) (${perObject(`${readiness(n.condition)} == 1`, ", status")})`,
+      expr: `count by (${KIND}, status) (${unlessSuspended(options, OBJECT, perObject(`${readiness(n.condition)} == 1`, ", status"))})`,
     },
     { record: r.objectsLagging, expr: `count by (${KIND}) (${lagging})` },
     {

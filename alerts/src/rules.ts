@@ -20,6 +20,7 @@ import {
   runbook,
   scoped,
 } from "./rule-text.ts";
+import { unlessSuspended } from "./suspended.ts";
 
 export function generateRuleGroups(options: AlertOptions): RuleGroup[] {
   const groups: RuleGroup[] = [
@@ -63,7 +64,11 @@ function conditionAlert(
   return perKindSeverity(options, spec.severity, (kindMatcher, severity) => ({
     alert: spec.alert,
     expr: readiness
-      ? `max by (${OBJECT}) ((${readinessSeries(options, family, select, [`status="${spec.status}"`, kindMatcher])}) == 1)`
+      ? unlessSuspended(
+          options,
+          OBJECT,
+          `max by (${OBJECT}) ((${readinessSeries(options, family, select, [`status="${spec.status}"`, kindMatcher])}) == 1)`,
+        )
       : `max by (${OBJECT}) (${family}${select(`type="${spec.type}"`, `status="${spec.status}"`, kindMatcher)} == 1)`,
     for: spec.for,
     ...(options.keepFiringFor ? { keep_firing_for: options.keepFiringFor } : {}),

@@ -200,7 +200,7 @@ export function targetsMarkdown(rows: TargetRow[]): string {
  * padded the way the repository's formatter (Biome) lays tables out, so a
  * generated README passes `biome check` as written.
  */
-function table(header: string[], body: string[][]): string {
+export function table(header: string[], body: string[][]): string {
   const width = (text: string): number => [...text].length;
   const widths = header.map((h, i) => Math.max(3, width(h), ...body.map((row) => width(row[i] ?? ""))));
   const pad = (text: string, i: number): string => {

@@ -99,13 +99,13 @@ export function exporterDashboard(options: DashboardOptions): Dashboard {
             .max(1),
           series(
             {
-              title: "Time since last watch event",
+              title: "Age of the data",
               description:
-                "Age of the last watch event, bookmarks included; a steady climb means a hung watch.",
+                "Seconds since each resource's data was last confirmed current (list, watch start, event or bookmark). A healthy watch stays under 60 s; above 75 s the exporter restarts the watch and the resource is not ready: its metrics are frozen.",
               unit: "s",
               w: 8,
             },
-            `time() - min by (group, version, kind) (${n.lastEvent}{${EXPORTER_KIND}})`,
+            `time() - min by (group, version, kind) (${n.dataTimestamp}{${EXPORTER_KIND}})`,
             "{{kind}}",
           ),
           series(

@@ -51,7 +51,8 @@ const thresholdDocs: Record<keyof AlertOptions["thresholds"], string> = {
   notReadyRatio:
     "CustomResourcesNotReadyHigh: share of a kind's objects in a namespace that are Ready=False (0..1).",
   notReadyMinObjects: "CustomResourcesNotReadyHigh: and at least this many of them.",
-  staleSeconds: "CRStatusExporterStale: seconds without a watch event (bookmarks included) for a resource.",
+  staleSeconds:
+    "CRStatusExporterStale: age in seconds of a resource's data (last list, watch start, event or bookmark).",
   heartbeatSeconds:
     "CustomResourceHeartbeatStale: age in seconds of an object's heartbeat field (heartbeatField) above which it fires.",
 };

@@ -23,6 +23,8 @@ export interface CollectorSettings {
   extraLabelNames: readonly string[];
   /** The CRD's phase enum (empty: phases are learned, up to a cap). */
   phaseEnum: readonly string[];
+  /** Declared values per state field (absent: learned, up to a cap). */
+  stateValues: Readonly<Record<string, readonly string[]>>;
   maxReasons: number;
   /** Cap on per-object series for this resource; 0 = unlimited. */
   maxSeries: number;
@@ -60,4 +62,8 @@ export interface CollectorStatus {
   /** The watch is currently running for every namespace watched. */
   synced: boolean;
   lastError: string | undefined;
+  /** Listed, and the data confirmed current within the silence bound (see WatchTelemetry). */
+  ready: boolean;
+  /** What /readyz says about the resource: synced and how old its data is, or why not. */
+  detail: string;
 }

@@ -2,6 +2,7 @@
 // (condition state durations, reconcile duration with its trace exemplar,
 // time to ready, illegal phase moves), for the families this resource selects.
 import { perKindFamilies } from "../core/catalog.ts";
+import { otherLabelValue } from "../core/label-bounds.ts";
 import type { Observations } from "../core/observations.ts";
 import type { KindMetrics } from "../metrics/self-metrics.ts";
 
@@ -12,11 +13,20 @@ const bit = Object.fromEntries(perKindFamilies.map((f) => [f.key, 1 << f.index])
 
 type KindLabels = { group: string; kind: string };
 
+/**
+ * Condition types with a state-duration histogram of their own, per kind (16
+ * series each per status): histograms only grow, so a kind whose objects
+ * invent condition types gets the first ones and "other" for the rest.
+ */
+export const maxHistogramConditionTypes = 32;
+
 export class KindEffects {
   readonly #metrics: KindMetrics;
   readonly #labels: KindLabels;
   /** Bound histogram children by `${type}\u0000${status}`: observations happen on every transition. */
   readonly #durations = new Map<string, { observe(value: number): void }>();
+  /** Condition types given a histogram of their own (see maxHistogramConditionTypes). */
+  readonly #types = new Set<string>();
   #timeToReady: { observe(value: number): void } | undefined;
   /** Label sets of illegal phase moves counted for this kind (to remove them when deselected). */
   readonly #illegal = new Map<string, { namespace: string; from: string; to: string }>();
@@ -39,6 +49,7 @@ export class KindEffects {
         m.conditionStateDuration.remove({ ...this.#labels, type: type ?? "", status: status ?? "" });
       }
       this.#durations.clear();
+      this.#types.clear();
     }
     if (dropped & bit.reconcileDuration) m.reconcileDuration.remove(this.#labels);
     if (dropped & bit.timeToReady) {
@@ -56,10 +67,13 @@ export class KindEffects {
     const m = this.#metrics;
     if (this.#selected & bit.conditionStateDuration) {
       for (const d of observations.stateDurations) {
-        const key = `${d.type}\u0000${d.status}`;
+        if (!this.#types.has(d.type) && this.#types.size < maxHistogramConditionTypes)
+          this.#types.add(d.type);
+        const type = this.#types.has(d.type) ? d.type : otherLabelValue;
+        const key = `${type}\u0000${d.status}`;
         let child = this.#durations.get(key);
         if (!child) {
-          child = m.conditionStateDuration.labels({ ...this.#labels, type: d.type, status: d.status });
+          child = m.conditionStateDuration.labels({ ...this.#labels, type, status: d.status });
           this.#durations.set(key, child);
         }
         child.observe(d.seconds);

@@ -14,11 +14,14 @@ import type { Logger } from "../log.ts";
 import { type CollectorDeps, type CollectorSettings, ResourceCollector } from "./resource-collector.ts";
 import { type CollectorPlan, missingExplicit, planFromCrds, planStatic, settingsFor } from "./selection.ts";
 import { decisionOf, ShapeLearner } from "./shape-learner.ts";
+import { describeOverLimit, fitWatchLimit } from "./watch-budget.ts";
 
 export interface ResourceReadiness {
   resource: string;
+  /** Listed, and its data confirmed current within the silence bound. */
   ready: boolean;
-  reason: string | undefined;
+  /** "synced, data 12 s old", or why it is not ready (initial list, stale, last error). */
+  detail: string;
 }
 
 export interface Readiness {
@@ -27,6 +30,8 @@ export interface Readiness {
   /** Explicitly configured resources whose CRD is not installed (not a readiness failure). */
   missing: string[];
   crds: { synced: boolean; error: string | undefined } | undefined;
+  /** Set when the matched resources need more list/watches than allowed (some are not watched). */
+  overLimit: string | undefined;
 }
 
 interface Running {
@@ -48,6 +53,7 @@ export class CollectorManager {
   #crdListed = false;
   #crdError: string | undefined;
   #crdMark = new Set<string>();
+  #overLimit: string | undefined;
   #queue: Promise<void> = Promise.resolve();
 
   constructor(deps: CollectorDeps) {
@@ -78,21 +84,24 @@ export class CollectorManager {
     const resources = [...this.#running.values()].map(({ collector }) => {
       const s = collector.status();
       const id = collector.identity;
-      return {
-        resource: `${id.resource}.${id.group}/${id.version}`,
-        ready: s.initialSyncDone,
-        reason: s.initialSyncDone ? undefined : (s.lastError ?? "initial list in progress"),
-      };
+      return { resource: `${id.resource}.${id.group}/${id.version}`, ready: s.ready, detail: s.detail };
     });
     const crds = this.#config?.crdDiscovery ? { synced: this.#crdListed, error: this.#crdError } : undefined;
-    const missing = this.#config?.crdDiscovery
-      ? missingExplicit(this.#config.resources, this.#crds.values())
-      : [];
+    // Until CRDs could be listed nothing is known to be missing: a forbidden
+    // list must not read as "not installed".
+    const missing =
+      this.#config?.crdDiscovery && this.#crdListed
+        ? missingExplicit(this.#config.resources, this.#crds.values())
+        : [];
     return {
-      ready: (crds === undefined || crds.synced) && resources.every((r) => r.ready),
+      ready:
+        (crds === undefined || crds.synced) &&
+        this.#overLimit === undefined &&
+        resources.every((r) => r.ready),
       resources,
       missing,
       crds,
+      overLimit: this.#overLimit,
     };
   }
 
@@ -185,14 +194,21 @@ export class CollectorManager {
     if (!config) return;
     if (config.crdDiscovery && !this.#crdListed) return;
     const used = new Set<string>();
-    const plans = config.crdDiscovery
-      ? planFromCrds(config.resources, this.#crds.values(), (crd, version) => {
-          const learner = this.#learner(crd, version);
-          used.add(`${crd.name}/${version.version}`);
-          return learner.shape;
-        })
-      : planStatic(config.resources);
+    const budget = fitWatchLimit(
+      config.crdDiscovery
+        ? planFromCrds(config.resources, this.#crds.values(), (crd, version) => {
+            const learner = this.#learner(crd, version);
+            used.add(`${crd.name}/${version.version}`);
+            return learner.shape;
+          })
+        : planStatic(config.resources),
+    );
     for (const key of [...this.#learners.keys()]) if (!used.has(key)) this.#learners.delete(key);
+    const overLimit = budget.skipped.length > 0 ? describeOverLimit(budget) : undefined;
+    if (overLimit !== undefined && overLimit !== this.#overLimit)
+      this.#logger.error("watch limit reached", { error: overLimit });
+    this.#overLimit = overLimit;
+    const plans = budget.kept;
     const wanted = new Map(plans.map((p) => [p.key, p]));
 
     for (const [key, running] of [...this.#running]) {

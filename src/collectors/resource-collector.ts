@@ -6,7 +6,7 @@
 // skipped objects is WatchTelemetry's; nothing here can take /metrics down.
 import { AggregateCounts } from "../core/aggregate.ts";
 import type { FamilySelection } from "../core/family-selection.ts";
-import { type KindLearning, newKindLearning } from "../core/label-bounds.ts";
+import { type KindLearning, newKindLearning, releaseLabels } from "../core/label-bounds.ts";
 import {
   applyChange,
   type KindSettings,
@@ -15,10 +15,10 @@ import {
   rejudge,
   rerender,
 } from "../core/object-update.ts";
-import { newKindRender } from "../core/render.ts";
 import type { ObjectState, ResourceIdentity } from "../core/state.ts";
-import { ListWatch, type ListWatchHandler } from "../kube/list-watch.ts";
+import { ListWatch, type ListWatchHandler, silenceBoundMs } from "../kube/list-watch.ts";
 import type { SeriesSource } from "../metrics/writer.ts";
+import { kindSettingsFor, listPath, scopeHandler, uidOf } from "./collector-parts.ts";
 import type {
   CollectorDeps,
   CollectorSettings,
@@ -39,11 +39,6 @@ export type {
   ResourceInfo,
 } from "./collector-settings.ts";
 
-function uidOf(raw: unknown): string | undefined {
-  const uid = (raw as { metadata?: { uid?: unknown } } | null)?.metadata?.uid;
-  return typeof uid === "string" && uid !== "" ? uid : undefined;
-}
-
 export class ResourceCollector {
   #settings: CollectorSettings;
   #kind: KindSettings;
@@ -63,9 +58,12 @@ export class ResourceCollector {
     this.#settings = settings;
     this.#deps = deps;
     this.#sampler = sampler;
-    this.#kind = this.#kindSettings(settings);
-    this.#learning = newKindLearning({ phaseEnum: settings.phaseEnum, maxReasons: settings.maxReasons });
-    this.#telemetry = new WatchTelemetry(settings.identity, deps);
+    this.#kind = kindSettingsFor(settings);
+    this.#learning = newKindLearning(settings);
+    this.#telemetry = new WatchTelemetry(settings.identity, {
+      ...deps,
+      staleAfterSeconds: silenceBoundMs(deps.listWatch ?? {}) / 1000,
+    });
     const { group, kind } = settings.identity;
     this.#effects = new KindEffects(deps.metrics.kinds, { group, kind }, settings.selection.perKind);
     this.#schedule = new SummarySchedule(deps.clock, () => this.refreshDue());
@@ -98,11 +96,14 @@ export class ResourceCollector {
     return this.#settings.namespaces.length > 0 ? this.#settings.namespaces : [""];
   }
 
-  status(): CollectorStatus {
+  status(now = this.#deps.clock()): CollectorStatus {
+    const { ready, detail } = this.#telemetry.readiness(now);
     return {
       initialSyncDone: this.#telemetry.listedAll(this.scopes),
       synced: this.#telemetry.syncedAll(this.scopes),
       lastError: this.#telemetry.lastError,
+      ready,
+      detail,
     };
   }
 
@@ -114,11 +115,10 @@ export class ResourceCollector {
   #startLoops(): void {
     const { identity } = this.#settings;
     for (const scope of this.scopes) {
-      const base = `/apis/${identity.group}/${identity.version}`;
-      const path = scope
-        ? `${base}/namespaces/${scope}/${identity.resource}`
-        : `${base}/${identity.resource}`;
-      const options: ConstructorParameters<typeof ListWatch>[3] = { path, ...this.#deps.listWatch };
+      const options: ConstructorParameters<typeof ListWatch>[3] = {
+        path: listPath(identity, scope),
+        ...this.#deps.listWatch,
+      };
       if (this.#settings.labelSelector) options.labelSelector = this.#settings.labelSelector;
       const observer = this.#telemetry.observer(scope, this.scopes, () => this.#store.size);
       const loop = new ListWatch(this.#deps.client, this.#handler(scope), observer, options);
@@ -157,7 +157,8 @@ export class ResourceCollector {
     for (const [uid, entry] of [...this.#store.entries()]) {
       if (owns(uid)) continue;
       this.#store.delete(uid);
-      if (this.#settings.mode === "aggregate") this.#counts.count(entry, -1, this.#learning);
+      releaseLabels(this.#learning, entry.labels);
+      if (this.#settings.mode === "aggregate") this.#counts.count(entry, -1);
       this.#guarded("tracing", () => this.#deps.tracer?.forget(uid));
     }
     this.#updateGauges();
@@ -191,7 +192,7 @@ export class ResourceCollector {
    */
   reselect(selection: FamilySelection, prefix: string): void {
     this.#settings = { ...this.#settings, selection, prefix };
-    this.#kind = this.#kindSettings(this.#settings);
+    this.#kind = kindSettingsFor(this.#settings);
     this.#effects.select(selection.perKind);
     if (!this.#kind.render) return;
     for (const [uid, entry] of [...this.#store.entries()])
@@ -208,7 +209,7 @@ export class ResourceCollector {
     const metrics = this.#deps.metrics;
     metrics.resourceInfo.remove({ ...this.#telemetry.labels, ...this.#settings.info });
     this.#settings = settings;
-    this.#kind = this.#kindSettings(settings);
+    this.#kind = kindSettingsFor(settings);
     metrics.resourceInfo.set({ ...this.#telemetry.labels, ...settings.info }, 1);
     const now = this.#deps.clock();
     for (const [uid, entry] of [...this.#store.entries()])
@@ -225,49 +226,24 @@ export class ResourceCollector {
     }
   }
 
-  #kindSettings(settings: CollectorSettings): KindSettings {
-    const { group, kind } = settings.identity;
-    return {
-      ...settings.kind,
-      render:
-        settings.mode === "objects"
-          ? newKindRender({
-              group,
-              kind,
-              prefix: settings.prefix,
-              selected: settings.selection.objects,
-              extraLabelNames: settings.extraLabelNames,
-            })
-          : undefined,
-    };
-  }
-
   #handler(scope: string): ListWatchHandler {
-    let seen = new Set<string>();
-    return {
-      listStarted: () => {
-        seen = new Set();
-      },
-      listed: (object) => {
-        if (!this.#ours(object)) return;
-        try {
-          const uid = this.#apply(object, true);
-          if (uid !== undefined) seen.add(uid);
-        } catch (error) {
-          this.#telemetry.objectSkipped(error);
-        }
-      },
+    return scopeHandler(scope, {
+      ours: (raw) => this.#ours(raw),
+      apply: (raw) => this.#apply(raw, true),
+      skipped: (error) => this.#telemetry.objectSkipped(error),
+      heldIn: (scope) => this.#heldIn(scope),
+      remove: (uid) => this.#remove(uid),
       listFinished: () => {
-        // Objects of this scope that the new list did not return are gone.
-        for (const [uid, entry] of [...this.#store.entries()]) {
-          if ((scope === "" || entry.state.namespace === scope) && !seen.has(uid)) this.#remove(uid);
-        }
-        seen = new Set();
-        this.#telemetry.listFinished(scope);
+        this.#telemetry.listFinished(scope, this.scopes);
         this.#updateGauges();
       },
       event: (type, object) => this.ingest(type, object),
-    };
+    });
+  }
+
+  *#heldIn(scope: string): Iterable<string> {
+    for (const [uid, entry] of this.#store.entries())
+      if (scope === "" || entry.state.namespace === scope) yield uid;
   }
 
   /** False for an object of another shard; an object without a uid is left to #apply, which counts it. */
@@ -286,6 +262,7 @@ export class ResourceCollector {
     const change = applyChange(previous, raw, this.#kind, this.#learning, now, atStart);
     const entry = change.entry;
     if (entry === previous) return uid;
+    this.#telemetry.cuts(entry.state.cuts);
     const key = entry.state.uid;
     const holder = this.#store.previousHolder(entry.state, key);
     if (holder !== undefined) this.#remove(holder);
@@ -309,8 +286,8 @@ export class ResourceCollector {
   #replace(uid: string, previous: ObjectEntry | undefined, next: ObjectEntry): void {
     const entry = this.#capped(previous, next);
     if (this.#settings.mode === "aggregate") {
-      if (previous) this.#counts.count(previous, -1, this.#learning);
-      this.#counts.count(entry, 1, this.#learning);
+      if (previous) this.#counts.count(previous, -1);
+      this.#counts.count(entry, 1);
     }
     this.#store.set(uid, entry);
     if (entry.changesAt !== undefined && entry.changesAt !== previous?.changesAt)
@@ -338,7 +315,8 @@ export class ResourceCollector {
   #remove(uid: string): void {
     const entry = this.#store.delete(uid);
     if (!entry) return;
-    if (this.#settings.mode === "aggregate") this.#counts.count(entry, -1, this.#learning);
+    releaseLabels(this.#learning, entry.labels);
+    if (this.#settings.mode === "aggregate") this.#counts.count(entry, -1);
     this.#trace(entry.state, undefined, this.#deps.clock(), false);
   }
 

@@ -2,7 +2,7 @@
 // against the CRDs in the cluster (first matching selector wins) and builds
 // each collector's settings, filling what the config leaves open from the CRD
 // schema. Pure: CRD summaries and config in, plans out.
-import type { ResourceOptions, ResourceSelector } from "../config/schema.ts";
+import type { KindOverride, ResourceOptions, ResourceSelector } from "../config/schema.ts";
 import { type CrdSummary, pickVersion } from "../core/crd.ts";
 import type { DetectedShape } from "../core/detect.ts";
 import { decideWithSamples, noSamples } from "../core/detect-learn.ts";
@@ -27,6 +27,7 @@ export interface CollectorPlan {
   shape: DetectedShape | undefined;
   projection: ProjectionSettings;
   phases: string[];
+  stateValues: Record<string, string[]>;
   generationSource: ObservedGenerationSource;
   readiness: ReadinessRules;
   info: ResourceInfo;
@@ -61,6 +62,19 @@ function selectorMatches(selector: ResourceSelector, crd: CrdSummary): boolean {
   return true;
 }
 
+/** The override for a kind, if any: the first whose kind/resource and group match. */
+function overrideFor(
+  overrides: readonly KindOverride[],
+  crd: { group: string; kind: string; plural: string },
+): KindOverride | undefined {
+  return overrides.find(
+    (o) =>
+      (o.kind === undefined || o.kind === crd.kind) &&
+      (o.resource === undefined || o.resource === crd.plural) &&
+      (o.group === undefined || o.group === crd.group),
+  );
+}
+
 function plan(
   identity: ResourceIdentity,
   detection: VersionDetection | undefined,
@@ -78,7 +92,7 @@ function plan(
     phaseTransitions: _transitions,
     ...watched
   } = options;
-  const { projection, phases } = decided;
+  const { projection, phases, stateValues } = decided;
   return {
     key: `${identity.group}/${identity.resource}`,
     identity,
@@ -87,7 +101,7 @@ function plan(
     shape,
     ...decided,
     options,
-    fingerprint: JSON.stringify([identity, statusSubresource, projection, phases, watched]),
+    fingerprint: JSON.stringify([identity, statusSubresource, projection, phases, stateValues, watched]),
     judging: JSON.stringify([
       decided.readiness,
       decided.generationSource,
@@ -126,7 +140,7 @@ export function planFromCrds(
         },
         version,
         shapeOf(crd, version),
-        selector.options,
+        overrideFor(selector.overrides, crd)?.options ?? selector.options,
       ),
     );
   }
@@ -190,6 +204,7 @@ export function settingsFor(
     prefix,
     extraLabelNames: o.labels.map((l) => l.name),
     phaseEnum: plan.phases,
+    stateValues: plan.stateValues,
     maxReasons: o.maxReasons,
     maxSeries: o.maxSeries,
     namespaces: plan.identity.namespaced ? o.namespaces : [],

@@ -9,7 +9,7 @@ import type { ResourceOptions } from "../config/schema.ts";
 import { type DetectedShape, dotted, readinessOrder } from "../core/detect.ts";
 import type { ObservedGenerationSource } from "../core/generations.ts";
 import { defaultProjectionSettings, type ProjectionSettings } from "../core/project.ts";
-import { defaultReadinessRules, type ReadinessRules } from "../core/readiness.ts";
+import { defaultReadinessRules, type ReadinessRules, type StateRule } from "../core/readiness.ts";
 
 /** Labels of cr_exporter_resource_info beyond group/version/kind: how the resource is read. */
 export interface ResourceInfo {
@@ -34,6 +34,8 @@ export interface ShapeSettings {
   readiness: ReadinessRules;
   /** The declared phase enum (empty: phases are learned, up to a cap). */
   phases: string[];
+  /** Declared values per state field (absent: learned, up to a cap). */
+  stateValues: Record<string, string[]>;
   info: ResourceInfo;
 }
 
@@ -46,12 +48,54 @@ const conventional = {
 
 const split = (path: string | undefined): string[] | undefined => path?.split(".");
 
+interface StateFields {
+  sources: ProjectionSettings["states"];
+  rules: StateRule[];
+  values: Record<string, string[]>;
+}
+
+/**
+ * The state fields read and how they judge: the configured `states` (their
+ * values, else the enum detected at the same path), else the well-known ones
+ * detected — which decide readiness only when the kind has no conditions
+ * (Argo CD's Application: health Healthy and sync Synced; Degraded fails).
+ */
+function stateFields(options: ResourceOptions, shape: DetectedShape | undefined): StateFields {
+  const detected = shape?.states ?? [];
+  if (options.states !== undefined) {
+    const values: Record<string, string[]> = {};
+    for (const o of options.states) {
+      const known = detected.find((d) => dotted(d.path) === o.path)?.values;
+      const fixed = o.values ?? (known ? [...known] : undefined);
+      if (fixed) values[o.name] = fixed;
+    }
+    return {
+      sources: options.states.map((o) => ({ name: o.name, path: o.path.split(".") })),
+      rules: options.states.map((o) => ({ name: o.name, ready: o.ready, failed: o.failed })),
+      values,
+    };
+  }
+  const judges = shape?.readiness.source === "states";
+  return {
+    sources: detected.map((d) => ({ name: d.name, path: d.path })),
+    rules: judges
+      ? detected.map((d) => ({ name: d.name, ready: [d.readyValue], failed: [...d.failedValues] }))
+      : [],
+    values: Object.fromEntries(detected.map((d) => [d.name, [...d.values]])),
+  };
+}
+
 function readiness(
   options: ResourceOptions,
   shape: DetectedShape | undefined,
   open: boolean,
 ): { condition: string | undefined; source: string } {
   if (options.readyCondition !== undefined) return { condition: options.readyCondition, source: "config" };
+  // Configured states that gate readiness stand for a readiness condition
+  // where the kind has none (else both must hold).
+  const gating = options.states?.some((s) => s.ready.length > 0) ?? false;
+  if (gating && (!shape || (shape.readiness.condition === undefined && !shape.readiness.pending)))
+    return { condition: undefined, source: "config" };
   if (!shape) return { condition: readinessOrder[0], source: "default" };
   if (shape.readiness.condition !== undefined)
     return { condition: shape.readiness.condition, source: shape.readiness.source };
@@ -102,15 +146,20 @@ export function shapeSettings(
       split(options.observedGenerationPath) ?? detectedGeneration ?? conventional.observedGeneration,
     phasePath: split(options.phasePath) ?? shape?.phase?.path ?? (open ? conventional.phase : undefined),
     heartbeatPath: split(options.heartbeatField),
+    suspendPath: split(options.suspendPath) ?? shape?.suspendPath,
+    suspendAnnotation: options.suspendAnnotation,
     extraLabels: options.labels.map((l) => ({ key: l.key, name: l.name, from: l.from })),
     specDigest: !statusSubresource,
   };
   const source = generationSource(options, shape, open);
   const ready = readiness(options, shape, open);
+  const states = stateFields(options, shape);
+  projection.states = states.sources;
   const rules: ReadinessRules = {
     ...defaultReadinessRules,
     readyCondition: ready.condition,
     failedAfterSeconds: options.failedAfterSeconds,
+    states: states.rules,
     phases: { runToCompletion: shape?.runToCompletion.value ?? false, overrides: options.phaseResults ?? {} },
   };
   const conditionsDetected =
@@ -121,6 +170,7 @@ export function shapeSettings(
     generationSource: source,
     readiness: rules,
     phases: shape?.phase?.valuesDeclared ? [...shape.phase.values] : [],
+    stateValues: states.values,
     info: {
       status_subresource: String(statusSubresource),
       conditions_path: projection.conditionsPath ? dotted(projection.conditionsPath) : "",

@@ -2,8 +2,15 @@
 // the loops' observer (like kube-state-metrics' instrumented lister-watcher),
 // so every list, watch event, error and skipped object is counted and logged
 // here and nowhere else. It also answers readiness questions (listed, synced,
-// last error) for the resource.
-import type { ResourceIdentity } from "../core/state.ts";
+// how old the data is, last error) for the resource.
+//
+// The data of a scope (one list/watch) is confirmed current whenever a list
+// finishes, a watch opens, or the watch delivers an event or a bookmark. The
+// oldest confirmation over the resource's scopes is its data timestamp: a
+// gauge from the start (0 before the first list), and the resource is stale
+// (not ready) once it is older than the loop's silence bound, by which time
+// a healthy watch has always said something (kube/list-watch.ts).
+import type { ObjectCuts, ResourceIdentity } from "../core/state.ts";
 import type { ListWatchObserver } from "../kube/list-watch.ts";
 import type { Logger } from "../log.ts";
 import type { SelfMetrics } from "../metrics/self-metrics.ts";
@@ -18,23 +25,39 @@ export class WatchTelemetry {
   readonly #listed = new Set<string>();
   /** Bound counter children: every watch event passes here, so labels are not hashed each time. */
   readonly #eventCounters = new Map<string, { inc(): void }>();
+  /** Epoch seconds of the newest confirmation per scope (absent: never listed). */
+  readonly #confirmed = new Map<string, number>();
+  readonly #dataTimestamp: { set(value: number): void };
+  readonly #staleAfterSeconds: number;
+  /** The resource's data timestamp as last written: the oldest scope's confirmation. */
+  #oldest = 0;
   #lastError: string | undefined;
+  /** Epoch seconds since when the watch of some scope has been down (undefined: all up). */
+  #downSince: number | undefined;
   /** The gauge values last written, so unchanged ones are not written again. */
   readonly #shown = { objects: -1, series: -1 };
 
   constructor(
     identity: ResourceIdentity,
-    deps: { metrics: SelfMetrics; logger: Logger; clock: () => number },
+    deps: { metrics: SelfMetrics; logger: Logger; clock: () => number; staleAfterSeconds: number },
   ) {
     this.#metrics = deps.metrics;
     this.#logger = deps.logger;
     this.#clock = deps.clock;
+    this.#staleAfterSeconds = deps.staleAfterSeconds;
     const { group, version, kind } = identity;
     this.#labels = { group, version, kind };
     this.#what = `${group}/${version}/${identity.resource}`;
     // Error counters exist from the start (at 0), so "no errors" is a value, not missing data.
     deps.metrics.handlerErrors.inc(this.#labels, 0);
     deps.metrics.seriesDropped.inc(this.#labels, 0);
+    deps.metrics.labelValuesTruncated.inc(this.#labels, 0);
+    deps.metrics.conditionsDropped.inc(this.#labels, 0);
+    // Timestamps exist from the start too: 0 says "nothing yet", and alerts on
+    // `time() - …` see a resource that never delivered anything.
+    deps.metrics.lastEvent.set(this.#labels, 0);
+    this.#dataTimestamp = deps.metrics.dataTimestamp.labels(this.#labels);
+    this.#dataTimestamp.set(0);
   }
 
   get labels(): { group: string; version: string; kind: string } {
@@ -66,9 +89,58 @@ export class WatchTelemetry {
   }
 
   /** A full list of `scope` finished. */
-  listFinished(scope: string): void {
+  listFinished(scope: string, scopes: readonly string[]): void {
     this.#listed.add(scope);
-    this.#metrics.lastSync.set(this.#labels, this.#clock());
+    const now = this.#clock();
+    this.#metrics.lastSync.set(this.#labels, now);
+    this.#confirm(scope, scopes, now);
+  }
+
+  /** The data of `scope` is current as of `now`. */
+  #confirm(scope: string, scopes: readonly string[], now: number): void {
+    const before = this.#confirmed.get(scope);
+    this.#confirmed.set(scope, now);
+    if (scopes.length === 1) {
+      this.#oldest = now;
+      this.#dataTimestamp.set(now);
+      return;
+    }
+    // Only the oldest scope moving can move the minimum: rescans stay rare.
+    if (before !== undefined && before > this.#oldest) return;
+    let oldest = Number.POSITIVE_INFINITY;
+    for (const s of scopes) oldest = Math.min(oldest, this.#confirmed.get(s) ?? 0);
+    if (oldest !== this.#oldest) {
+      this.#oldest = oldest;
+      this.#dataTimestamp.set(oldest);
+    }
+  }
+
+  /**
+   * Whether the resource's data can be trusted now, and why not. Listed at
+   * least once, and confirmed within the silence bound; a watch that is down
+   * is reported, and turns the resource stale once its data is too old.
+   */
+  readiness(now: number): { ready: boolean; detail: string } {
+    const error = this.#lastError ? `; last error: ${this.#lastError}` : "";
+    if (this.#oldest === 0) return { ready: false, detail: `initial list in progress${error}` };
+    const age = Math.max(0, Math.round(now - this.#oldest));
+    const down =
+      this.#downSince === undefined
+        ? ""
+        : `, watch down for ${Math.max(0, Math.round(now - this.#downSince))} s`;
+    if (age > this.#staleAfterSeconds) {
+      return {
+        ready: false,
+        detail: `stale: data not confirmed for ${age} s (more than ${this.#staleAfterSeconds} s)${down}${error}`,
+      };
+    }
+    return { ready: true, detail: `synced, data ${age} s old${down}${down ? error : ""}` };
+  }
+
+  /** What the projection cut from one object version (over-long label values, conditions past the cap). */
+  cuts(cuts: ObjectCuts): void {
+    if (cuts.labelValues > 0) this.#metrics.labelValuesTruncated.inc(this.#labels, cuts.labelValues);
+    if (cuts.conditions > 0) this.#metrics.conditionsDropped.inc(this.#labels, cuts.conditions);
   }
 
   /** A malformed object (or a failing side effect): counted and logged, never fatal. */
@@ -91,10 +163,14 @@ export class WatchTelemetry {
         if (synced) {
           this.#synced.add(scope);
           this.#lastError = undefined;
+          // The watch opened: the server accepted the resourceVersion, so what is held is current.
+          this.#confirm(scope, scopes, this.#clock());
         } else this.#synced.delete(scope);
-        const now = this.syncedAll(scopes);
-        m.synced.set(this.#labels, now ? 1 : 0);
-        if (now && !was) log.info("resource synced", { resource: what, objects: objects() });
+        const all = this.syncedAll(scopes);
+        m.synced.set(this.#labels, all ? 1 : 0);
+        if (all) this.#downSince = undefined;
+        else if (synced === false && this.#listed.size > 0) this.#downSince ??= this.#clock();
+        if (all && !was) log.info("resource synced", { resource: what, objects: objects() });
       },
       relist: (reason) => {
         m.relists.inc({ ...this.#labels, reason });
@@ -111,7 +187,9 @@ export class WatchTelemetry {
           this.#eventCounters.set(type, counter);
         }
         counter.inc();
-        lastEvent.set(this.#clock());
+        const now = this.#clock();
+        lastEvent.set(now);
+        this.#confirm(scope, scopes, now);
       },
       error: (operation, code, error) => {
         m.watchErrors.inc({ ...this.#labels, operation, code: String(code) });
@@ -128,6 +206,7 @@ export class WatchTelemetry {
   /** The resource is no longer watched: its per-resource gauges go. */
   remove(): void {
     const m = this.#metrics;
-    for (const gauge of [m.synced, m.objects, m.series, m.lastEvent, m.lastSync]) gauge.remove(this.#labels);
+    for (const gauge of [m.synced, m.objects, m.series, m.lastEvent, m.lastSync, m.dataTimestamp])
+      gauge.remove(this.#labels);
   }
 }

@@ -5,10 +5,26 @@ import type { MappedPhaseResult } from "../core/phase-result.ts";
 import { defaultStatusPage, type StatusPageConfig } from "./status-page.ts";
 
 export interface LabelMapping {
-  from: "label" | "annotation";
+  /** path: a scalar field of the object (kube-state-metrics' labelsFromPath). */
+  from: "label" | "annotation" | "path";
+  /** The label or annotation key, or the dotted path. */
   key: string;
   /** Prometheus label name. */
   name: string;
+}
+
+/** A string field exported as a state set (cr_state), optionally part of readiness. */
+export interface StateOption {
+  /** The `field` label value. */
+  name: string;
+  /** Dotted path from the object root. */
+  path: string;
+  /** The fixed values (e.g. the CRD's enum); undefined: the CRD's enum where detected, else learned. */
+  values: string[] | undefined;
+  /** Values that mean ready (empty: the field does not gate readiness). */
+  ready: string[];
+  /** Values that turn cr_status Failed once held for failedAfter. */
+  failed: string[];
 }
 
 /** Per-resource options; every field is optional in the file. */
@@ -25,6 +41,12 @@ export interface ResourceOptions {
   failedAfterSeconds: number;
   /** Phase → result for cr_status (and tracing); undefined: the default table, for kinds without a readiness condition. */
   phaseResults: Record<string, MappedPhaseResult> | undefined;
+  /** Dotted path of a suspend switch; undefined: detected (spec.suspend, else spec.paused, when a boolean). */
+  suspendPath: string | undefined;
+  /** An annotation whose value "true"/"on" suspends the object (crossplane.io/paused, cnpg.io/hibernation). */
+  suspendAnnotation: string | undefined;
+  /** undefined: the well-known state fields detected (Argo CD's health and sync); [] none. */
+  states: StateOption[] | undefined;
   labels: LabelMapping[];
   maxReasons: number;
   phaseTransitions: Record<string, string[]> | undefined;
@@ -32,6 +54,16 @@ export interface ResourceOptions {
   maxSeries: number;
   /** Which families this resource exports, refining the global `metrics` rules. */
   metrics: FamilyRules;
+}
+
+/** Options for some kinds of a discovery entry (`kinds:`), merged over the entry's. */
+export interface KindOverride {
+  kind: string | undefined;
+  resource: string | undefined;
+  /** undefined: any group the entry selects. */
+  group: string | undefined;
+  /** The entry's options with the override's on top. */
+  options: ResourceOptions;
 }
 
 /** Selects resource types: explicitly, or by discovering CRDs. */
@@ -52,6 +84,8 @@ export interface ResourceSelector {
   /** Discovery: label selector on the CRD objects. */
   crdSelector: string | undefined;
   options: ResourceOptions;
+  /** Discovery: per-kind options (first match wins). */
+  overrides: KindOverride[];
 }
 
 export interface TracingConfig {
@@ -129,6 +163,9 @@ export const defaultResourceOptions: ResourceOptions = {
   readyCondition: undefined,
   failedAfterSeconds: 300,
   phaseResults: undefined,
+  states: undefined,
+  suspendPath: undefined,
+  suspendAnnotation: undefined,
   labels: [],
   maxReasons: 20,
   phaseTransitions: undefined,
@@ -155,6 +192,7 @@ export const defaultConfig: Config = {
       categories: [],
       crdSelector: undefined,
       options: defaultResourceOptions,
+      overrides: [],
     },
   ],
   tracing: {

@@ -9,6 +9,8 @@ import {
   type ResourceOptions,
   type ResourceSelector,
 } from "./schema.ts";
+import { kindOverrides } from "./validate-overrides.ts";
+import { stateOptions } from "./validate-states.ts";
 import { namespaceList } from "./watch-limits.ts";
 
 export const dottedPath = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
@@ -25,6 +27,9 @@ const optionKeys = [
   "readyCondition",
   "failedAfter",
   "phaseResults",
+  "states",
+  "suspendPath",
+  "suspendAnnotation",
   "labels",
   "maxReasons",
   "phaseTransitions",
@@ -46,7 +51,8 @@ const selectorKeys = [
 
 function labelMappings(c: Checker, path: string, value: unknown): LabelMapping[] | undefined {
   if (value === undefined) return undefined;
-  if (!Array.isArray(value)) return c.fail(path, "a list of {fromLabel|fromAnnotation, name}", value);
+  if (!Array.isArray(value))
+    return c.fail(path, "a list of {fromLabel|fromAnnotation|fromPath, name}", value);
   const out: LabelMapping[] = [];
   const reserved = new Set([
     "group",
@@ -58,18 +64,29 @@ function labelMappings(c: Checker, path: string, value: unknown): LabelMapping[]
     "reason",
     "phase",
     "result",
+    "field",
+    "value",
   ]);
+  const names = new Set<string>();
   value.forEach((item, i) => {
     const p = `${path}[${i}]`;
-    const raw = c.object(p, item, ["fromLabel", "fromAnnotation", "name"]);
+    const raw = c.object(p, item, ["fromLabel", "fromAnnotation", "fromPath", "name"]);
     if (!raw) return;
     const fromLabel = c.string(`${p}.fromLabel`, raw.fromLabel);
     const fromAnnotation = c.string(`${p}.fromAnnotation`, raw.fromAnnotation);
-    if ((fromLabel === undefined) === (fromAnnotation === undefined)) {
-      c.problems.push(`${p}: expected exactly one of fromLabel or fromAnnotation`);
+    const fromPath = c.string(
+      `${p}.fromPath`,
+      raw.fromPath,
+      dottedPath,
+      "a dotted path to a scalar field such as spec.suspend",
+    );
+    const given = [fromLabel, fromAnnotation, fromPath].filter((v) => v !== undefined);
+    if (given.length !== 1) {
+      if ([raw.fromLabel, raw.fromAnnotation, raw.fromPath].filter((v) => v !== undefined).length !== 1)
+        c.problems.push(`${p}: expected exactly one of fromLabel, fromAnnotation or fromPath`);
       return;
     }
-    const key = (fromLabel ?? fromAnnotation) as string;
+    const key = given[0] as string;
     const name =
       c.string(`${p}.name`, raw.name, /^[a-zA-Z_][a-zA-Z0-9_]*$/, "a Prometheus label name") ??
       sanitizeLabelName(key);
@@ -77,7 +94,13 @@ function labelMappings(c: Checker, path: string, value: unknown): LabelMapping[]
       c.problems.push(`${p}.name: "${name}" is reserved by the exporter's own labels; choose another name`);
       return;
     }
-    out.push({ from: fromLabel !== undefined ? "label" : "annotation", key, name });
+    if (names.has(name)) {
+      c.problems.push(`${p}.name: "${name}" is given twice`);
+      return;
+    }
+    names.add(name);
+    const from = fromLabel !== undefined ? "label" : fromAnnotation !== undefined ? "annotation" : "path";
+    out.push({ from, key, name });
   });
   return out;
 }
@@ -143,6 +166,19 @@ function resourceOptions(c: Checker, path: string, raw: Raw, prefix: string): Re
       ) ?? d.readyCondition,
     failedAfterSeconds: c.duration(`${path}.failedAfter`, raw.failedAfter) ?? d.failedAfterSeconds,
     phaseResults: phaseResults(c, `${path}.phaseResults`, raw.phaseResults),
+    states: stateOptions(c, `${path}.states`, raw.states),
+    suspendPath: c.string(
+      `${path}.suspendPath`,
+      raw.suspendPath,
+      dottedPath,
+      "a dotted field path such as spec.suspend",
+    ),
+    suspendAnnotation: c.string(
+      `${path}.suspendAnnotation`,
+      raw.suspendAnnotation,
+      /^([a-z0-9]([-a-z0-9.]*[a-z0-9])?\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/,
+      "an annotation key such as crossplane.io/paused",
+    ),
     labels: labelMappings(c, `${path}.labels`, raw.labels) ?? d.labels,
     maxReasons: c.integer(`${path}.maxReasons`, raw.maxReasons, 1) ?? d.maxReasons,
     phaseTransitions: phaseTransitions(c, `${path}.phaseTransitions`, raw.phaseTransitions),
@@ -160,7 +196,7 @@ export function selector(
   prefix: string,
 ): ResourceSelector | undefined {
   // conditionReasons is accepted as a key only to explain where it went.
-  const raw = c.object(path, value, [...selectorKeys, ...optionKeys, "conditionReasons"]);
+  const raw = c.object(path, value, [...selectorKeys, ...optionKeys, "conditionReasons", "kinds"]);
   if (!raw) return undefined;
   const s: ResourceSelector = {
     group: c.string(`${path}.group`, raw.group, dns1123, "an API group such as example.com"),
@@ -182,7 +218,21 @@ export function selector(
     categories: c.stringList(`${path}.categories`, raw.categories) ?? [],
     crdSelector: c.string(`${path}.crdSelector`, raw.crdSelector),
     options: resourceOptions(c, path, raw, prefix),
+    overrides: [],
   };
+  if (raw.kinds !== undefined) {
+    const entryOptions = Object.fromEntries(
+      Object.entries(raw).filter(([k]) => optionKeys.includes(k as never)),
+    );
+    s.overrides = kindOverrides(
+      c,
+      `${path}.kinds`,
+      raw.kinds,
+      entryOptions,
+      optionKeys,
+      (checker, at, options) => resourceOptions(checker, at, options, prefix),
+    );
+  }
   const explicit = s.group !== undefined || s.resource !== undefined || s.kind !== undefined;
   const discovery = s.groups.length > 0 || s.categories.length > 0 || s.crdSelector !== undefined;
   if (explicit && discovery) {
@@ -201,6 +251,10 @@ export function selector(
     (!s.version || !s.resource || !s.kind || s.namespaced === undefined)
   ) {
     c.problems.push(`${path}: with crdDiscovery: false, give group, version, resource, kind and namespaced`);
+  } else if (explicit && raw.kinds !== undefined) {
+    c.problems.push(
+      `${path}.kinds: per-kind options belong to discovery entries; an explicit entry's own options are its kind's`,
+    );
   } else if (discovery && !crdDiscovery) {
     c.problems.push(`${path}: discovery (groups/categories/crdSelector) needs crdDiscovery: true`);
   }

@@ -4,7 +4,6 @@
 // scrape only prints them.
 import { type AggregateFamilyKey, aggregateFamilies } from "./catalog.ts";
 import { formatValue, renderLabels } from "./exposition.ts";
-import type { KindLearning } from "./label-bounds.ts";
 import type { ObjectEntry } from "./object-update.ts";
 
 const SEP = "\u0000";
@@ -36,15 +35,15 @@ export class AggregateCounts {
     else map.set(key, value);
   }
 
-  /** Adds (sign 1) or removes (sign -1) one object's contribution. */
-  count(entry: ObjectEntry, sign: 1 | -1, learning: KindLearning): void {
+  /** Adds (sign 1) or removes (sign -1) one object's contribution; its phase label is the one it holds. */
+  count(entry: ObjectEntry, sign: 1 | -1): void {
     const s = entry.state;
     const ns = s.namespace;
     this.#bump("aggregateObjects", ns, sign);
     for (const c of s.conditions)
       this.#bump("aggregateConditions", `${ns}${SEP}${c.type}${SEP}${c.status}`, sign);
-    if (s.phase !== undefined)
-      this.#bump("aggregatePhases", `${ns}${SEP}${learning.phases.learn(s.phase)}`, sign);
+    if (entry.labels.phase !== undefined)
+      this.#bump("aggregatePhases", `${ns}${SEP}${entry.labels.phase}`, sign);
     this.#bump("aggregateStatuses", `${ns}${SEP}${entry.summary}`, sign);
     if (entry.lag !== undefined && entry.lag > 0) this.#bump("aggregateLagging", ns, sign);
   }

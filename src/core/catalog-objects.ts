@@ -17,8 +17,10 @@ export const inputs = [
   "lag",
   "requestedAt",
   "phase",
+  "states",
   "summary",
   "deletion",
+  "suspended",
   "heartbeat",
   "statusWrites",
   "noopWrites",
@@ -45,7 +47,10 @@ export interface ObjectShape {
   lagKnown: boolean;
   requestedAtKnown: boolean;
   phase: boolean;
+  /** Configured state fields set on the object. */
+  states: number;
   terminating: boolean;
+  suspended: boolean;
   heartbeat: boolean;
 }
 
@@ -150,6 +155,15 @@ const objectFamilySpecs = {
     defaultSet: true,
     cost: { formula: "1 when status.phase is set", series: (s) => one(s.phase) },
   },
+  state: {
+    suffix: "state",
+    type: "gauge",
+    help: "1 for each configured state field (states, e.g. Argo CD health and sync), labelled with its current value (bounded per field).",
+    labels: ["field", "value"],
+    inputs: ["states"],
+    defaultSet: true,
+    cost: { formula: "1 per state field set", series: (s) => s.states },
+  },
   status: {
     suffix: "status",
     type: "gauge",
@@ -167,6 +181,15 @@ const objectFamilySpecs = {
     inputs: ["deletion"],
     defaultSet: true,
     cost: { formula: "1 while terminating", series: (s) => one(s.terminating) },
+  },
+  suspended: {
+    suffix: "suspended",
+    type: "gauge",
+    help: "1 while the object is suspended (spec.suspend, spec.paused or the configured equivalent).",
+    labels: [],
+    inputs: ["suspended"],
+    defaultSet: true,
+    cost: { formula: "1 while suspended", series: (s) => one(s.suspended) },
   },
   heartbeat: {
     suffix: "heartbeat_timestamp_seconds",
@@ -209,7 +232,9 @@ const objectFamilySpecs = {
     type: "counter",
     help: "Condition status changes, by the new status.",
     labels: ["type", "status"],
-    inputs: ["conditionTransitions"],
+    // Rendered per condition the object has now: a condition that appears or
+    // goes away (no transition counted) still changes which series exist.
+    inputs: ["conditionTransitions", "conditionStatus"],
     defaultSet: false,
     cost: { formula: "3 per condition", series: (s) => 3 * s.conditions },
   },

@@ -155,6 +155,7 @@ function chooseStates(fields: readonly StringFieldEvidence[]): StateChoice[] {
         path: known.path,
         values: field.declaredValues ?? known.values,
         readyValue: known.readyValue,
+        failedValues: known.failedValues,
       },
     ];
   });

@@ -68,12 +68,15 @@ export const wellKnownStates = [
     path: ["status", "health", "status"],
     values: ["Healthy", "Progressing", "Degraded", "Suspended", "Missing", "Unknown"],
     readyValue: "Healthy",
+    failedValues: ["Degraded"],
   },
   {
     name: "sync",
     path: ["status", "sync", "status"],
     values: ["Synced", "OutOfSync", "Unknown"],
     readyValue: "Synced",
+    // OutOfSync is a change not yet applied: progress, however long it lasts.
+    failedValues: [],
   },
 ] as const;
 
@@ -121,6 +124,8 @@ export interface StateChoice {
   path: FieldPath;
   values: readonly string[];
   readyValue: string;
+  /** Values that are a failure once held for failedAfter. */
+  failedValues: readonly string[];
 }
 
 export interface ReadinessChoice {

@@ -67,8 +67,6 @@ export interface ObjectMemory {
   readySeen: boolean;
 }
 
-export const emptyMemory: ObjectMemory = { generation: undefined, requestedAt: undefined, readySeen: false };
-
 /**
  * When the current generation was requested: its start by the server's clock
  * (generationStart), else the observation time when the generation changed

@@ -2,8 +2,9 @@
 // transitions, histogram observations and what tracing needs. No I/O, no
 // clock of its own, no state beyond its arguments; the kind's learned label
 // sets are passed in by their one owner (the collector).
-import { inputBit, type ObjectShape } from "./catalog.ts";
-import { rememberConditionTimes } from "./condition-times.ts";
+import type { ObjectShape } from "./catalog.ts";
+import { rememberTimes } from "./condition-times.ts";
+import { changedInputs } from "./entry-diff.ts";
 import {
   type GenerationSettings,
   generationLag,
@@ -12,7 +13,13 @@ import {
   requestTime,
 } from "./generations.ts";
 import { type StatusResult, summarizeStatus } from "./kstatus.ts";
-import type { KindLearning } from "./label-bounds.ts";
+import {
+  type HeldLabels,
+  holdLabels,
+  type KindLearning,
+  noHeldLabels,
+  otherLabelValue,
+} from "./label-bounds.ts";
 import { noObservations, type Observations, observe } from "./observations.ts";
 import { type ProjectionSettings, projectObject } from "./project.ts";
 import { isReady, type ReadinessRules } from "./readiness.ts";
@@ -47,6 +54,8 @@ export interface ObjectEntry {
   summary: StatusResult;
   /** Epoch seconds at which `summary` changes with no new event (Ready=False turning Failed). */
   changesAt: number | undefined;
+  /** The bounded phase and reason label values this entry holds in the kind's learned sets. */
+  labels: HeldLabels;
   /** undefined in aggregate mode, or when the series cap left this object out. */
   series: ObjectSeries | undefined;
   /**
@@ -105,76 +114,40 @@ function illegalMoves(
   const table = kind.phaseTransitions;
   if (!table) return [];
   const out: { from: string; to: string }[] = [];
+  // Label values only from the configured table: a made-up phase is "other".
+  const named = (phase: string): string =>
+    Object.hasOwn(table, phase) || Object.values(table).some((to) => to.includes(phase))
+      ? phase
+      : otherLabelValue;
   for (const t of transitions) {
     if (t.kind !== "phase" || t.from === undefined || t.to === undefined) continue;
-    if (!table[t.from]?.includes(t.to)) out.push({ from: t.from, to: t.to });
+    if (!table[t.from]?.includes(t.to)) out.push({ from: named(t.from), to: named(t.to) });
   }
   return out;
 }
 
-function sameExtraLabels(a: ObjectState, b: ObjectState): boolean {
-  for (const name in b.extraLabels) if (a.extraLabels[name] !== b.extraLabels[name]) return false;
-  return true;
-}
-
-/** Which render inputs differ between two entries (a bit set over catalog inputs). */
-export function changedInputs(previous: ObjectEntry | undefined, next: ObjectEntry): number {
-  if (!previous) return -1;
-  const a = previous.state;
-  const b = next.state;
-  let changed = 0;
-  if (!sameExtraLabels(a, b)) changed |= inputBit.identity;
-  const conditionBits =
-    inputBit.conditionStatus |
-    inputBit.conditionTime |
-    inputBit.conditionReason |
-    inputBit.conditionGeneration;
-  if (a.conditions.length !== b.conditions.length) changed |= conditionBits;
-  else {
-    for (let i = 0; i < b.conditions.length; i++) {
-      const x = a.conditions[i];
-      const y = b.conditions[i];
-      if (!x || !y || x.type !== y.type) {
-        changed |= conditionBits;
-        break;
-      }
-      if (x.status !== y.status) changed |= inputBit.conditionStatus;
-      if (x.since !== y.since) changed |= inputBit.conditionTime;
-      if (x.reason !== y.reason) changed |= inputBit.conditionReason;
-      if (x.observedGeneration !== y.observedGeneration) changed |= inputBit.conditionGeneration;
-    }
-  }
-  if (a.generation !== b.generation) changed |= inputBit.generation;
-  if (a.observedGeneration !== b.observedGeneration) changed |= inputBit.observedGeneration;
-  if (previous.lag !== next.lag) changed |= inputBit.lag;
-  if (previous.memory.requestedAt !== next.memory.requestedAt) changed |= inputBit.requestedAt;
-  if (a.phase !== b.phase) changed |= inputBit.phase;
-  if (previous.summary !== next.summary) changed |= inputBit.summary;
-  if (a.deletionTimestamp !== b.deletionTimestamp) changed |= inputBit.deletion;
-  if (a.heartbeat !== b.heartbeat) changed |= inputBit.heartbeat;
-  const c = previous.counters;
-  const d = next.counters;
-  if (c.statusUpdates !== d.statusUpdates) changed |= inputBit.statusWrites;
-  if (c.noopUpdates !== d.noopUpdates) changed |= inputBit.noopWrites;
-  if (c.generationChanges !== d.generationChanges) changed |= inputBit.generationChanges;
-  if (c.transitions !== d.transitions) changed |= inputBit.conditionTransitions;
-  return changed;
-}
-
+/**
+ * The entry with its labels held and its series rendered. `previous`: the
+ * series to reuse (undefined renders all); `holder`: the entry whose held
+ * labels carry over.
+ */
 function withSeries(
   previous: ObjectEntry | undefined,
-  next: Omit<ObjectEntry, "series">,
+  next: Omit<ObjectEntry, "series" | "labels">,
   kind: KindSettings,
   learning: KindLearning,
+  holder: ObjectEntry | undefined = previous,
 ): ObjectEntry {
-  const entry: ObjectEntry = { ...next, series: undefined };
+  const labels = holdLabels(learning, holder, next.state, kind.render !== undefined);
+  const entry: ObjectEntry = { ...next, labels, series: undefined };
   if (!kind.render) return entry;
-  entry.series = renderSeries(kind.render, learning, previous?.series, changedInputs(previous, entry), {
+  entry.series = renderSeries(kind.render, previous?.series, changedInputs(previous, entry), {
     state: entry.state,
     counters: entry.counters,
     lag: entry.lag,
     requestedAt: entry.memory.requestedAt,
     summary: entry.summary,
+    labels,
   });
   return entry;
 }
@@ -203,7 +176,7 @@ export function applyChange(
     };
   }
   const state = projectObject(raw, kind.projection);
-  rememberConditionTimes(previous?.state, state, now, listedAtStart);
+  rememberTimes(previous?.state, state, now, listedAtStart);
   const transitions = diffStates(previous?.state, state, now);
   const counters = count(previous?.counters ?? zeroCounters, transitions, previous !== undefined);
   const lag = generationLag(state, generationSettings(kind));
@@ -231,6 +204,7 @@ export function applyChange(
           next: state,
           transitions,
           requestedAt: memory.requestedAt,
+          // Stryker disable next-line BooleanLiteral: without a previous state there is no time to ready to observe (observe() needs one)
           readySeen: previous?.memory.readySeen ?? false,
           readiness: kind.readiness,
           now,
@@ -281,7 +255,7 @@ export function rejudge(
 
 /** Renders an entry from scratch (the family selection, prefix or cap changed). */
 export function rerender(entry: ObjectEntry, kind: KindSettings, learning: KindLearning): ObjectEntry {
-  return withSeries(undefined, entry, kind, learning);
+  return withSeries(undefined, entry, kind, learning, entry);
 }
 
 /** What an entry's series count depends on (see the catalog's cost formulas). */
@@ -302,7 +276,9 @@ export function shapeOf(entry: ObjectEntry): ObjectShape {
     lagKnown: entry.lag !== undefined,
     requestedAtKnown: entry.memory.requestedAt !== undefined,
     phase: s.phase !== undefined,
+    states: s.states.length,
     terminating: s.deletionTimestamp !== undefined,
+    suspended: s.suspended,
     heartbeat: s.heartbeat !== undefined,
   };
 }
@@ -320,11 +296,13 @@ export function shapeOfState(state: ObjectState, generations: GenerationSettings
     memory: {
       generation: state.generation,
       requestedAt: requestTime(undefined, state, (lag ?? 0) > 0, now),
+      // Stryker disable next-line BooleanLiteral: shapeOf reads no memory but requestedAt
       readySeen: false,
     },
     lag,
     summary: "Unknown",
     changesAt: undefined,
+    labels: noHeldLabels,
     series: undefined,
     ring: emptyRing,
   });

@@ -3,18 +3,22 @@
 // the projection. It never throws for malformed status: wrong shapes become
 // "absent". It throws ProjectionError only when the object has no identity.
 import { Hasher } from "./digest.ts";
-import type { ConditionState, ConditionStatus, ObjectState } from "./state.ts";
+import { capLabelValue, cutText } from "./label-values.ts";
+import {
+  extraLabels,
+  isRecord,
+  isSuspended,
+  type LabelSource,
+  projectStates,
+  readPath,
+  type StateSource,
+} from "./project-fields.ts";
+import type { ConditionState, ConditionStatus, ObjectCuts, ObjectState } from "./state.ts";
 import { parseTimestamp } from "./timestamps.ts";
 
+export type { LabelSource, StateSource } from "./project-fields.ts";
+export { projectStates, readPath } from "./project-fields.ts";
 export { parseTimestamp } from "./timestamps.ts";
-
-export interface LabelSource {
-  /** Object label or annotation key to copy. */
-  key: string;
-  /** Prometheus label name it becomes (already sanitized). */
-  name: string;
-  from: "label" | "annotation";
-}
 
 export interface ProjectionSettings {
   /** undefined: the kind has no conditions (its schema declares none). */
@@ -22,6 +26,12 @@ export interface ProjectionSettings {
   observedGenerationPath: readonly string[];
   /** undefined: the kind has no phase. */
   phasePath: readonly string[] | undefined;
+  /** State fields (configured `states`, or a well-known shape detected). */
+  states: readonly StateSource[];
+  /** Where the kind says it is suspended (spec.suspend, spec.paused); undefined: nowhere. */
+  suspendPath: readonly string[] | undefined;
+  /** An annotation that suspends it (crossplane.io/paused, cnpg.io/hibernation); undefined: none. */
+  suspendAnnotation: string | undefined;
   /** undefined: no heartbeat configured. */
   heartbeatPath: readonly string[] | undefined;
   extraLabels: readonly LabelSource[];
@@ -38,6 +48,9 @@ export const defaultProjectionSettings: ProjectionSettings = {
   conditionsPath: ["status", "conditions"],
   observedGenerationPath: ["status", "observedGeneration"],
   phasePath: ["status", "phase"],
+  states: [],
+  suspendPath: undefined,
+  suspendAnnotation: undefined,
   heartbeatPath: undefined,
   extraLabels: [],
   messageMaxLength: 256,
@@ -65,20 +78,17 @@ export const volatileStatusFields: ReadonlySet<string> = new Set([
 
 export class ProjectionError extends Error {}
 
+/**
+ * Conditions kept per object, in list order. Each is up to three series
+ * (status, transition time, reason): past this an object is malformed or
+ * hostile (300 conditions would be 900 series of one object), and the rest
+ * are dropped and counted.
+ */
+export const maxConditionsPerObject = 32;
+
+const noCuts: ObjectCuts = Object.freeze({ labelValues: 0, conditions: 0 });
+
 type Json = unknown;
-
-function isRecord(value: Json): value is Record<string, Json> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-export function readPath(root: Json, path: readonly string[]): Json {
-  let current = root;
-  for (const key of path) {
-    if (!isRecord(current)) return undefined;
-    current = current[key];
-  }
-  return current;
-}
 
 function asString(value: Json): string | undefined {
   return typeof value === "string" ? value : undefined;
@@ -97,26 +107,43 @@ function normalizeStatus(value: Json): ConditionStatus {
   return "Unknown";
 }
 
-export function truncate(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, Math.max(0, max - 1))}…`;
+/** A label value within the length cap, counted in `cuts` when it was cut. */
+function labelValue(text: string, cuts: { labelValues: number }): string {
+  const capped = capLabelValue(text);
+  if (capped !== text) cuts.labelValues++;
+  return capped;
 }
 
-/** Conditions in list order; entries without a string `type` are skipped; the first of duplicate types wins. */
-export function projectConditions(raw: Json, messageMaxLength: number): ConditionState[] {
+/**
+ * Conditions in list order, at most maxConditionsPerObject; entries without a
+ * string `type` are skipped; the first of duplicate types (after the cap on
+ * their length) wins.
+ */
+export function projectConditions(
+  raw: Json,
+  messageMaxLength: number,
+  cuts: { labelValues: number; conditions: number } = { labelValues: 0, conditions: 0 },
+): ConditionState[] {
   if (!Array.isArray(raw)) return [];
   const seen = new Set<string>();
   const result: ConditionState[] = [];
   for (const entry of raw) {
     if (!isRecord(entry)) continue;
-    const type = asString(entry.type);
-    if (!type || seen.has(type)) continue;
+    const rawType = asString(entry.type);
+    if (!rawType) continue;
+    const type = labelValue(rawType, cuts);
+    if (seen.has(type)) continue;
+    if (result.length >= maxConditionsPerObject) {
+      cuts.conditions++;
+      continue;
+    }
     seen.add(type);
     const lastTransitionTime = parseTimestamp(entry.lastTransitionTime);
     result.push({
       type,
       status: normalizeStatus(entry.status),
-      reason: asString(entry.reason) ?? "",
-      message: truncate(asString(entry.message) ?? "", messageMaxLength),
+      reason: labelValue(asString(entry.reason) ?? "", cuts),
+      message: cutText(asString(entry.message) ?? "", messageMaxLength),
       lastTransitionTime,
       since: lastTransitionTime,
       sinceSource: lastTransitionTime === undefined ? undefined : "lastTransitionTime",
@@ -138,20 +165,6 @@ export function specChangeTime(managedFields: Json): number | undefined {
     if (time !== undefined && (newest === undefined || time > newest)) newest = time;
   }
   return newest;
-}
-
-function extraLabels(
-  metadata: Record<string, Json>,
-  sources: readonly LabelSource[],
-): Record<string, string> {
-  const result: Record<string, string> = {};
-  const labels = isRecord(metadata.labels) ? metadata.labels : {};
-  const annotations = isRecord(metadata.annotations) ? metadata.annotations : {};
-  for (const source of sources) {
-    const value = (source.from === "label" ? labels : annotations)[source.key];
-    result[source.name] = typeof value === "string" ? value : "";
-  }
-  return result;
 }
 
 /** A string-valued map (labels, annotations) into the hash, key by key. */
@@ -254,18 +267,22 @@ export function projectObject(raw: Json, settings: ProjectionSettings): ObjectSt
   const name = asString(metadata.name);
   if (!uid || !name) throw new ProjectionError("object has no metadata.uid or metadata.name");
 
+  const cuts = { labelValues: 0, conditions: 0 };
   const conditions = settings.conditionsPath
-    ? projectConditions(readPath(raw, settings.conditionsPath), settings.messageMaxLength)
+    ? projectConditions(readPath(raw, settings.conditionsPath), settings.messageMaxLength, cuts)
     : [];
   const observedGeneration = asGeneration(readPath(raw, settings.observedGenerationPath));
   const phaseValue = settings.phasePath ? readPath(raw, settings.phasePath) : undefined;
-  const phase = typeof phaseValue === "string" && phaseValue.length > 0 ? phaseValue : undefined;
+  const phase =
+    typeof phaseValue === "string" && phaseValue.length > 0 ? labelValue(phaseValue, cuts) : undefined;
   const heartbeat = settings.heartbeatPath
     ? parseTimestamp(readPath(raw, settings.heartbeatPath))
     : undefined;
   const generation = asGeneration(metadata.generation);
   const deletionTimestamp = parseTimestamp(metadata.deletionTimestamp);
-  const labels = extraLabels(metadata, settings.extraLabels);
+  const labels = extraLabels(raw, metadata, settings.extraLabels);
+  // Annotations and fields have no length limit of their own.
+  for (const [name, value] of Object.entries(labels)) labels[name] = labelValue(value, cuts);
 
   return {
     uid,
@@ -278,11 +295,17 @@ export function projectObject(raw: Json, settings: ProjectionSettings): ObjectSt
     observedGeneration,
     phase,
     conditions,
+    states: projectStates(raw, settings.states).map((state) => ({
+      ...state,
+      value: labelValue(state.value, cuts),
+    })),
+    suspended: isSuspended(raw, metadata, settings),
     heartbeat,
     specChangedAt: specChangeTime(metadata.managedFields),
     extraLabels: labels,
     metaDigest: metadataDigest(metadata, deletionTimestamp, labels),
     statusDigest: statusDigest(raw.status, settings.heartbeatPath),
     specDigest: settings.specDigest ? specDigest(raw.spec) : undefined,
+    cuts: cuts.labelValues === 0 && cuts.conditions === 0 ? noCuts : cuts,
   };
 }

@@ -5,7 +5,19 @@
 // reconciled — and get the same answers from the same per-resource rules.
 // Pure: the clock is an argument.
 import { type PhaseMapping, phaseResult } from "./phase-result.ts";
-import type { ConditionState, ConditionStatus, ObjectState } from "./state.ts";
+import type { ConditionState, ConditionStatus, ObjectState, StateValue } from "./state.ts";
+
+/**
+ * A state field's part in readiness (Argo CD: health Healthy, Degraded
+ * failing; sync Synced). Values in neither list are progress.
+ */
+export interface StateRule {
+  name: string;
+  /** The values that mean ready; empty: the field does not gate readiness. */
+  ready: readonly string[];
+  /** The values that turn Failed once held for failedAfter. */
+  failed: readonly string[];
+}
 
 export interface ReadinessRules {
   /**
@@ -22,6 +34,12 @@ export interface ReadinessRules {
   failedAfterSeconds: number;
   /** Condition types that are abnormal when True: their desired status is False. */
   negativePolarity: readonly string[];
+  /**
+   * State fields that gate readiness: every rule with `ready` values must hold
+   * one of them (a missing field is progress). Without a ready condition they
+   * are the readiness rule.
+   */
+  states: readonly StateRule[];
   /** Phase → result: the per-resource `phaseResults`, and whether the kind runs to completion (default table). */
   phases: PhaseMapping;
 }
@@ -32,6 +50,7 @@ export const defaultReadinessRules: ReadinessRules = {
   reconcilingCondition: "Reconciling",
   failedAfterSeconds: 300,
   negativePolarity: ["Reconciling", "Progressing", "Stalled", "Degraded"],
+  states: [],
   phases: { runToCompletion: false, overrides: {} },
 };
 
@@ -41,6 +60,11 @@ export const defaultReadinessRules: ReadinessRules = {
  * it is Failed at once instead of after failedAfter.
  */
 export const terminalConditions: readonly string[] = ["Succeeded"];
+
+export function stateOf(state: ObjectState, name: string): string | undefined {
+  for (const s of state.states) if (s.name === name) return s.value;
+  return undefined;
+}
 
 export function findCondition(state: ObjectState, type: string): ConditionState | undefined {
   for (const c of state.conditions) if (c.type === type) return c;
@@ -80,7 +104,8 @@ export interface Judgement {
    * the default table for a kind without a readiness condition); condition:
    * the ready condition decided (a terminal one at once); failed_after: the
    * ready condition has been away from its desired status for failedAfter;
-   * observed: no ready condition on the object, its generation is observed.
+   * observed: no ready condition on the object, its generation is observed;
+   * state: the state fields decided (a value away from ready, or all ready).
    */
   by:
     | "stalled"
@@ -90,9 +115,12 @@ export interface Judgement {
     | "phase"
     | "condition"
     | "failed_after"
-    | "observed";
+    | "observed"
+    | "state";
   /** The condition that decided (the stalled or the ready one). */
   condition: ConditionState | undefined;
+  /** The state field that decided (away from ready, or failed after failedAfter). */
+  state?: StateValue | undefined;
   /** While the ready condition is away from its desired status: epoch seconds at which it turns Failed. */
   failsAt: number | undefined;
 }
@@ -103,6 +131,36 @@ const judged = (
   condition?: ConditionState,
   failsAt?: number,
 ): Judgement => ({ result, by, condition, failsAt });
+
+const gates = (rules: ReadinessRules): boolean => rules.states.some((r) => r.ready.length > 0);
+
+/**
+ * The state fields' verdict when one is away from ready: Failed once a failed
+ * value has lasted failedAfter (the first such field), else InProgress, with
+ * the earliest time a failed value turns Failed. Undefined: none is away.
+ */
+function judgeStates(state: ObjectState, rules: ReadinessRules, now: number): Judgement | undefined {
+  let away: Judgement | undefined;
+  for (const rule of rules.states) {
+    const value = state.states.find((s) => s.name === rule.name);
+    if (value && rule.failed.includes(value.value)) {
+      const failsAt = (value.since ?? now) + rules.failedAfterSeconds;
+      if (now >= failsAt)
+        return {
+          result: "Failed",
+          by: "failed_after",
+          condition: undefined,
+          state: value,
+          failsAt: undefined,
+        };
+      if (away?.failsAt === undefined || failsAt < away.failsAt)
+        away = { result: "InProgress", by: "state", condition: undefined, state: value, failsAt };
+    } else if (rule.ready.length > 0 && !(value && rule.ready.includes(value.value))) {
+      away ??= { result: "InProgress", by: "state", condition: undefined, state: value, failsAt: undefined };
+    }
+  }
+  return away;
+}
 
 /**
  * The object's readiness at `now` (epoch seconds), for `generation` (default
@@ -118,7 +176,10 @@ export function judge(
   const stalled = findCondition(state, rules.stalledCondition);
   if (stalled?.status === "True") return judged("Failed", "stalled", stalled);
   const hasStatus =
-    state.conditions.length > 0 || state.observedGeneration !== undefined || state.phase !== undefined;
+    state.conditions.length > 0 ||
+    state.observedGeneration !== undefined ||
+    state.phase !== undefined ||
+    state.states.length > 0;
   if (!hasStatus) return judged("Unknown", "no_status");
   const ready = rules.readyCondition === undefined ? undefined : findCondition(state, rules.readyCondition);
   if (!generationObserved(state, ready, generation)) return judged("InProgress", "generation");
@@ -127,8 +188,11 @@ export function judge(
   // An explicit phaseResults entry decides whatever the conditions say; the
   // default table only for kinds without a readiness condition.
   const phase = phaseResult(state.phase, rules.phases);
-  if (phase.source === "override" || (rules.readyCondition === undefined && phase.source !== "absent"))
-    return judged(phase.result, "phase");
+  if (phase.source === "override") return judged(phase.result, "phase");
+  const byStates = judgeStates(state, rules, now);
+  if (byStates) return byStates;
+  if (rules.readyCondition === undefined && gates(rules)) return judged("Current", "state");
+  if (rules.readyCondition === undefined && phase.source !== "absent") return judged(phase.result, "phase");
   if (!ready) return judged("Current", "observed");
   const want = desiredStatus(rules, ready.type);
   if (ready.status === want) return judged("Current", "condition", ready);
@@ -170,5 +234,9 @@ export function isSettled(state: ObjectState, rules: ReadinessRules, generation 
 export function isReady(state: ObjectState, rules: ReadinessRules): boolean {
   if (rules.readyCondition === undefined) return judge(state, rules, 0).result === "Current";
   const ready = findCondition(state, rules.readyCondition);
-  return ready !== undefined && ready.status === desiredStatus(rules, ready.type);
+  return (
+    ready !== undefined &&
+    ready.status === desiredStatus(rules, ready.type) &&
+    rules.states.every((r) => r.ready.length === 0 || r.ready.includes(stateOf(state, r.name) ?? ""))
+  );
 }

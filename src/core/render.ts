@@ -6,7 +6,7 @@
 import { inputMask, type ObjectFamilyKey, objectFamilies } from "./catalog.ts";
 import { encodeLabelValue, formatValue, renderLabels } from "./exposition.ts";
 import type { StatusResult } from "./kstatus.ts";
-import type { KindLearning } from "./label-bounds.ts";
+import type { HeldLabels } from "./label-bounds.ts";
 import type { ConditionStatus, ObjectState } from "./state.ts";
 
 /** Per resource type: what rendering needs besides the object. */
@@ -59,6 +59,8 @@ export interface RenderInput {
   lag: number | undefined;
   requestedAt: number | undefined;
   summary: StatusResult;
+  /** Phase, reason and state-field label values, bounded per kind (see label-bounds.ts). */
+  labels: HeldLabels;
 }
 
 export interface ObjectSeries {
@@ -89,7 +91,7 @@ function flat(text: string): string {
   return text;
 }
 
-type FamilyRenderer = (name: string, open: string, input: RenderInput, learning: KindLearning) => string;
+type FamilyRenderer = (name: string, open: string, input: RenderInput) => string;
 
 const line = (name: string, open: string, value: number): string => `${name}${open}} ${formatValue(value)}\n`;
 
@@ -107,11 +109,12 @@ const renderers: Record<ObjectFamilyKey, FamilyRenderer> = {
     }
     return out;
   },
-  conditionReason: (name, open, { state }, learning) => {
+  conditionReason: (name, open, { state, labels }) => {
     let out = "";
-    for (const c of state.conditions) {
+    for (let i = 0; i < state.conditions.length; i++) {
+      const c = state.conditions[i] as (typeof state.conditions)[number];
       if (c.reason === "") continue;
-      const reason = encodeLabelValue(learning.reasons.learn(c.reason));
+      const reason = encodeLabelValue(labels.reasons[i] ?? c.reason);
       out += `${name}${open},type="${encodeLabelValue(c.type)}",reason="${reason}"} 1\n`;
     }
     return out;
@@ -132,13 +135,21 @@ const renderers: Record<ObjectFamilyKey, FamilyRenderer> = {
   generationLag: (name, open, { lag }) => (lag === undefined ? "" : line(name, open, lag)),
   generationRequested: (name, open, { requestedAt }) =>
     requestedAt === undefined ? "" : line(name, open, requestedAt),
-  phase: (name, open, { state }, learning) =>
+  phase: (name, open, { state, labels }) =>
     state.phase === undefined
       ? ""
-      : `${name}${open},phase="${encodeLabelValue(learning.phases.learn(state.phase))}"} 1\n`,
+      : `${name}${open},phase="${encodeLabelValue(labels.phase ?? state.phase)}"} 1\n`,
+  state: (name, open, { labels }) => {
+    let out = "";
+    for (const [field, value] of labels.states) {
+      out += `${name}${open},field="${encodeLabelValue(field)}",value="${encodeLabelValue(value)}"} 1\n`;
+    }
+    return out;
+  },
   status: (name, open, { summary }) => `${name}${open},result="${summary}"} 1\n`,
   deletion: (name, open, { state }) =>
     state.deletionTimestamp === undefined ? "" : line(name, open, state.deletionTimestamp),
+  suspended: (name, open, { state }) => (state.suspended ? line(name, open, 1) : ""),
   heartbeat: (name, open, { state }) =>
     state.heartbeat === undefined ? "" : line(name, open, state.heartbeat),
   statusUpdates: (name, open, { counters }) => line(name, open, counters.statusUpdates),
@@ -171,7 +182,6 @@ function countLines(text: string): number {
  */
 export function renderSeries(
   kind: KindRender,
-  learning: KindLearning,
   previous: ObjectSeries | undefined,
   changedInputs: number,
   input: RenderInput,
@@ -185,12 +195,7 @@ export function renderSeries(
     if (!(kind.selected & (1 << family.slot))) continue;
     if (reuse && !(family.inputMask & changedInputs)) continue;
     const text = flat(
-      (rendererBySlot[family.slot] as FamilyRenderer)(
-        kind.names[family.slot] as string,
-        open,
-        input,
-        learning,
-      ),
+      (rendererBySlot[family.slot] as FamilyRenderer)(kind.names[family.slot] as string, open, input),
     );
     const old = slots[family.slot] as string;
     if (reuse) count -= countLines(old);

@@ -32,6 +32,28 @@ export interface ConditionState {
   observedGeneration: number | undefined;
 }
 
+/** What the projection cut from one version of an object (see core/label-values.ts). */
+export interface ObjectCuts {
+  /** Label values longer than the cap, cut. */
+  labelValues: number;
+  /** Conditions past the per-object cap, dropped. */
+  conditions: number;
+}
+
+/**
+ * A configured state field (a string such as Argo CD's status.health.status):
+ * its current value and since when it has had it.
+ */
+export interface StateValue {
+  /** The configured name (the `field` label of cr_state). */
+  name: string;
+  value: string;
+  /** Epoch seconds: a lastTransitionTime next to the field, else when the exporter first saw the value. */
+  since: number | undefined;
+  /** Where `since` comes from; undefined while `since` is. */
+  sinceSource: ConditionTimeSource | undefined;
+}
+
 /** Which resource type an object belongs to. */
 export interface ResourceIdentity {
   group: string;
@@ -55,6 +77,10 @@ export interface ObjectState {
   observedGeneration: number | undefined;
   phase: string | undefined;
   conditions: ConditionState[];
+  /** The configured state fields that are set, in configuration order. */
+  states: StateValue[];
+  /** spec.suspend (or the kind's equivalent) says reconciliation is paused. */
+  suspended: boolean;
   /** Epoch seconds of the configured heartbeat field. */
   heartbeat: number | undefined;
   /**
@@ -79,6 +105,8 @@ export interface ObjectState {
    * generation bump is a spec change by definition.
    */
   specDigest: number | undefined;
+  /** Label values cut and conditions dropped by the projection's caps. */
+  cuts: ObjectCuts;
 }
 
 /** What changed between two observations of the same object. */

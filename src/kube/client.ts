@@ -6,7 +6,7 @@ import http from "node:http";
 import https from "node:https";
 import { createInterface } from "node:readline";
 import type { KubeConfig } from "@kubernetes/client-node";
-import { jsonOrText, readBody } from "../net/http-body.ts";
+import { parseJsonOrText, readText } from "../net/http-body.ts";
 
 export interface KubeResponse<T = unknown> {
   status: number;
@@ -69,7 +69,7 @@ const maxResponseBytes = 64 * 1024 * 1024;
 
 async function readResponse(res: http.IncomingMessage, limitBytes: number): Promise<unknown> {
   try {
-    return jsonOrText(await readBody(res, limitBytes));
+    return parseJsonOrText(await readText(res, limitBytes));
   } catch (error) {
     res.destroy();
     throw error;

@@ -2,7 +2,21 @@
 // bookmarks and a jittered server-side timeout, resuming from the last
 // resourceVersion; an inactivity watchdog for half-open connections; relist
 // when the resourceVersion expired (410 Gone); backoff with jitter after every
-// error. Objects are handed to the handler one at a time and never kept here.
+// error. Objects are handed to the handler one at a time and never kept here;
+// a list page is handed over in slices of a few milliseconds with a turn of
+// the event loop between them, so a page of large objects never holds up a
+// scrape that is being served meanwhile.
+//
+// How long a healthy watch can stay silent decides how soon a dead one is
+// found. The apiserver's watch cache sends a bookmark every minute, but only
+// once the resource's cache has moved past the resourceVersion the watch
+// started from: on the test control plane an idle resource's first bookmark
+// came 62 to 124 s after the watch opened, then one every 60 s. What it always
+// does is end the watch at its timeoutSeconds (with a bookmark 2 s before). So
+// the server-side timeout is kept short (50-60 s) and a watch silent for its
+// timeout plus a grace is presumed dead: at most 75 s, against the 150 s a
+// watchdog keyed to the bookmark cadence needed.
+import { setImmediate as nextTurn } from "node:timers/promises";
 import { Backoff, sleep } from "./backoff.ts";
 import { type KubeClient, KubeHttpError } from "./client.ts";
 
@@ -36,9 +50,14 @@ export interface ListWatchOptions {
   /** e.g. metadata.name=NAME, to follow one object (RBAC may then grant it by resourceNames). */
   fieldSelector?: string;
   pageSize?: number;
+  /** Longest stretch of handing listed objects over before the event loop gets a turn (ms). */
+  listSliceMs?: number;
   /** Server-side watch timeout is drawn from [min, max] seconds, so reconnects spread out. */
   watchTimeoutSeconds?: [number, number];
-  /** No bytes (events or bookmarks) for this long: the connection is presumed dead. */
+  /**
+   * No bytes (events or bookmarks) for this long: the connection is presumed
+   * dead. Default: the watch's own timeout plus silenceGraceMs.
+   */
   inactivityMs?: number;
   backoff?: { initialMs: number; maxMs: number };
   /** Ceiling of the backoff after network errors (no HTTP response). */
@@ -52,6 +71,24 @@ export interface ListWatchOptions {
 
 class ExpiredError extends Error {}
 
+/** Server-side watch timeouts: short, so the end of a stream is the heartbeat of an idle watch (see above). */
+export const defaultWatchTimeoutSeconds: [number, number] = [50, 60];
+
+/** How long past its timeout a watch may take to end before it is presumed dead (a loaded apiserver). */
+export const silenceGraceMs = 15_000;
+
+/**
+ * The longest a healthy watch stays silent with these options: after this
+ * long without a byte a watch is restarted, and data not confirmed for this
+ * long is stale (75 s by default).
+ */
+export function silenceBoundMs(
+  options: Pick<ListWatchOptions, "watchTimeoutSeconds" | "inactivityMs">,
+): number {
+  const [, max] = options.watchTimeoutSeconds ?? defaultWatchTimeoutSeconds;
+  return options.inactivityMs ?? max * 1000 + silenceGraceMs;
+}
+
 interface WatchEvent {
   type?: string;
   object?: { metadata?: { resourceVersion?: string }; code?: number; message?: string; reason?: string };
@@ -61,9 +98,10 @@ export class ListWatch {
   readonly #client: KubeClient;
   readonly #handler: ListWatchHandler;
   readonly #observer: ListWatchObserver;
-  readonly #options: Required<Omit<ListWatchOptions, "labelSelector" | "fieldSelector">> & {
+  readonly #options: Required<Omit<ListWatchOptions, "labelSelector" | "fieldSelector" | "inactivityMs">> & {
     labelSelector: string | undefined;
     fieldSelector: string | undefined;
+    inactivityMs: number | undefined;
   };
   readonly #backoff: Backoff;
   readonly #stop = new AbortController();
@@ -80,8 +118,8 @@ export class ListWatch {
     this.#observer = observer;
     this.#options = {
       pageSize: 500,
-      watchTimeoutSeconds: [240, 480],
-      inactivityMs: 150_000,
+      listSliceMs: 5,
+      watchTimeoutSeconds: defaultWatchTimeoutSeconds,
       backoff: { initialMs: 500, maxMs: 30_000 },
       networkRetryMaxMs: 2_000,
       random: Math.random,
@@ -89,6 +127,7 @@ export class ListWatch {
       sleep,
       ...options,
       labelSelector: options.labelSelector,
+      inactivityMs: options.inactivityMs,
       fieldSelector: options.fieldSelector,
     };
     this.#backoff = new Backoff({ ...this.#options.backoff, random: this.#options.random });
@@ -197,7 +236,7 @@ export class ListWatch {
         throw new KubeHttpError(response.status, response.body, `list ${this.#options.path}`);
       }
       const items = Array.isArray(response.body?.items) ? response.body.items : [];
-      for (const item of items) this.#guard(() => this.#handler.listed(item));
+      await this.#handOver(items, signal);
       objects += items.length;
       continueToken = response.body?.metadata?.continue || undefined;
       resourceVersion = response.body?.metadata?.resourceVersion ?? resourceVersion;
@@ -207,10 +246,28 @@ export class ListWatch {
     return resourceVersion;
   }
 
+  /**
+   * Hands a page's objects to the handler, yielding to the event loop after
+   * every listSliceMs of work. Stopped meanwhile: the list ends without
+   * listFinished(), so nothing unlisted is taken for gone.
+   */
+  async #handOver(items: unknown[], signal: AbortSignal): Promise<void> {
+    let sliceStart = performance.now();
+    for (const item of items) {
+      this.#guard(() => this.#handler.listed(item));
+      if (performance.now() - sliceStart < this.#options.listSliceMs) continue;
+      await nextTurn();
+      // Stryker disable next-line StringLiteral: the loop only checks that the signal aborted
+      if (signal.aborted) throw new Error("stopped while listing");
+      sliceStart = performance.now();
+    }
+  }
+
   /** Watches until the server ends the stream; returns the resourceVersion to resume from. */
   async #watch(from: string, stop: AbortSignal): Promise<string> {
     const [min, max] = this.#options.watchTimeoutSeconds;
     const timeoutSeconds = Math.round(min + this.#options.random() * (max - min));
+    const inactivityMs = this.#options.inactivityMs ?? timeoutSeconds * 1000 + silenceGraceMs;
     const abort = new AbortController();
     const onStop = (): void => abort.abort();
     // Stryker disable next-line ObjectLiteral,BooleanLiteral: the finally below removes it in every case
@@ -223,9 +280,9 @@ export class ListWatch {
     const arm = (): void => {
       clearTimeout(watchdog);
       watchdog = setTimeout(() => {
-        failure = new Error(`no data on the watch for ${this.#options.inactivityMs} ms; reconnecting`);
+        failure = new Error(`no data on the watch for ${inactivityMs} ms; reconnecting`);
         abort.abort();
-      }, this.#options.inactivityMs);
+      }, inactivityMs);
     };
     const onLine = (line: string): void => {
       let event: WatchEvent;

@@ -43,8 +43,11 @@ export interface SelfMetrics {
   listDuration: Histogram<ResourceLabel>;
   lastEvent: Gauge<ResourceLabel>;
   lastSync: Gauge<ResourceLabel>;
+  dataTimestamp: Gauge<ResourceLabel>;
   handlerErrors: Counter<ResourceLabel>;
   seriesDropped: Counter<ResourceLabel>;
+  labelValuesTruncated: Counter<ResourceLabel>;
+  conditionsDropped: Counter<ResourceLabel>;
   configReloadSuccess: Gauge;
   configReloads: Counter<"result">;
   configHash: Gauge<"hash">;
@@ -121,12 +124,31 @@ export function createSelfMetrics(prefix: string, version: string): SelfMetrics 
       buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
       registers,
     }),
-    lastEvent: gauge(fixed.lastEvent, "When the last watch event arrived.", r),
+    lastEvent: gauge(
+      fixed.lastEvent,
+      "When the last watch event arrived (bookmarks included); 0 before the first.",
+      r,
+    ),
     lastSync: gauge(fixed.lastSync, "When the last full list finished.", r),
+    dataTimestamp: gauge(
+      fixed.dataTimestamp,
+      "When the resource's data was last confirmed current (a list, a watch opened, an event or bookmark); 0 before the first list.",
+      r,
+    ),
     handlerErrors: counter(fixed.handlerErrors, "Objects that could not be projected; they are skipped.", r),
     seriesDropped: counter(
       fixed.seriesDropped,
       "Per-object series not exported because the resource hit its maxSeries cap.",
+      r,
+    ),
+    labelValuesTruncated: counter(
+      fixed.labelValuesTruncated,
+      "Label values (phase, condition type or reason, extra labels) cut to the length cap, per object version read.",
+      r,
+    ),
+    conditionsDropped: counter(
+      fixed.conditionsDropped,
+      "Conditions past the per-object cap, not exported, per object version read.",
       r,
     ),
     configReloadSuccess: gauge(fixed.configReloadSuccess, "1 if the last configuration load succeeded."),

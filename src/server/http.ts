@@ -1,8 +1,9 @@
 // The HTTP server: /metrics (Prometheus text or OpenMetrics by content
 // negotiation, gzip when asked), /healthz (the process is alive), /readyz
-// (every selected resource finished its initial list; the body says which have
-// not and why), then whatever further routes it is given (the status page and
-// its API). TLS and authorization wrap all of it (secure-serving.ts).
+// (every selected resource was listed and its data is not stale; the body says
+// how old each resource's data is, and why one is not ready), then whatever
+// further routes it is given (the status page and its API). TLS and
+// authorization wrap all of it (secure-serving.ts).
 import { createServer, type RequestListener, type Server } from "node:http";
 import { pipeline, Readable } from "node:stream";
 import { createGzip, type ZlibOptions } from "node:zlib";
@@ -42,13 +43,16 @@ export function wantsOpenMetrics(accept: string | undefined): boolean {
 
 export function formatReadiness(r: Readiness): string {
   const lines = [r.ready ? "ready" : "not ready"];
-  if (r.crds) {
+  if (r.crds?.synced)
+    lines.push(`customresourcedefinitions: listed${r.crds.error ? ` (${r.crds.error})` : ""}`);
+  else if (r.crds?.error) {
     lines.push(
-      `customresourcedefinitions: ${r.crds.synced ? "listed" : "not listed yet"}${r.crds.error ? ` (${r.crds.error})` : ""}`,
+      `customresourcedefinitions: cannot be listed, so no resource is watched yet and whether the configured ones are installed is unknown: ${r.crds.error}`,
     );
-  }
+  } else if (r.crds) lines.push("customresourcedefinitions: not listed yet");
   for (const res of r.resources)
-    lines.push(`${res.resource}: ${res.ready ? "synced" : `not synced: ${res.reason}`}`);
+    lines.push(`${res.resource}: ${res.ready ? "" : "not ready: "}${res.detail}`);
+  if (r.overLimit) lines.push(`watch limit: ${r.overLimit}`);
   for (const m of r.missing) lines.push(`${m}: configured, but no such CRD is installed`);
   return `${lines.join("\n")}\n`;
 }

@@ -27,7 +27,9 @@ import type { OperatorUser } from "./operator-user.ts";
 import {
   clientCertificateMessage,
   createProxyServer,
+  forwardBody,
   presentsClientCertificate,
+  proxyTimeouts,
   respondStatus,
 } from "./proxy-server.ts";
 import { kubeconfigServerUrl, servingMaterial, servingNames } from "./proxy-tls.ts";
@@ -59,6 +61,8 @@ export interface ApiProxyOptions {
   errorPrefixBytes?: number;
   /** Monotonic milliseconds; injectable for tests. */
   now?: () => number;
+  /** Caller timeouts; the shipped ones (proxyTimeouts) by default, shorter in tests. */
+  timeouts?: Partial<typeof proxyTimeouts>;
 }
 
 export interface ApiProxy {
@@ -172,8 +176,13 @@ export async function startApiProxy(
       agent,
     });
 
+    const body = forwardBody(req, upstreamReq);
     upstreamReq.on("response", (upstreamRes) => {
       responseCode = upstreamRes.statusCode ?? 0;
+      // An answer before the whole body was sent (the apiserver's 413 for a
+      // body over its limit): the rest is not forwarded, and the write that
+      // fails next must not replace the answer.
+      body.answered();
       const contentType = headerValue(upstreamRes.rawHeaders, "content-type") ?? "";
       const encoded = headerValue(upstreamRes.rawHeaders, "content-encoding");
       if (target && isFailureCode(responseCode) && contentType.includes("json") && !encoded) {
@@ -186,16 +195,16 @@ export async function startApiProxy(
       if (headerValue(upstreamRes.rawHeaders, "content-length") === undefined) res.flushHeaders();
       pipeline(upstreamRes, res, (error) => {
         if (error && !res.destroyed) res.destroy(error);
+        // The upstream connection is of no further use when the body was cut short.
+        if (!body.sent()) upstreamReq.destroy();
         finish();
       });
     });
 
     upstreamReq.on("error", (error) => {
-      if (res.headersSent) {
-        res.destroy(error);
-        finish();
-        return;
-      }
+      // After an answer, the response's own pipeline decides: a complete
+      // answer is delivered, a cut one ends the caller's response.
+      if (body.wasAnswered()) return;
       if (res.destroyed || res.writableEnded) {
         finish(); // the caller went away first; nothing to answer
         return;
@@ -206,7 +215,7 @@ export async function startApiProxy(
         res,
         502,
         "ServiceUnavailable",
-        `the apiserver could not be reached through the proxy: ${error.message}`,
+        `the apiserver did not answer through the proxy: ${error.message}`,
       );
       finish();
     });
@@ -216,13 +225,9 @@ export async function startApiProxy(
       if (!res.writableFinished) upstreamReq.destroy();
       finish();
     });
-
-    pipeline(req, upstreamReq, (error) => {
-      if (error) upstreamReq.destroy(error);
-    });
   };
 
-  const server = createProxyServer(tls, handle, log);
+  const server = createProxyServer(tls, handle, log, { ...proxyTimeouts, ...options.timeouts });
 
   const bound = await listenOn(server, address);
   const url = kubeconfigServerUrl(tls ? "https" : "http", bound.host, bound.port);

@@ -9,6 +9,7 @@ export const failureReasons = [
   "TooManyRequests",
   "Timeout",
   "WebhookDenied",
+  "TooLarge",
   "ServerError",
   "Other",
 ] as const;
@@ -57,6 +58,8 @@ export function classifyFailure(code: number, status: StatusSummary = {}): Failu
     case "Timeout":
     case "ServerTimeout":
       return "Timeout";
+    case "RequestEntityTooLarge":
+      return "TooLarge";
     case "InternalError":
     case "ServiceUnavailable":
       return "ServerError";
@@ -67,6 +70,7 @@ export function classifyFailure(code: number, status: StatusSummary = {}): Failu
   if (code === 404) return "NotFound";
   if (code === 429) return "TooManyRequests";
   if (code === 408 || code === 504) return "Timeout";
+  if (code === 413) return "TooLarge";
   if (code >= 500) return "ServerError";
   return "Other";
 }

@@ -319,14 +319,18 @@ export class ControlPlane {
    * Restarts kube-apiserver only (same port, same etcd): for "the apiserver went
    * away under a client" tests. `whileDown` runs while it is stopped and gets
    * a second, temporary apiserver on the same etcd, so changes can happen that
-   * the first one's clients never see as watch events.
+   * the first one's clients never see as watch events. `signal: "SIGKILL"`
+   * kills it outright (no graceful shutdown, connections just die).
    */
-  async restartApiserver(whileDown?: (other: RestClient) => Promise<void>): Promise<void> {
+  async restartApiserver(
+    whileDown?: (other: RestClient) => Promise<void>,
+    options: { signal?: "SIGTERM" | "SIGKILL" } = {},
+  ): Promise<void> {
     const index = this.#processes.findIndex((p) => p.name === "kube-apiserver");
     const old = this.#processes[index];
     if (!old) throw new Error("no kube-apiserver process");
     const args = old.child.spawnargs.slice(1);
-    old.child.kill("SIGTERM");
+    old.child.kill(options.signal ?? "SIGTERM");
     await old.exited;
     if (whileDown) {
       const port = await freePort();

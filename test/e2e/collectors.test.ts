@@ -383,15 +383,19 @@ test("410 Gone after an apiserver restart with missed changes: relist, no lost d
     "state equal to the API's truth",
     async () => {
       const m = await exporter.scrape();
-      const ok =
-        !m.samples.has(series("cr_metadata_generation", { ...obj("gone"), app: "" })) &&
-        m.samples.get(
+      const seen = {
+        gone: m.samples.get(series("cr_metadata_generation", { ...obj("gone"), app: "" })),
+        changedReady: m.samples.get(
           series("cr_condition", { ...obj("changed"), app: "", type: "Ready", status: "True" }),
-        ) === 1 &&
-        m.samples.get(series("cr_metadata_generation", { ...obj("born"), app: "" })) === 1;
-      return ok ? m : undefined;
+        ),
+        born: m.samples.get(series("cr_metadata_generation", { ...obj("born"), app: "" })),
+      };
+      if (seen.gone === undefined && seen.changedReady === 1 && seen.born === 1) return m;
+      // Thrown, not returned: eventually's timeout error then prints what was seen last.
+      throw new Error(`seen ${JSON.stringify(seen)}`);
     },
-    5_000,
+    // Generous: the restarted apiserver, the 410 and the relist share two busy cores.
+    60_000,
   );
   console.error(`# state matched the API ${Date.now() - backAt} ms after the apiserver was back`);
   if (process.env.DEBUG_E2E) {
@@ -448,9 +452,37 @@ test("a Forbidden resource never hides the others, and /readyz says why", async 
     const ready = await fetch(`${limited.exporter.url}/readyz`);
     assert.equal(ready.status, 503);
     const body = await ready.text();
-    assert.match(body, /widgets\.example\.com\/v1: synced/);
-    assert.match(body, /sprockets\.example\.com\/v1: not synced: list failed \(HTTP 403\)/);
+    assert.match(body, /widgets\.example\.com\/v1: synced, data \d+ s old/);
+    assert.match(
+      body,
+      /sprockets\.example\.com\/v1: not ready: initial list in progress; last error: list failed \(HTTP 403\)/,
+    );
     assert.ok((await fetch(`${limited.exporter.url}/metrics`)).ok, "/metrics keeps serving");
+  } finally {
+    await limited.stop();
+  }
+});
+
+test("when listing CRDs is forbidden, /readyz says so instead of calling the configured resources not installed", async () => {
+  const { plane } = testbed;
+  const user = plane.mintUser();
+  await plane.grantCluster(user, [
+    { apiGroups: ["example.com"], resources: ["widgets"], verbs: ["list", "watch"] },
+  ]);
+  const limited = await runExporter(user.kubeconfigPath, {
+    resources: [{ group: "example.com", resource: "widgets" }],
+  });
+  try {
+    const body = await eventually("/readyz names the forbidden CRD list", async () => {
+      const ready = await fetch(`${limited.exporter.url}/readyz`);
+      const text = await ready.text();
+      return ready.status === 503 && text.includes("HTTP 403") ? text : undefined;
+    });
+    assert.match(
+      body,
+      /customresourcedefinitions: cannot be listed, so no resource is watched yet and whether the configured ones are installed is unknown: list customresourcedefinitions failed \(HTTP 403\)/,
+    );
+    assert.doesNotMatch(body, /no such CRD/);
   } finally {
     await limited.stop();
   }

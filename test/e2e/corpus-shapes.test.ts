@@ -43,6 +43,7 @@ before(async () => {
   exporter = await runExporter(testbed.plane.kubeconfigPath, {
     resources: [
       { group: corpusGroup, resource: "beacons", failedAfter: `${beaconFailedAfterSeconds}s` },
+      { group: corpusGroup, resource: "deliveries", failedAfter: `${beaconFailedAfterSeconds}s` },
       // The version without a type enum: the readiness condition is learned from the objects.
       { group: corpusGroup, resource: "runs", version: "v1alpha1" },
       { groups: [corpusGroup] },
@@ -126,11 +127,12 @@ const expected: Record<CorpusName, Partial<Record<Scenario, Expected>>> = {
     suspended: { conditions: c("Ready=False"), phase: undefined, status: "Failed" },
   },
   // Health and sync strings are not conditions, and status.conditions entries without a status are not
-  // either: nothing is invented, and without a readiness rule for states the result is Unknown.
+  // either: nothing is invented. They are state fields: Healthy and Synced is Current, Degraded is Failed
+  // once failedAfter has passed since the exporter first saw it (no time next to the field).
   deliveries: {
-    healthy: { conditions: [], phase: undefined, status: "Unknown" },
-    progressing: { conditions: [], phase: undefined, status: "Unknown" },
-    failed: { conditions: [], phase: undefined, status: "Unknown" },
+    healthy: { conditions: [], phase: undefined, status: "Current" },
+    progressing: { conditions: [], phase: undefined, status: "InProgress" },
+    failed: { conditions: [], phase: undefined, status: "Failed" },
   },
 };
 

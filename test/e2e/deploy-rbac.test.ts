@@ -177,7 +177,7 @@ test("cluster mode: a resource outside the rendered ClusterRole is a Forbidden m
   const readyz = await text(`${exporter.base}/readyz`);
   t.diagnostic(`/readyz ${readyz.status}: ${readyz.body.trim().replaceAll("\n", " | ")}`);
   assert.equal(readyz.status, 503);
-  assert.match(readyz.body, /sprockets\.example\.com\/v1: not synced: .*forbidden/i);
+  assert.match(readyz.body, /sprockets\.example\.com\/v1: not ready: .*forbidden/i);
   assert.match(readyz.body, /widgets\.example\.com\/v1: synced/);
   assert.equal(exporter.child.exitCode, null, "still running");
   assert.equal(await exporter.stop(), 0);
@@ -229,7 +229,7 @@ test("sidecar mode: the rendered namespaced Role (crdDiscovery: false) exports t
   const readyz = await text(`${exporter.base}/readyz`);
   t.diagnostic(`/readyz ${readyz.status}: ${readyz.body.trim().replaceAll("\n", " | ")}`);
   assert.equal(readyz.status, 503);
-  assert.match(readyz.body, /gizmos\.example\.com\/v1\w*: not synced: .*forbidden/i);
+  assert.match(readyz.body, /gizmos\.example\.com\/v1\w*: not ready: .*forbidden/i);
   assert.equal(exporter.child.exitCode, null, "still running");
   assert.equal(await exporter.stop(), 0);
 });

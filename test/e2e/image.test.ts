@@ -164,7 +164,7 @@ test("the entrypoint serves /metrics for the testbed's custom resources (podman 
   assert.match(status, /^Uid:\s+1000\s+1000\s+1000\s+1000$/m);
   assert.match(
     readFileSync(`/proc/${pid}/cmdline`, "utf8"),
-    /^node\0--liftoff-only\0--max-old-space-size-percentage=75\0src\/main\.ts\0/,
+    /^node\0--liftoff-only\0--max-semi-space-size=8\0--initial-old-space-size=64\0--heap-growing-percent=20\0--max-old-space-size-percentage=75\0src\/main\.ts\0/,
   );
   assert.equal(await exporter.stop(), 0, `exit code on SIGTERM; log:\n${exporter.lines.join("\n")}`);
 });

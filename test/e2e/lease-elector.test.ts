@@ -2,7 +2,6 @@
 // time, hand-over on release, take-over after expiry, no double win on a race.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { setTimeout as sleep } from "node:timers/promises";
 import { createKubeClient } from "../../src/kube/client.ts";
 import { loadKubeConfig } from "../../src/kube/kubeconfig.ts";
 import { LeaseElector, type LeaseElectorOptions } from "../../src/kube/lease-elector.ts";
@@ -55,13 +54,29 @@ test("two electors: one leads, the Lease names it, release hands over at once", 
 
     a.start();
     b.start();
-    await sleep(2_500);
+    // Held for longer than one lease duration, renewed all along: b, retrying
+    // every 200 ms, saw the Lease and never took it.
+    const acquiredAtMs = Date.parse(lease.spec.renewTime ?? "");
+    let seen = lease.spec;
+    let bLed = false;
+    await waitUntil("a renewed the Lease 2.5 s past its first renewTime", 60_000, async () => {
+      seen = (await admin.rest.get<LeaseBody>(`/apis/coordination.k8s.io/v1/namespaces/${ns}/leases/tracing`))
+        .spec;
+      bLed ||= b.isLeader();
+      // A lost Lease ends the wait at once; the asserts below say what went wrong.
+      if (seen.holderIdentity !== "replica-a" || bLed) return true;
+      return Date.parse(seen.renewTime ?? "") - acquiredAtMs > 2_500;
+    }).catch((error: unknown) => {
+      throw new Error(`${String(error)}; last Lease spec seen: ${JSON.stringify(seen)}`);
+    });
+    assert.equal(seen.holderIdentity, "replica-a", `a keeps the Lease (seen ${JSON.stringify(seen)})`);
+    assert.equal(seen.leaseTransitions ?? 0, 0, "the Lease never changed hands");
+    assert.equal(bLed, false, "b never takes a renewed Lease");
     assert.equal(a.isLeader(), true, "a keeps renewing");
-    assert.equal(b.isLeader(), false, "b never takes a renewed Lease");
 
     await a.stop();
     assert.equal(a.isLeader(), false);
-    await waitUntil("b leads after a released the Lease", 5_000, async () => b.isLeader());
+    await waitUntil("b leads after a released the Lease", 30_000, async () => b.isLeader());
     const after = await admin.rest.get<LeaseBody>(
       `/apis/coordination.k8s.io/v1/namespaces/${ns}/leases/tracing`,
     );
@@ -79,11 +94,11 @@ test("a leader that vanishes without releasing is replaced only after the Lease 
   const successor = await elector(ns, "replica-b");
   try {
     crashed.start();
-    await waitUntil("a leads", 5_000, async () => crashed.isLeader());
+    await waitUntil("a leads", 30_000, async () => crashed.isLeader());
     await crashed.abandon();
     const abandonedAt = Date.now();
     successor.start();
-    await waitUntil("b leads after expiry", 10_000, async () => successor.isLeader());
+    await waitUntil("b leads after expiry", 30_000, async () => successor.isLeader());
     const waited = Date.now() - abandonedAt;
     assert.ok(waited >= 1_800, `b waited for the 2 s lease to expire (waited ${waited} ms)`);
   } finally {

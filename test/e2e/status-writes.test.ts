@@ -239,11 +239,11 @@ test("through the proxy: successes, 409, 422, 403, 404 and an unauthenticated wr
   // Recording happens as each response ends; give the last one a moment.
   const labels = (code: string, verb: string) => ({ ...widget, namespace, verb, code, source: "proxy" });
   const requests = "cr_status_update_requests_total";
-  await waitUntil(
-    "proxy counted the 403s",
-    5_000,
-    async () => (await sample(requests, labels("403", "patch"))) === 2,
-  );
+  await waitUntil("proxy counted the 403s", 30_000, async () => {
+    const forbiddenSeen = await sample(requests, labels("403", "patch"));
+    if (forbiddenSeen === 2) return true;
+    throw new Error(`403 patch count seen: ${forbiddenSeen}`);
+  });
   assert.equal(await sample(requests, labels("200", "patch")), 1);
   assert.equal(await sample(requests, labels("200", "update")), 1);
   assert.equal(await sample(requests, labels("409", "update")), 1);
@@ -450,11 +450,11 @@ test("kubectl status writes through the proxy: 200, 409 and a restricted identit
 
   const proxyLabels = (code: string, verb: string) => ({ ...widget, namespace, verb, code, source: "proxy" });
   const requests = "cr_status_update_requests_total";
-  await waitUntil(
-    "the proxy counted kubectl's writes",
-    5_000,
-    async () => (await sample(requests, proxyLabels("403", "patch"))) === 1,
-  );
+  await waitUntil("the proxy counted kubectl's writes", 30_000, async () => {
+    const forbiddenSeen = await sample(requests, proxyLabels("403", "patch"));
+    if (forbiddenSeen === 1) return true;
+    throw new Error(`403 patch count seen: ${forbiddenSeen}`);
+  });
   assert.equal(await sample(requests, proxyLabels("200", "patch")), 1);
   assert.equal(await sample(requests, proxyLabels("409", "update")), 1);
   const failures = "cr_status_update_failures_total";

@@ -6,7 +6,6 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { before, test } from "node:test";
-import { setTimeout as sleep } from "node:timers/promises";
 import { defaultProjectionSettings, projectObject } from "../../src/core/project.ts";
 import type { ObjectState, ResourceIdentity } from "../../src/core/state.ts";
 import * as attr from "../../src/tracing/attributes.ts";
@@ -123,8 +122,12 @@ async function rollout(protocol: "http/protobuf" | "http/json"): Promise<void> {
     );
     return current;
   };
-  // Kubernetes timestamps are whole seconds: space the writes so each step has its own.
-  const pause = () => sleep(1_100);
+  // Kubernetes timestamps are whole seconds: the next write waits for a new
+  // second to begin (the last one was stamped no later than now), so each step has its own.
+  const pause = async () => {
+    const writtenSecond = Math.floor(Date.now() / 1000);
+    await eventually("a new wall-clock second", async () => Math.floor(Date.now() / 1000) > writtenSecond);
+  };
 
   try {
     await createCr(admin.rest, ref, "w1", { size: 1 });

@@ -2,7 +2,7 @@
 // projects' own Go modules (pinned in modules/go.mod, downloaded by fetch.sh
 // into the Go module cache; never copied into this repository).
 import { execFileSync, spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseAllDocuments } from "yaml";
@@ -122,4 +122,31 @@ export function realCrds(ids?: readonly string[]): { kind: RealKind; crd: CrdMan
 /** "module@version" per project module in use, for logs and reports. */
 export function servedVersions(): string[] {
   return [...servedModules().values()].map((m) => `${m.path}@${m.version}`);
+}
+
+/**
+ * Every CRD a project's modules ship beside its catalog kinds (the whole CRD
+ * directory of each module), by metadata.name: what a real installation of
+ * the project has, for checking that an example's RBAC covers what its
+ * configuration selects.
+ */
+export function projectCrds(project: string): CrdManifest[] {
+  const found = new Map<string, CrdManifest>();
+  const seen = new Set<string>();
+  for (const kind of realKinds.filter((k) => k.project === project)) {
+    const directory = join(moduleOf(kind).dir, dirname(kind.file));
+    if (seen.has(directory)) continue;
+    seen.add(directory);
+    for (const file of readdirSync(directory)
+      .filter((f) => f.endsWith(".yaml"))
+      .sort()) {
+      for (const document of parseAllDocuments(readFileSync(join(directory, file), "utf8"))) {
+        const crd = document.toJS() as CrdManifest | null;
+        if ((crd as { kind?: string } | null)?.kind !== "CustomResourceDefinition" || !crd) continue;
+        found.set(crd.metadata.name, completeConversionService(crd, kind));
+      }
+    }
+  }
+  if (found.size === 0) throw new Error(`no CRDs for project ${project}`);
+  return [...found.values()];
 }

@@ -46,6 +46,11 @@ export interface OfflineOptions {
   owns?: (uid: string) => boolean;
   /** Epoch seconds; default 2026-01-01T01:00:00Z. */
   now?: number;
+  /** For a collector that is started: the API its list/watch loops talk to (default: one that fails every call). */
+  client?: KubeClient;
+  /** Namespaces watched one by one (default: all, one cluster-wide loop). */
+  namespaces?: string[];
+  labelSelector?: string;
 }
 
 export function offlineCollector(options: OfflineOptions = {}): OfflineCollector {
@@ -82,10 +87,11 @@ export function offlineCollector(options: OfflineOptions = {}): OfflineCollector
       prefix,
       extraLabelNames: options.extraLabelNames ?? [],
       phaseEnum: options.phases ?? [],
+      stateValues: {},
       maxReasons: options.maxReasons ?? 20,
       maxSeries: options.maxSeries ?? 0,
-      namespaces: [],
-      labelSelector: undefined,
+      namespaces: options.namespaces ?? [],
+      labelSelector: options.labelSelector,
       info: {
         status_subresource: "true",
         conditions_path: projection.conditionsPath?.join(".") ?? "",
@@ -99,7 +105,7 @@ export function offlineCollector(options: OfflineOptions = {}): OfflineCollector
       },
     },
     {
-      client: unusedClient,
+      client: options.client ?? unusedClient,
       metrics,
       logger: silentLogger,
       tracer: options.tracer,

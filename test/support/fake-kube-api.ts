@@ -16,14 +16,18 @@ export interface ApiCall {
 
 /** An HTTP answer to a list request, or an Error: the request fails without one (refused, reset). */
 export type ListAnswer = { status: number; body?: unknown } | Error;
-/** Plays one watch: calls onOpen/onLine/onActivity as a server would; throwing fails the stream. */
-export type WatchScript = (options: StreamOptions) => Promise<void> | void;
+/** Plays one watch (of `path`): calls onOpen/onLine/onActivity as a server would; throwing fails the stream. */
+export type WatchScript = (options: StreamOptions, path: string) => Promise<void> | void;
 
 export interface FakeApiScript {
   /** Answers in order, or a function of the query; once the queue is empty: an empty list at rv "1". */
   lists?:
     | ListAnswer[]
-    | ((query: Record<string, unknown>, signal?: AbortSignal) => ListAnswer | Promise<ListAnswer>);
+    | ((
+        query: Record<string, unknown>,
+        signal: AbortSignal | undefined,
+        path: string,
+      ) => ListAnswer | Promise<ListAnswer>);
   /** Played in order; once empty, a watch opens nothing and waits until it is aborted. */
   watches?: WatchScript[];
 }
@@ -40,21 +44,28 @@ export function fakeKubeApi(script: FakeApiScript): { client: KubeClient; calls:
       const query = { ...options.query };
       calls.push({ kind: "list", method, path, query });
       const answer =
-        typeof lists === "function" ? await lists(query, options.signal) : (lists?.shift() ?? emptyList);
+        typeof lists === "function"
+          ? await lists(query, options.signal, path)
+          : (lists?.shift() ?? emptyList);
       if (answer instanceof Error) throw answer;
       return answer as { status: number; body: never };
     },
     async stream(path, options) {
       calls.push({ kind: "watch", method: "GET", path, query: { ...options.query } });
       const next = watches.shift();
-      if (next) return next(options);
-      await new Promise<void>((resolve) => {
-        if (options.signal.aborted) resolve();
-        options.signal.addEventListener("abort", () => resolve(), { once: true });
-      });
+      if (next) return next(options, path);
+      await untilAborted(options.signal);
     },
   };
   return { client, calls };
+}
+
+/** A watch that stays open, sending nothing, until the loop aborts it. */
+export function untilAborted(signal: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (signal.aborted) resolve();
+    signal.addEventListener("abort", () => resolve(), { once: true });
+  });
 }
 
 export const object = (name: string, resourceVersion: string) => ({ metadata: { name, resourceVersion } });

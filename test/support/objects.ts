@@ -21,6 +21,8 @@ export interface WidgetInit {
   labels?: Record<string, string>;
   annotations?: Record<string, string>;
   managedFields?: unknown[];
+  /** Merged over the default spec ({ size: 1 }). */
+  spec?: Record<string, unknown>;
   status?: Record<string, unknown>;
 }
 
@@ -41,7 +43,7 @@ export function widget(init: WidgetInit = {}): Record<string, unknown> {
     apiVersion: "example.com/v1",
     kind: "Widget",
     metadata,
-    spec: { size: 1 },
+    spec: { size: 1, ...init.spec },
   };
   if (init.status) object.status = init.status;
   return object;

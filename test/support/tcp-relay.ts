@@ -8,6 +8,9 @@
 //              connection, a stuck load balancer). New connections are
 //              accepted and held without reaching the server.
 //   drop       every connection is reset (RST), and new ones are reset on arrival
+//   freeze     the connections open now go silent as in blackhole, while new ones
+//              pass: one stuck connection (a dead load-balancer entry) among
+//              working ones
 //
 // Changing back to pass resumes held connections where they stopped. Every
 // failure mode is bounded in time (`forMs` reverts it, and the relay itself
@@ -41,6 +44,8 @@ export interface TcpRelay {
   blackhole(forMs: number): void;
   /** Reset every connection, and new ones, for `forMs` (then pass). */
   drop(forMs: number): void;
+  /** Silence the connections open now (new ones pass); they resume after `forMs` or pass(). */
+  freeze(forMs: number): void;
   close(): Promise<void>;
 }
 
@@ -52,6 +57,8 @@ export interface TcpRelayOptions {
 interface Pair {
   client: Socket;
   server: Socket | undefined;
+  /** Silenced by freeze(): no byte moves until pass(). */
+  frozen: boolean;
 }
 
 export async function startTcpRelay(
@@ -85,12 +92,12 @@ export async function startTcpRelay(
       stats.upstreamBytes += chunk.length;
       if (!server.write(chunk)) pair.client.pause();
     });
-    server.on("drain", () => mode === "pass" && pair.client.resume());
+    server.on("drain", () => mode === "pass" && !pair.frozen && pair.client.resume());
     server.on("data", (chunk: Buffer) => {
       stats.downstreamBytes += chunk.length;
       if (!pair.client.write(chunk)) server.pause();
     });
-    pair.client.on("drain", () => mode === "pass" && server.resume());
+    pair.client.on("drain", () => mode === "pass" && !pair.frozen && server.resume());
     server.on("error", () => end(pair));
     server.on("close", () => end(pair));
     if (mode === "pass") pair.client.resume();
@@ -99,7 +106,7 @@ export async function startTcpRelay(
 
   const relay: Server = createServer((client) => {
     stats.accepted++;
-    const pair: Pair = { client, server: undefined };
+    const pair: Pair = { client, server: undefined, frozen: false };
     client.on("error", () => end(pair));
     client.on("close", () => end(pair));
     if (mode === "drop") {
@@ -121,6 +128,7 @@ export async function startTcpRelay(
     clearTimeout(revert);
     revert = undefined;
     mode = next;
+    if (next !== "blackhole") for (const pair of pairs) pair.frozen = false;
     if (next !== "pass" && forMs !== undefined) {
       revert = setTimeout(() => setMode("pass"), forMs);
       revert.unref();
@@ -167,6 +175,16 @@ export async function startTcpRelay(
     pass: () => setMode("pass"),
     blackhole: (forMs) => setMode("blackhole", forMs),
     drop: (forMs) => setMode("drop", forMs),
+    freeze: (forMs) => {
+      setMode("pass");
+      for (const pair of pairs) {
+        pair.frozen = true;
+        pair.client.pause();
+        pair.server?.pause();
+      }
+      revert = setTimeout(() => setMode("pass"), forMs);
+      revert.unref();
+    },
     close,
   };
 }

@@ -1,5 +1,6 @@
-// Aggregate mode, the series cap, and the relist sweep, through a collector
-// fed directly with objects.
+// Aggregate mode, the series cap, bounded phases, failedAfter and family
+// selection, through a collector fed directly with objects (removal and the
+// relist sweep: collector-removal.test.ts).
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { selectFamilies } from "../../src/core/family-selection.ts";

@@ -100,6 +100,9 @@ test("Dockerfile: bases pinned by digest, the project's Node, production depende
   assert.deepEqual(image.entrypoint, [
     "node",
     "--liftoff-only",
+    "--max-semi-space-size=8",
+    "--initial-old-space-size=64",
+    "--heap-growing-percent=20",
     "--max-old-space-size-percentage=75",
     "src/main.ts",
   ]);

@@ -476,3 +476,48 @@ test("a handler and an observer that throw everywhere, handlerError included, ne
   );
   assert.deepEqual(events, ["ADDED"]);
 });
+
+test("a list page is handed over in slices with a turn of the event loop between them; stopped meanwhile, the list does not finish", async (t) => {
+  const page = { status: 200, body: { items: ["a", "b", "c"].map((n) => object(n, "1")), metadata: {} } };
+  const observer = {
+    synced: () => {},
+    relist: () => {},
+    listDuration: () => {},
+    watchEvent: () => {},
+    error: () => {},
+    handlerError: () => {},
+  };
+  const run = async (listSliceMs: number, stopAt?: string): Promise<string[]> => {
+    const { client } = fakeKubeApi({ lists: () => page });
+    const log: string[] = [];
+    const loop: ListWatch = new ListWatch(
+      client,
+      {
+        listStarted: () => {},
+        listed: (o) => {
+          const name = (o as { metadata: { name: string } }).metadata.name;
+          log.push(name);
+          // Something else waiting for the event loop, e.g. a scrape's next chunk.
+          if (name === "a") setImmediate(() => log.push("turn"));
+          if (name === stopAt) void loop.stop();
+        },
+        listFinished: () => log.push("listFinished"),
+        event: () => {},
+      },
+      observer,
+      { path: "/x", listSliceMs, sleep: async () => {} },
+    );
+    t.after(() => loop.stop());
+    loop.start();
+    await waitFor(
+      () => log.includes("listFinished") || (stopAt !== undefined && log.includes("turn")),
+      "the list's end",
+      () => log,
+    );
+    await loop.stop();
+    return log;
+  };
+  assert.deepEqual(await run(0), ["a", "turn", "b", "c", "listFinished"]);
+  assert.deepEqual(await run(60_000), ["a", "b", "c", "listFinished", "turn"]);
+  assert.deepEqual(await run(0, "a"), ["a", "turn"], "no object after the stop, and no listFinished");
+});

@@ -6,6 +6,7 @@ import { summarizeStatus } from "../../src/core/kstatus.ts";
 import { defaultProjectionSettings, projectObject } from "../../src/core/project.ts";
 import {
   defaultReadinessRules,
+  desiredStatus,
   isReady,
   isReconciled,
   isSettled,
@@ -57,8 +58,9 @@ const cases: [string, WidgetInit, ReadinessRules, string, number | undefined][] 
     undefined,
   ],
   [
-    "Stalled=True",
-    { status: { conditions: [cond("Stalled", "True"), cond("Ready", "False")] } },
+    // Ready=True and recent: nothing but the Stalled rule can make this Failed.
+    "Stalled=True with Ready=True",
+    { status: { conditions: [cond("Stalled", "True"), cond("Ready", "True", "2026-01-01T00:09:00Z")] } },
     ready,
     "Failed",
     undefined,
@@ -223,6 +225,36 @@ test("a condition without lastTransitionTime counts from its remembered time, el
   assert.deepEqual(summarizeStatus(remembered, ready, t(at)), { result: "Failed", changesAt: undefined });
 });
 
+test("failedAfter: InProgress until exactly failedAfter seconds after the transition, Failed from that second", () => {
+  const since = t("2026-01-01T00:05:00Z");
+  const state = p({ status: { conditions: [cond("Ready", "False", "2026-01-01T00:05:00Z")] } });
+  const boundary = since + ready.failedAfterSeconds;
+  assert.deepEqual(summarizeStatus(state, ready, boundary - 1), {
+    result: "InProgress",
+    changesAt: boundary,
+  });
+  assert.deepEqual(summarizeStatus(state, ready, boundary), { result: "Failed", changesAt: undefined });
+  assert.equal(judge(state, ready, boundary).by, "failed_after");
+  assert.equal(judge(state, ready, boundary - 1).by, "condition");
+});
+
+test("Stalled=True decides alone: Failed by the stalled rule, before generation, reconciling and the ready condition", () => {
+  const now = t(at);
+  const stalledButReady = p({
+    generation: 2,
+    status: {
+      observedGeneration: 1,
+      conditions: [cond("Stalled", "True"), cond("Reconciling", "True"), cond("Ready", "True", at)],
+    },
+  });
+  const j = judge(stalledButReady, ready, now);
+  assert.equal(j.result, "Failed");
+  assert.equal(j.by, "stalled");
+  assert.equal(j.condition?.type, "Stalled");
+  const notStalled = p({ status: { conditions: [cond("Stalled", "False"), cond("Ready", "True", at)] } });
+  assert.equal(judge(notStalled, ready, now).result, "Current", "Stalled=False changes nothing");
+});
+
 test("isReconciled: the generation observed and Current, for a given generation", () => {
   const caughtUp = p({
     generation: 2,
@@ -260,4 +292,26 @@ test("isReady: the ready condition in its desired status, or Current for kinds w
   assert.equal(isReady(p({ status: { conditions: [cond("Available", "True")] } }), available), true);
   assert.equal(isReady(p({ status: { phase: "Completed" } }), phaseOnly), true);
   assert.equal(isReady(p({ status: { phase: "Hibernating" } }), phaseOnly), false);
+});
+
+test("the default abnormal-true types want False; every other type wants True", () => {
+  for (const type of ["Reconciling", "Progressing", "Stalled", "Degraded"])
+    assert.equal(desiredStatus(ready, type), "False", type);
+  for (const type of ["Ready", "Available", "Synced", "Succeeded"])
+    assert.equal(desiredStatus(ready, type), "True", type);
+  // As a readiness condition, Degraded=False is ready and Degraded=True is not.
+  const degraded = rules({ readyCondition: "Degraded" });
+  assert.equal(
+    judge(p({ status: { conditions: [cond("Degraded", "False")] } }), degraded, t(at)).result,
+    "Current",
+  );
+  assert.equal(isReady(p({ status: { conditions: [cond("Degraded", "True")] } }), degraded), false);
+});
+
+test("an object without metadata.generation has nothing to observe: its conditions decide", () => {
+  const raw = widget({ status: { observedGeneration: 3, conditions: [cond("Ready", "True")] } });
+  delete (raw.metadata as Record<string, unknown>).generation;
+  const state = projectObject(raw, defaultProjectionSettings);
+  assert.equal(state.generation, undefined);
+  assert.deepEqual(summarizeStatus(state, ready, t(at)), { result: "Current", changesAt: undefined });
 });

@@ -14,56 +14,9 @@ import { newKindLearning } from "../../src/core/label-bounds.ts";
 import { applyChange } from "../../src/core/object-update.ts";
 import { realCrd, realCrdsUnavailable, realKinds } from "../realcrds/index.ts";
 import { draftBuilders } from "../realcrds/objects/index.ts";
+import { zeroConfigExports as exported } from "../realcrds/zero-config.ts";
 
 const unavailable = realCrdsUnavailable();
-
-// kind → [version, conditions, observed generation, phase, readiness (source), runs, condition times, cr_status per draft]
-const exported: Record<string, string> = {
-  "cert-manager/Certificate":
-    "v1 | status.conditions | condition | - | Ready (observed) | false | lastTransitionTime | healthy=Current progressing=InProgress failed=Failed terminating=Terminating",
-  "cert-manager/Issuer":
-    "v1 | status.conditions | condition | - | Ready (observed) | false | lastTransitionTime | healthy=Current failed=Failed terminating=Terminating",
-  "cert-manager/ClusterIssuer":
-    "v1 | status.conditions | condition | - | Ready (observed) | false | lastTransitionTime | healthy=Current failed=Failed terminating=Terminating",
-  "cert-manager/CertificateRequest":
-    "v1 | status.conditions | condition | - | Ready (observed) | false | lastTransitionTime | healthy=Current progressing=InProgress failed=Failed terminating=Terminating",
-  "flux/Kustomization":
-    "v1 | status.conditions | status status.observedGeneration | - | Ready (observed) | false | lastTransitionTime | healthy=Current progressing=InProgress failed=Failed suspended=Failed terminating=Terminating",
-  "flux/HelmRelease":
-    "v2 | status.conditions | status status.observedGeneration | - | Ready (observed) | false | lastTransitionTime | healthy=Current progressing=InProgress failed=Failed suspended=Failed terminating=Terminating",
-  "flux/GitRepository":
-    "v1 | status.conditions | status status.observedGeneration | - | Ready (observed) | false | lastTransitionTime | healthy=Current progressing=InProgress failed=Failed suspended=Failed terminating=Terminating",
-  "flux/HelmRepository":
-    "v1 | status.conditions | status status.observedGeneration | - | Ready (observed) | false | lastTransitionTime | healthy=Current progressing=InProgress failed=Failed suspended=Failed terminating=Terminating",
-  "flux/OCIRepository":
-    "v1 | status.conditions | status status.observedGeneration | - | Ready (observed) | false | lastTransitionTime | healthy=Current progressing=InProgress failed=Failed suspended=Failed terminating=Terminating",
-  // Health and sync are state strings, not conditions: no readiness rule for them yet.
-  "argo-cd/Application":
-    "v1alpha1 | - | condition | - | - (states) | false | - | healthy=Unknown progressing=Unknown failed=Unknown suspended=Unknown terminating=Terminating",
-  // Established/Offered: none of Ready, Succeeded, Available; Ready stands in until the sample bound.
-  "crossplane/CompositeResourceDefinition":
-    "v1 | status.conditions | condition | - | Ready (pending) | false | lastTransitionTime | healthy=Current terminating=Terminating",
-  "crossplane/Composition":
-    "v1 | - | condition | - | - (none) | false | - | healthy=Unknown terminating=Terminating",
-  // Installed/Healthy: no readiness condition is detected, so every state is Current: set readyCondition: Healthy.
-  "crossplane/Provider":
-    "v1 | status.conditions | condition | - | Ready (pending) | false | lastTransitionTime | healthy=Current progressing=Current failed=Current suspended=Current terminating=Terminating",
-  "crossplane/Operation":
-    "v1alpha1 | status.conditions | condition | - | Succeeded (observed) | true | lastTransitionTime | healthy=Current progressing=InProgress failed=Failed terminating=Terminating",
-  "crossplane/Object":
-    "v1alpha2 | status.conditions | status status.observedGeneration | - | Ready (observed) | false | lastTransitionTime | healthy=Current progressing=InProgress failed=Failed suspended=Current terminating=Terminating",
-  "cluster-api/Cluster":
-    "v1beta2 | status.conditions | status status.observedGeneration | status.phase | Available (observed) | false | lastTransitionTime | healthy=Current progressing=InProgress failed=Failed suspended=Current terminating=Terminating",
-  "cluster-api/Machine":
-    "v1beta2 | status.conditions | status status.observedGeneration | status.phase | Ready (observed) | false | lastTransitionTime | healthy=Current progressing=InProgress failed=Failed suspended=Current terminating=Terminating",
-  "cluster-api/MachineDeployment":
-    "v1beta2 | status.conditions | status status.observedGeneration | status.phase | Available (observed) | false | lastTransitionTime | healthy=Current progressing=InProgress failed=Failed suspended=Current terminating=Terminating",
-  "cloudnative-pg/Cluster":
-    "v1 | status.conditions | condition | status.phase | Ready (observed) | false | lastTransitionTime | healthy=Current progressing=InProgress failed=Failed suspended=InProgress terminating=Terminating",
-  // Phase only ("completed", "failed", "running"): the default table, a run.
-  "cloudnative-pg/Backup":
-    "v1 | - | condition | status.phase | - (none) | true | - | healthy=Current progressing=InProgress failed=Failed terminating=Terminating",
-};
 
 test("every real kind has an expectation", { skip: unavailable }, () => {
   assert.deepEqual(Object.keys(exported).sort(), realKinds.map((k) => k.id).sort());

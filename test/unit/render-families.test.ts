@@ -5,16 +5,11 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { inputBit, type ObjectFamilyKey, objectFamilies, slotOf } from "../../src/core/catalog.ts";
+import { changedInputs } from "../../src/core/entry-diff.ts";
 import { fromByteString } from "../../src/core/exposition.ts";
 import type { ObservedGenerationSource } from "../../src/core/generations.ts";
 import { newKindLearning } from "../../src/core/label-bounds.ts";
-import {
-  applyChange,
-  changedInputs,
-  type KindSettings,
-  type ObjectEntry,
-  shapeOf,
-} from "../../src/core/object-update.ts";
+import { applyChange, type KindSettings, type ObjectEntry, shapeOf } from "../../src/core/object-update.ts";
 import { defaultProjectionSettings } from "../../src/core/project.ts";
 import { defaultReadinessRules } from "../../src/core/readiness.ts";
 import { newKindRender, renderSeries } from "../../src/core/render.ts";
@@ -32,7 +27,11 @@ interface Options {
   now?: number;
   /** The kind has no status subresource (spec compared by digest). */
   noStatusSubresource?: boolean;
+  /** State fields read from status.health.status and status.sync.status, with their declared values. */
+  stateValues?: Record<string, string[]>;
 }
+
+const statePaths = { health: ["status", "health", "status"], sync: ["status", "sync", "status"] };
 
 function kindFor(selected: number, o: Options): KindSettings {
   return {
@@ -40,6 +39,9 @@ function kindFor(selected: number, o: Options): KindSettings {
       ...defaultProjectionSettings,
       heartbeatPath: o.heartbeat ? ["status", "lastHeartbeatTime"] : undefined,
       specDigest: o.noStatusSubresource ?? false,
+      states: Object.entries(statePaths).map(([name, path]) => ({ name, path })),
+      suspendPath: ["spec", "suspend"],
+      suspendAnnotation: "example.com/paused",
     },
     readiness: defaultReadinessRules,
     generationSource: o.source ?? "status",
@@ -52,7 +54,11 @@ function kindFor(selected: number, o: Options): KindSettings {
 function entryAfter(key: ObjectFamilyKey | "all", history: WidgetInit[], o: Options = {}): ObjectEntry {
   const selected = key === "all" ? -1 : 1 << slotOf[key];
   const kind = kindFor(selected, o);
-  const learning = newKindLearning({ phaseEnum: o.phaseEnum ?? [], maxReasons: o.maxReasons ?? 20 });
+  const learning = newKindLearning({
+    phaseEnum: o.phaseEnum ?? [],
+    maxReasons: o.maxReasons ?? 20,
+    stateValues: o.stateValues,
+  });
   let entry: ObjectEntry | undefined;
   history.forEach((init, i) => {
     entry = applyChange(
@@ -237,6 +243,25 @@ const tables: Record<ObjectFamilyKey, Case[]> = {
       { phaseEnum: ["Pending", "Running"] },
     ],
   ],
+  state: [
+    [
+      "one series per state field set, labelled with its value",
+      [{ status: { health: { status: "Degraded" }, sync: { status: "Synced" } } }],
+      [`cr_state{${L},field="health",value="Degraded"} 1`, `cr_state{${L},field="sync",value="Synced"} 1`],
+    ],
+    ["no state field, no series", [{ status: { health: {}, sync: { status: "" } } }], []],
+    [
+      "a value outside the declared ones is other",
+      [{ status: { health: { status: "Exploded" } } }],
+      [`cr_state{${L},field="health",value="other"} 1`],
+      { stateValues: { health: ["Healthy", "Degraded"] } },
+    ],
+    [
+      "a value change replaces the series",
+      [{ status: { sync: { status: "OutOfSync" } } }, { status: { sync: { status: "Synced" } } }],
+      [`cr_state{${L},field="sync",value="Synced"} 1`],
+    ],
+  ],
   status: [
     ["Ready=True: Current", [{ status: ready("True") }], [`cr_status{${L},result="Current"} 1`]],
     [
@@ -264,6 +289,25 @@ const tables: Record<ObjectFamilyKey, Case[]> = {
       [`cr_deletion_timestamp_seconds{${L}} 1767228900`],
     ],
     ["none otherwise", [{}], []],
+  ],
+  suspended: [
+    ["spec.suspend: true", [{ spec: { suspend: true } }], [`cr_suspended{${L}} 1`]],
+    [
+      "the suspend annotation, on or true",
+      [{ annotations: { "example.com/paused": "On" } }],
+      [`cr_suspended{${L}} 1`],
+    ],
+    [
+      "not suspended: a string at the path that is not a switch, the annotation off, another annotation",
+      [
+        {
+          spec: { suspend: "yes" },
+          annotations: { "example.com/paused": "false", "example.com/other": "true" },
+        },
+      ],
+      [],
+    ],
+    ["resumed: the series ends", [{ spec: { suspend: true } }, { spec: { suspend: false } }], []],
   ],
   heartbeat: [
     [
@@ -326,6 +370,29 @@ const tables: Record<ObjectFamilyKey, Case[]> = {
         `cr_condition_transitions_total{${L},type="Ready",status="Unknown"} 0`,
       ],
     ],
+    [
+      "a condition's first appearance on a watched object is not a transition, its first change is",
+      [{ status: { phase: "Running" } }, { status: ready("False") }, { status: ready("True") }],
+      [
+        `cr_condition_transitions_total{${L},type="Ready",status="True"} 1`,
+        `cr_condition_transitions_total{${L},type="Ready",status="False"} 0`,
+        `cr_condition_transitions_total{${L},type="Ready",status="Unknown"} 0`,
+      ],
+    ],
+    [
+      "a condition that appears on a watched object gets its three series at 0",
+      [{ status: { phase: "Running" } }, { status: ready("False") }],
+      [
+        `cr_condition_transitions_total{${L},type="Ready",status="True"} 0`,
+        `cr_condition_transitions_total{${L},type="Ready",status="False"} 0`,
+        `cr_condition_transitions_total{${L},type="Ready",status="Unknown"} 0`,
+      ],
+    ],
+    [
+      "a condition that goes away takes its series along",
+      [{ status: ready("False") }, { status: ready("True") }, { status: { phase: "Running" } }],
+      [],
+    ],
   ],
 };
 
@@ -380,7 +447,7 @@ test("families whose inputs did not change keep their text (they are not re-rend
   const render = kind.render as NonNullable<KindSettings["render"]>;
   // Told that only the conditions' status changed, while generation changed too:
   // the generation family keeps its old text, the condition family is new.
-  const after = renderSeries(render, learning, before.series, inputBit.conditionStatus, {
+  const after = renderSeries(render, before.series, inputBit.conditionStatus, {
     state: {
       ...before.state,
       generation: 7,
@@ -390,6 +457,7 @@ test("families whose inputs did not change keep their text (they are not re-rend
     lag: before.lag,
     requestedAt: before.memory.requestedAt,
     summary: before.summary,
+    labels: before.labels,
   });
   assert.equal(after.slots[slotOf.generation], before.series?.slots[slotOf.generation]);
   assert.match(after.slots[slotOf.condition] ?? "", /status="True"\} 1/);

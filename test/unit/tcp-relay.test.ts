@@ -108,6 +108,24 @@ test("blackhole reverts to pass on its own", async (t) => {
   client.socket.destroy();
 });
 
+test("freeze: the open connection goes silent while a new one passes; both flow after it reverts", async (t) => {
+  const relay = await startTcpRelay(t, { host: "127.0.0.1", port: echoPort });
+  const stuck = await dial(relay.port);
+  stuck.socket.write("a");
+  await until("the first echo", () => stuck.received() === "a");
+  relay.freeze(60_000);
+  stuck.socket.write("b");
+  const fresh = await dial(relay.port);
+  fresh.socket.write("c");
+  await until("the new connection's echo", () => fresh.received() === "c");
+  await silentFor(stuck, 200);
+  assert.equal(relay.mode, "pass");
+  relay.pass();
+  await until("the frozen bytes", () => stuck.received() === "ab");
+  stuck.socket.destroy();
+  fresh.socket.destroy();
+});
+
 test("drop: connections are reset, new ones too, until it reverts", async (t) => {
   const relay = await startTcpRelay(t, { host: "127.0.0.1", port: echoPort });
   const client = await dial(relay.port);

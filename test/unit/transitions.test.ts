@@ -141,3 +141,62 @@ test("a coalesced jump (relist after a gap) yields the net change once", () => {
   });
   assert.equal(diffStates(before, after, now).filter((x) => x.kind === "condition").length, 1);
 });
+
+test("removed condition, phase and terminating transitions carry exactly what was known", () => {
+  const before = p({
+    resourceVersion: "1",
+    status: { phase: "Running", conditions: [cond("Degraded", "True", "2026-01-01T00:20:00Z")] },
+  });
+  const after = p({
+    resourceVersion: "2",
+    deletionTimestamp: "2026-01-01T00:50:00Z",
+    status: { phase: "Gone" },
+  });
+  const byKind = Object.fromEntries(diffStates(before, after, now).map((x) => [x.kind, x]));
+  assert.deepEqual(byKind.condition, {
+    kind: "condition",
+    type: "Degraded",
+    from: "True",
+    to: undefined,
+    at: now,
+    since: t("2026-01-01T00:20:00Z"),
+    reason: "",
+    message: "",
+  });
+  assert.deepEqual(byKind.phase, { kind: "phase", from: "Running", to: "Gone", at: now });
+  assert.deepEqual(byKind.terminating, { kind: "terminating", at: t("2026-01-01T00:50:00Z") });
+});
+
+test("terminating is a transition once: later writes to a terminating object do not repeat it", () => {
+  const first = p({
+    resourceVersion: "2",
+    deletionTimestamp: "2026-01-01T00:50:00Z",
+    status: { phase: "A" },
+  });
+  const second = p({
+    resourceVersion: "3",
+    deletionTimestamp: "2026-01-01T00:50:00Z",
+    status: { phase: "B" },
+  });
+  assert.deepEqual(kinds(diffStates(first, second, now)).sort(), ["phase", "statusWrite"]);
+});
+
+test("an observedGeneration change is a transition from the old to the new value", () => {
+  const before = p({ resourceVersion: "1", generation: 2, status: { observedGeneration: 1 } });
+  const after = p({ resourceVersion: "2", generation: 2, status: { observedGeneration: 2 } });
+  assert.deepEqual(
+    diffStates(before, after, now).filter((x) => x.kind === "observedGeneration"),
+    [{ kind: "observedGeneration", from: 1, to: 2, at: now }],
+  );
+});
+
+test("objects without a resourceVersion are never taken for a replay: each version is compared", () => {
+  const raw = (phase: string) => {
+    const o = widget({ status: { phase } });
+    delete (o.metadata as Record<string, unknown>).resourceVersion;
+    return projectObject(o, defaultProjectionSettings);
+  };
+  const before = raw("Pending");
+  assert.equal(before.resourceVersion, "");
+  assert.deepEqual(kinds(diffStates(before, raw("Running"), now)).sort(), ["phase", "statusWrite"]);
+});

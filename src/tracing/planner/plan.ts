@@ -13,20 +13,24 @@
 // - a `<Kind> degraded` root span for the ready condition leaving its desired
 //   status with no spec change (a flap), linked to the generation it happened
 //   in. Kinds without a status subresource get only these (degraded.ts).
+//   Kinds judged by state fields are traced through a stand-in ready
+//   condition (state-readiness.ts).
 import type { ObjectObservation } from "../state-tracer.ts";
 import { planDegraded } from "./degraded.ts";
 import { closeEpisode, expire } from "./episode-end.ts";
 import { planGeneration } from "./generation.ts";
 import type { ObjectTraceState, PlannerSettings } from "./model.ts";
 import { observed } from "./stamps.ts";
+import { tracedStates } from "./state-readiness.ts";
 import { emptyTraceState, type PlanResult, stepOn } from "./step.ts";
 
 /** Plans the spans for one observation. */
 export function planObservation(
   settings: PlannerSettings,
   state: ObjectTraceState | undefined,
-  o: ObjectObservation,
+  observation: ObjectObservation,
 ): PlanResult {
+  const o = tracedStates(observation, state?.open);
   const uid = o.current?.uid ?? o.previous?.uid ?? state?.uid;
   if (uid === undefined) return { state, spans: [] };
   const step = stepOn(settings, state ?? emptyTraceState(uid), o.nowMs, o.readiness);

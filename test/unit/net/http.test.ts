@@ -4,7 +4,13 @@
 import assert from "node:assert/strict";
 import { Agent, createServer, get, type IncomingMessage } from "node:http";
 import { after, test } from "node:test";
-import { BodyTooLargeError, jsonOrText, readBody } from "../../../src/net/http-body.ts";
+import {
+  BodyTooLargeError,
+  jsonOrText,
+  parseJsonOrText,
+  readBody,
+  readText,
+} from "../../../src/net/http-body.ts";
 import { closeServer, listenOn, parseHostPort } from "../../../src/net/listen.ts";
 
 test("host:port forms, and errors naming the field and value", () => {
@@ -44,6 +50,28 @@ test("readBody: the whole body up to the limit, BodyTooLargeError beyond it", as
   await assert.rejects(readBody(await fetchMessage(`${base}/100000`), 1000), (error: unknown) => {
     return error instanceof BodyTooLargeError && error.limitBytes === 1000;
   });
+});
+
+test("readText: the body as text, a character split across chunks intact, BodyTooLargeError beyond the limit", async () => {
+  // "é" is two bytes in UTF-8: the server sends them in separate writes.
+  const server = createServer((req, res) => {
+    const size = Number((req.url ?? "/0").slice(1));
+    res.write(Buffer.from([0xc3]));
+    setTimeout(() => res.end(Buffer.concat([Buffer.from([0xa9]), Buffer.from("x".repeat(size))])), 5);
+  });
+  const bound = await listenOn(server, { host: "127.0.0.1", port: 0 });
+  after(() => closeServer(server));
+  const base = `http://${bound.host}:${bound.port}`;
+  assert.equal(await readText(await fetchMessage(`${base}/3`), 100), "éxxx");
+  await assert.rejects(readText(await fetchMessage(`${base}/100000`), 1000), (error: unknown) => {
+    return error instanceof BodyTooLargeError && error.limitBytes === 1000;
+  });
+});
+
+test("parseJsonOrText: JSON parsed, other text as it is, empty as undefined", () => {
+  assert.deepEqual(parseJsonOrText('{"kind":"Status","code":409}'), { kind: "Status", code: 409 });
+  assert.equal(parseJsonOrText("ok\n"), "ok\n");
+  assert.equal(parseJsonOrText(""), undefined);
 });
 
 test("jsonOrText: JSON parsed, other text as it is, empty as undefined", () => {

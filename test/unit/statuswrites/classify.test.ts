@@ -55,6 +55,12 @@ const classifications: [number, StatusSummary, FailureReason | undefined][] = [
     },
     "WebhookDenied",
   ],
+  [
+    413,
+    { reason: "RequestEntityTooLarge", message: "Request entity too large: limit is 3145728" },
+    "TooLarge",
+  ],
+  [413, {}, "TooLarge"],
   [400, { reason: "BadRequest" }, "Other"],
   [415, { reason: "UnsupportedMediaType" }, "Other"],
   [405, { reason: "MethodNotAllowed" }, "Other"],

@@ -1,0 +1,250 @@
+// Every label value an object controls is bounded: cut to a length (counted),
+// conditions capped per object (counted), learned phases and reasons held
+// per kind while objects hold them and forgotten after, so one hostile object
+// never costs other objects anything and leaves nothing behind. The same on
+// the real apiserver with promtool is in test/e2e/hostile-objects.test.ts.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { getHeapStatistics, setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
+import { LabelBound } from "../../src/core/label-bounds.ts";
+import { capLabelValue, maxLabelValueLength, truncationMarker } from "../../src/core/label-values.ts";
+import { defaultProjectionSettings, maxConditionsPerObject, projectObject } from "../../src/core/project.ts";
+import { offlineCollector, perObjectText } from "../support/collector.ts";
+import { parseExposition } from "../support/exposition-check.ts";
+import { cond, widget } from "../support/objects.ts";
+import { promtoolCheckMetrics } from "../support/promtool.ts";
+
+test("a label bound holds values while objects hold them, folds past the limit, and forgets unheld values", () => {
+  const bound = new LabelBound(2);
+  assert.equal(bound.hold("A"), "A");
+  assert.equal(bound.hold("A"), "A");
+  assert.equal(bound.hold("B"), "B");
+  assert.equal(bound.hold("C"), "other", "full");
+  bound.release("B");
+  assert.equal(bound.size, 1, "B is forgotten");
+  assert.equal(bound.hold("C"), "C", "its place is free");
+  bound.release("A");
+  assert.equal(bound.hold("D"), "other", "A still has a holder");
+  bound.release("A");
+  assert.equal(bound.hold("D"), "D");
+  bound.release("other");
+  assert.equal(bound.hold("other"), "other");
+  assert.equal(bound.size, 2, "'other' is never learned, so it always means folded");
+});
+
+test("a declared enum is exported as is, and nothing else is learned", () => {
+  const bound = new LabelBound(20, ["Running", "Failed"]);
+  assert.equal(bound.hold("Running"), "Running");
+  assert.equal(bound.hold("Exploding"), "other");
+  assert.equal(bound.size, 0);
+});
+
+test("label values are cut to the cap with a marker, never splitting a surrogate pair", () => {
+  assert.equal(capLabelValue("Ready"), "Ready");
+  const cut = capLabelValue("x".repeat(1_000_000));
+  assert.equal(cut.length, maxLabelValueLength);
+  assert.ok(cut.endsWith(truncationMarker));
+  const emoji = `${"x".repeat(maxLabelValueLength - 2)}😀😀`;
+  const cutEmoji = capLabelValue(emoji);
+  assert.ok(cutEmoji.length <= maxLabelValueLength);
+  assert.doesNotMatch(cutEmoji, /[\ud800-\udbff](?![\udc00-\udfff])/, "no lone high surrogate");
+});
+
+test("the projection cuts phase, condition type and reason and extra labels, drops conditions past the cap, and counts both", () => {
+  const huge = "P".repeat(50_000);
+  const conditions = Array.from({ length: 300 }, (_, i) =>
+    cond(`Type${i}`, "True", undefined, { reason: `R${i}` }),
+  );
+  conditions.unshift(cond("T".repeat(200), "False", undefined, { reason: huge }));
+  const state = projectObject(widget({ annotations: { team: huge }, status: { phase: huge, conditions } }), {
+    ...defaultProjectionSettings,
+    extraLabels: [{ key: "team", name: "team", from: "annotation" }],
+  });
+  assert.equal(state.phase?.length, maxLabelValueLength);
+  assert.equal(state.extraLabels.team?.length, maxLabelValueLength);
+  assert.equal(state.conditions.length, maxConditionsPerObject);
+  assert.equal(state.conditions[0]?.type.length, maxLabelValueLength);
+  assert.equal(state.conditions[0]?.reason.length, maxLabelValueLength);
+  assert.deepEqual(state.cuts, { labelValues: 4, conditions: 301 - maxConditionsPerObject });
+  const plain = projectObject(widget({ status: { phase: "Running" } }), defaultProjectionSettings);
+  assert.deepEqual(plain.cuts, { labelValues: 0, conditions: 0 });
+});
+
+test("two condition types equal once cut are one condition", () => {
+  const long = "T".repeat(300);
+  const state = projectObject(
+    widget({ status: { conditions: [cond(`${long}a`, "True"), cond(`${long}b`, "False")] } }),
+    defaultProjectionSettings,
+  );
+  assert.equal(state.conditions.length, 1);
+  assert.equal(state.conditions[0]?.status, "True");
+});
+
+test("a cut message does not keep the original alive: 200 objects with 200 KB messages cost far less than 40 MB", () => {
+  setFlagsFromString("--expose-gc");
+  const gc = runInNewContext("gc") as () => void;
+  const states: unknown[] = [];
+  gc();
+  const before = getHeapStatistics().used_heap_size;
+  for (let i = 0; i < 200; i++) {
+    // A fresh string per object, as JSON.parse of each watch event makes.
+    const message = `${i}`.padEnd(200_000, "m");
+    states.push(
+      projectObject(
+        widget({ status: { conditions: [cond("Ready", "False", undefined, { message })] } }),
+        defaultProjectionSettings,
+      ),
+    );
+  }
+  gc();
+  const grownMiB = (getHeapStatistics().used_heap_size - before) / 1024 / 1024;
+  assert.equal(states.length, 200);
+  assert.ok(grownMiB < 5, `the heap grew ${grownMiB.toFixed(1)} MiB for 200 projected objects`);
+});
+
+/** Distinct values of `label` in the family `name`, and the number of its series. */
+function seriesOf(text: string, name: string, label: string): { count: number; values: Set<string> } {
+  const values = new Set<string>();
+  let count = 0;
+  for (const key of parseExposition(text).samples.keys()) {
+    if (!key.startsWith(`${name}{`)) continue;
+    count++;
+    values.add(new RegExp(`${label}="([^"]*)"`).exec(key)?.[1] ?? "");
+  }
+  return { count, values };
+}
+
+test("one object cycling through 40 huge made-up phases costs others nothing and leaves nothing behind", async () => {
+  const c = offlineCollector();
+  for (let i = 0; i < 5; i++)
+    c.collector.ingest(
+      "ADDED",
+      widget({ name: `ok${i}`, status: { phase: "Running", conditions: [cond("Ready", "True")] } }),
+    );
+  for (let i = 0; i < 40; i++) {
+    c.collector.ingest(
+      "MODIFIED",
+      widget({
+        name: "hostile",
+        resourceVersion: String(100 + i),
+        status: { phase: `${i}-${"x".repeat(50_000)}` },
+      }),
+    );
+  }
+  let text = await perObjectText(c);
+  const phases = seriesOf(text, "cr_phase", "phase");
+  assert.equal(phases.count, 6, "one cr_phase series per object");
+  assert.equal(phases.values.size, 2, "Running and the hostile object's current phase");
+  for (const value of phases.values) assert.ok(value.length <= maxLabelValueLength);
+  promtoolCheckMetrics(text);
+
+  c.collector.ingest("DELETED", widget({ name: "hostile" }));
+  // Twenty new phases all get their own label: nothing of the hostile object's is held.
+  for (let i = 0; i < 19; i++)
+    c.collector.ingest("ADDED", widget({ name: `n${i}`, status: { phase: `Phase${i}` } }));
+  text = await perObjectText(c);
+  const after = seriesOf(text, "cr_phase", "phase");
+  assert.equal(after.values.has("other"), false, [...after.values].join(","));
+  assert.equal(after.values.size, 20);
+  c.collector.ingest("ADDED", widget({ name: "one-too-many", status: { phase: "Phase99" } }));
+  assert.ok(seriesOf(await perObjectText(c), "cr_phase", "phase").values.has("other"), "the 21st is folded");
+});
+
+test("reasons are held per condition and freed when they change", async () => {
+  const c = offlineCollector({ maxReasons: 2 });
+  c.collector.ingest(
+    "ADDED",
+    widget({ name: "a", status: { conditions: [cond("Ready", "False", undefined, { reason: "R1" })] } }),
+  );
+  c.collector.ingest(
+    "ADDED",
+    widget({ name: "b", status: { conditions: [cond("Ready", "False", undefined, { reason: "R2" })] } }),
+  );
+  c.collector.ingest(
+    "ADDED",
+    widget({ name: "c", status: { conditions: [cond("Ready", "False", undefined, { reason: "R3" })] } }),
+  );
+  assert.deepEqual([...seriesOf(await perObjectText(c), "cr_condition_reason", "reason").values].sort(), [
+    "R1",
+    "R2",
+    "other",
+  ]);
+  c.collector.ingest(
+    "MODIFIED",
+    widget({
+      name: "a",
+      resourceVersion: "2",
+      status: { conditions: [cond("Ready", "True", undefined, { reason: "Done" })] },
+    }),
+  );
+  c.collector.ingest("DELETED", widget({ name: "b" }));
+  c.collector.ingest(
+    "MODIFIED",
+    widget({
+      name: "c",
+      resourceVersion: "2",
+      status: {
+        conditions: [
+          cond("Ready", "False", undefined, { reason: "R3" }),
+          cond("Synced", "True", undefined, { reason: "R3" }),
+        ],
+      },
+    }),
+  );
+  assert.deepEqual([...seriesOf(await perObjectText(c), "cr_condition_reason", "reason").values].sort(), [
+    "Done",
+    "R3",
+  ]);
+});
+
+test("300 conditions, 1 MB messages and control characters: bounded series, promtool clean, counted", async () => {
+  const c = offlineCollector();
+  const control = 'a\u0000b\u0007c\td\re\nf"g\\h\u001b[31m\u2028\ud800';
+  const conditions = Array.from({ length: 300 }, (_, i) =>
+    cond(`${control}${i}`, i % 2 ? "True" : "False", undefined, {
+      reason: `${control}R${i}`,
+      message: "m".repeat(1 << 20),
+    }),
+  );
+  c.collector.ingest("ADDED", widget({ name: "hostile", status: { phase: control, conditions } }));
+  const text = await perObjectText(c);
+  promtoolCheckMetrics(text);
+  const lines = text.split("\n").filter((l) => l !== "" && !l.startsWith("#"));
+  // 32 conditions × 3 families + generation, requested time, phase, status, 2 counters.
+  assert.ok(lines.length <= maxConditionsPerObject * 3 + 6, `${lines.length} series`);
+  assert.ok(text.length < 64 * 1024, `${text.length} bytes of exposition`);
+  const counters = parseExposition(await c.metrics.registry.metrics()).samples;
+  const r = 'group="example.com",version="v1",kind="Widget"';
+  assert.equal(counters.get(`cr_exporter_conditions_dropped_total{${r}}`), 300 - maxConditionsPerObject);
+  assert.equal(counters.get(`cr_exporter_label_values_truncated_total{${r}}`), 0, "short values are not cut");
+});
+
+test("state-field values are held like phases: cut, one series per object, forgotten with their object", async () => {
+  const c = offlineCollector({
+    projection: { states: [{ name: "health", path: ["status", "health", "status"] }] },
+  });
+  c.collector.ingest("ADDED", widget({ name: "ok", status: { health: { status: "Healthy" } } }));
+  for (let i = 0; i < 40; i++) {
+    c.collector.ingest(
+      "MODIFIED",
+      widget({
+        name: "hostile",
+        resourceVersion: String(100 + i),
+        status: { health: { status: `${i}-${"x".repeat(50_000)}` } },
+      }),
+    );
+  }
+  let states = seriesOf(await perObjectText(c), "cr_state", "value");
+  assert.equal(states.count, 2, "one cr_state series per object");
+  for (const value of states.values)
+    assert.ok(value.length <= maxLabelValueLength, `${value.length} characters`);
+  c.collector.ingest("DELETED", widget({ name: "hostile" }));
+  for (let i = 0; i < 19; i++)
+    c.collector.ingest("ADDED", widget({ name: `n${i}`, status: { health: { status: `Value${i}` } } }));
+  states = seriesOf(await perObjectText(c), "cr_state", "value");
+  assert.equal(states.values.has("other"), false, [...states.values].join(","));
+  assert.equal(states.values.size, 20);
+  c.collector.ingest("ADDED", widget({ name: "one-too-many", status: { health: { status: "Value99" } } }));
+  assert.ok(seriesOf(await perObjectText(c), "cr_state", "value").values.has("other"), "the 21st is folded");
+});

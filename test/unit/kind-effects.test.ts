@@ -1,0 +1,123 @@
+// KindEffects: one change's observations become the per-kind histograms and
+// counters of the families the resource selects, and a selection that drops
+// a family removes this kind's series of it (and only this kind's).
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { KindEffects } from "../../src/collectors/kind-effects.ts";
+import { perKindFamilies } from "../../src/core/catalog.ts";
+import type { Observations } from "../../src/core/observations.ts";
+import { createSelfMetrics } from "../../src/metrics/self-metrics.ts";
+
+const bit = (key: string): number => 1 << (perKindFamilies.find((f) => f.key === key)?.index ?? -1);
+const all = perKindFamilies.reduce((mask, f) => mask | (1 << f.index), 0);
+const widget = { group: "example.com", kind: "Widget" };
+const gadget = { group: "example.com", kind: "Gadget" };
+
+const observations: Observations = {
+  stateDurations: [
+    { type: "Ready", status: "False", seconds: 40 },
+    { type: "Ready", status: "True", seconds: 3 },
+  ],
+  reconcile: { generation: 2, seconds: 12 },
+  timeToReadySeconds: 30,
+};
+
+/** `name labels count` of every histogram _count and counter series in the registry. */
+async function counts(metrics: ReturnType<typeof createSelfMetrics>): Promise<string[]> {
+  const out: string[] = [];
+  for (const metric of Object.values(metrics.kinds)) {
+    const { name, values } = await metric.get();
+    for (const v of values) {
+      if (v.metricName !== undefined && !v.metricName.endsWith("_count")) continue;
+      const labels = Object.entries(v.labels)
+        .map(([k, x]) => `${k}=${x}`)
+        .join(",");
+      out.push(`${v.metricName ?? name} ${labels} ${v.value}`);
+    }
+  }
+  return out.sort();
+}
+
+test("every selected family gets its observation, labelled with the kind", async () => {
+  const metrics = createSelfMetrics("cr_", "0.0.0-test");
+  const effects = new KindEffects(metrics.kinds, widget, all);
+  effects.observe(observations, (generation) => (generation === 2 ? "trace-2" : undefined));
+  effects.observe(
+    { ...observations, stateDurations: [{ type: "Ready", status: "False", seconds: 5 }] },
+    () => undefined,
+  );
+  effects.illegalPhaseMoves([{ from: "Running", to: "Pending" }], "ns1");
+  assert.deepEqual(await counts(metrics), [
+    "cr_condition_state_duration_seconds_count group=example.com,kind=Widget,type=Ready,status=False 2",
+    "cr_condition_state_duration_seconds_count group=example.com,kind=Widget,type=Ready,status=True 1",
+    "cr_phase_illegal_transitions_total group=example.com,kind=Widget,namespace=ns1,from=Running,to=Pending 1",
+    "cr_reconcile_duration_seconds_count group=example.com,kind=Widget 2",
+    "cr_time_to_ready_seconds_count group=example.com,kind=Widget 2",
+  ]);
+  const text = await metrics.registry.metrics();
+  assert.match(text, /cr_reconcile_duration_seconds_bucket\{le="15",[^}]*\} 2 # \{trace_id="trace-2"\} 12 /);
+});
+
+test("families not selected get nothing", async () => {
+  const metrics = createSelfMetrics("cr_", "0.0.0-test");
+  const effects = new KindEffects(metrics.kinds, widget, 0);
+  effects.observe(observations, () => "t");
+  effects.illegalPhaseMoves([{ from: "Running", to: "Pending" }], "ns1");
+  assert.deepEqual(await counts(metrics), []);
+});
+
+test("each family is gated by its own bit", async () => {
+  for (const family of perKindFamilies) {
+    const metrics = createSelfMetrics("cr_", "0.0.0-test");
+    const effects = new KindEffects(metrics.kinds, widget, bit(family.key));
+    effects.observe(observations, () => undefined);
+    effects.illegalPhaseMoves([{ from: "Running", to: "Pending" }], "ns1");
+    const names = new Set((await counts(metrics)).map((line) => line.split(" ")[0]?.replace(/_count$/, "")));
+    assert.deepEqual([...names], [`cr_${family.suffix}`], family.key);
+  }
+});
+
+test("a selection that drops a family removes this kind's series of it, and keeps other kinds' and families'", async () => {
+  const metrics = createSelfMetrics("cr_", "0.0.0-test");
+  const widgets = new KindEffects(metrics.kinds, widget, all);
+  const gadgets = new KindEffects(metrics.kinds, gadget, all);
+  for (const effects of [widgets, gadgets]) {
+    effects.observe(observations, () => undefined);
+    effects.illegalPhaseMoves([{ from: "Running", to: "Pending" }], "ns1");
+  }
+  const before = await counts(metrics);
+  assert.equal(before.length, 10);
+  widgets.select(0);
+  const after = await counts(metrics);
+  assert.deepEqual(
+    after,
+    before.filter((line) => line.includes("kind=Gadget")),
+    "every Widget series gone, every Gadget series kept",
+  );
+  // Selected again, a family starts afresh for this kind.
+  widgets.select(all);
+  widgets.observe({ ...noDurations, timeToReadySeconds: 1 }, () => undefined);
+  assert.ok(
+    (await counts(metrics)).includes("cr_time_to_ready_seconds_count group=example.com,kind=Widget 1"),
+  );
+});
+
+const noDurations: Observations = { stateDurations: [], reconcile: undefined, timeToReadySeconds: undefined };
+
+test("dropping one family keeps this kind's others", async () => {
+  const metrics = createSelfMetrics("cr_", "0.0.0-test");
+  const effects = new KindEffects(metrics.kinds, widget, all);
+  effects.observe(observations, () => undefined);
+  effects.illegalPhaseMoves([{ from: "Running", to: "Pending" }], "ns1");
+  for (const family of perKindFamilies) {
+    const kept = all & ~bit(family.key);
+    const fresh = createSelfMetrics("cr_", "0.0.0-test");
+    const e = new KindEffects(fresh.kinds, widget, all);
+    e.observe(observations, () => undefined);
+    e.illegalPhaseMoves([{ from: "Running", to: "Pending" }], "ns1");
+    e.select(kept);
+    const names = new Set((await counts(fresh)).map((line) => line.split(" ")[0]?.replace(/_count$/, "")));
+    assert.equal(names.has(`cr_${family.suffix}`), false, `${family.key} dropped`);
+    assert.equal(names.size, perKindFamilies.length - 1, `${family.key}: the others kept`);
+  }
+});
