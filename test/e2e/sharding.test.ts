@@ -267,7 +267,8 @@ async function unionEqualsExcept(
 
 /**
  * Families that describe the process itself, not the objects: its runtime,
- * its own scrapes and lists, when its watch last heard from the apiserver, and
+ * its own scrapes and lists, when its watch last heard from the apiserver (and
+ * so how fresh its data is), and
  * watch events per connection (bookmarks come per watch). Alerts read these
  * with min/sum per resource, never as object state.
  */
@@ -278,6 +279,7 @@ const processLocal = [
   "cr_exporter_list_duration_seconds",
   "cr_exporter_last_event_timestamp_seconds",
   "cr_exporter_last_sync_timestamp_seconds",
+  "cr_exporter_resource_data_timestamp_seconds",
   "cr_exporter_watch_events_total",
 ];
 
