@@ -319,7 +319,11 @@ test("with the default set, every dashboard panel query returns data, and opt-in
     lastHeartbeatTime: new Date().toISOString().replace(/\.\d+Z$/, "Z"),
     conditions: [condition("Ready", "False", "Provisioning", "", 1)],
   });
-  await sleep(1_100);
+  // Condition times are whole seconds: the next write must land in a later second to be a transition with a duration.
+  const firstWriteSecond = Math.floor(Date.now() / 1000);
+  await prometheus.waitFor("a new wall-clock second", async () =>
+    Math.floor(Date.now() / 1000) > firstWriteSecond ? true : undefined,
+  );
   await patchStatus(rest, ref, { phase: "Running", conditions: [condition("Ready", "True", "Ok", "", 1)] });
   await changeSpec(rest, ref, { size: 2 });
   // Until the controller catches up, the object is behind its generation: wait until the recording rule has seen it.
@@ -358,32 +362,42 @@ test("with the default set, every dashboard panel query returns data, and opt-in
     await createCr(rest, gadget, `${ns}-${name}`);
     await patchStatus(rest, gadget, { conditions: [condition("Ready", "True")] });
   }
-  // Let Prometheus take a few scrapes of all of it (rates need two points).
-  await sleep(6_000);
-
+  // Prometheus needs a few scrapes of all of it (rates need two points): poll until every
+  // default-set panel has data, and fail naming the panels still empty.
   const queries = panelQueries({ rateInterval: "10s" });
-  const now = Date.now() / 1000;
-  const empty: string[] = [];
-  const notes: string[] = [];
-  for (const q of queries) {
-    const result = q.instant
-      ? await prometheus.query(q.query)
-      : await prometheus.queryRange(q.query, now - 60, now, 2);
-    const where = `${q.dashboard} / ${q.panel} / ${q.refId}`;
-    if (q.optIn.length > 0) {
-      // Not exported with the default set: Grafana shows the panel's note (noValue) in place of "No data".
-      assert.deepEqual(
-        result,
-        [],
-        `${where} reads ${q.optIn.join(", ")}, which the default set does not export`,
-      );
-      assert.ok(
-        q.optIn.every((family) => q.noValue?.includes(family)),
-        `${where}: note ${q.noValue}`,
-      );
-      notes.push(where);
-    } else if (result.length === 0) empty.push(`${where}: ${q.query}`);
-  }
+  let empty: string[] = [];
+  let notes: string[] = [];
+  const panelsRead = async (): Promise<true | undefined> => {
+    const now = Date.now() / 1000;
+    empty = [];
+    notes = [];
+    for (const q of queries) {
+      const result = q.instant
+        ? await prometheus.query(q.query)
+        : await prometheus.queryRange(q.query, now - 60, now, 2);
+      const where = `${q.dashboard} / ${q.panel} / ${q.refId}`;
+      if (q.optIn.length > 0) {
+        // Not exported with the default set: Grafana shows the panel's note (noValue) in place of "No data".
+        assert.deepEqual(
+          result,
+          [],
+          `${where} reads ${q.optIn.join(", ")}, which the default set does not export`,
+        );
+        assert.ok(
+          q.optIn.every((family) => q.noValue?.includes(family)),
+          `${where}: note ${q.noValue}`,
+        );
+        notes.push(where);
+      } else if (result.length === 0) empty.push(`${where}: ${q.query}`);
+    }
+    return empty.length === 0 ? true : undefined;
+  };
+  await prometheus
+    .waitFor("every default-set panel query to return data", panelsRead, 90_000)
+    .catch((error: Error) => {
+      // On a timeout the assertion below names the panels still without data; anything else is a failure here.
+      if (!error.message.startsWith("timed out")) throw error;
+    });
   console.error(
     `# ${queries.length - empty.length - notes.length} of ${queries.length} panel queries returned data; ` +
       `${notes.length} opt-in panels show their note (${notes.join("; ")})`,
