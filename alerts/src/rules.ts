@@ -207,7 +207,7 @@ function objectAlerts(options: AlertOptions): AlertingRule[] {
       labels: { severity: "critical" },
       annotations: {
         summary: "Many custom resources of one kind are not Ready.",
-        description: `{{ $value | humanizePercentage }} of the {{ $labels.kind }} objects ({{ $labels.group }}) in namespace {{ $labels.namespace }} have been Ready=False for more than ${f.notReadyHigh}.`,
+        description: `{{ $value | humanizePercentage }} of the {{ $labels.kind }} objects ({{ $labels.group }}) in namespace {{ $labels.namespace }} have had their readiness condition (Ready, or the kind's own: Available, Succeeded, …) False for more than ${f.notReadyHigh}.`,
         runbook_url: runbook(options, "CustomResourcesNotReadyHigh"),
       },
     },
