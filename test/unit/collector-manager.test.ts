@@ -1,0 +1,488 @@
+// The collector manager on a scripted API: CRDs listed and watched decide
+// which collectors run (started on discovery, stopped when their CRD goes,
+// swept when a relist no longer returns it); a reload re-judges, re-renders,
+// reconfigures or drops running collectors; the watch-total limit, a
+// forbidden CRD list and every collector's state add up to one readiness.
+import assert from "node:assert/strict";
+import { type TestContext, test } from "node:test";
+import { CollectorManager } from "../../src/collectors/manager.ts";
+import type { ResourceCollector } from "../../src/collectors/resource-collector.ts";
+import type { Config } from "../../src/config/schema.ts";
+import { validateConfig } from "../../src/config/validate.ts";
+import type { KubeClient, StreamOptions } from "../../src/kube/client.ts";
+import { createLogger, type LogFields } from "../../src/log.ts";
+import { createSelfMetrics } from "../../src/metrics/self-metrics.ts";
+import { untilAborted, waitFor, watchLine } from "../support/fake-kube-api.ts";
+import { cond } from "../support/objects.ts";
+import { corpusGroup, loadCorpusCrd } from "../support/shapes-corpus.ts";
+
+const crdPath = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
+const established = { conditions: [{ type: "Established", status: "True" }] };
+const statusSchema = {
+  openAPIV3Schema: {
+    type: "object",
+    properties: {
+      status: {
+        type: "object",
+        properties: {
+          observedGeneration: { type: "integer" },
+          conditions: {
+            type: "array",
+            items: {
+              type: "object",
+              properties: { type: { type: "string", enum: ["Ready"] }, status: { type: "string" } },
+            },
+          },
+        },
+      },
+    },
+  },
+};
+
+/** An established, namespaced CRD with one served version whose status declares Ready. */
+function crd(
+  plural: string,
+  group = "example.com",
+  kind = `${plural[0]?.toUpperCase()}${plural.slice(1, -1)}`,
+) {
+  return {
+    metadata: { name: `${plural}.${group}` },
+    spec: {
+      group,
+      scope: "Namespaced",
+      names: { plural, kind },
+      versions: [
+        { name: "v1", served: true, storage: true, subresources: { status: {} }, schema: statusSchema },
+      ],
+    },
+    status: established,
+  };
+}
+
+/**
+ * A cluster API: CRDs and objects served from maps (read at every list), every
+ * watch opened and held; the CRD watches are kept so a test can send events.
+ */
+function fakeCluster() {
+  const crds = new Map<string, unknown>();
+  const objects = new Map<string, unknown[]>();
+  const crdWatches: StreamOptions[] = [];
+  const calls: { kind: "list" | "watch"; path: string }[] = [];
+  const state = { forbidden: false };
+  const client: KubeClient = {
+    server: "https://fake.invalid",
+    async request(_method, path) {
+      calls.push({ kind: "list", path });
+      if (path === crdPath) {
+        if (state.forbidden) {
+          return {
+            status: 403,
+            body: { kind: "Status", code: 403, message: "customresourcedefinitions is forbidden" } as never,
+          };
+        }
+        return {
+          status: 200,
+          body: { items: [...crds.values()], metadata: { resourceVersion: "5" } } as never,
+        };
+      }
+      return {
+        status: 200,
+        body: { items: objects.get(path) ?? [], metadata: { resourceVersion: "10" } } as never,
+      };
+    },
+    async stream(path, options) {
+      calls.push({ kind: "watch", path });
+      options.onOpen?.();
+      if (path === crdPath) crdWatches.push(options);
+      await untilAborted(options.signal);
+    },
+  };
+  const crdEvent = (type: string, raw: unknown): void => {
+    const watch = crdWatches.at(-1);
+    assert.ok(watch, "a CRD watch is open");
+    watch.onLine(watchLine(type, raw));
+  };
+  return { client, crds, objects, crdWatches, calls, state, crdEvent };
+}
+
+type Cluster = ReturnType<typeof fakeCluster>;
+
+function startManager(t: TestContext, cluster: Cluster) {
+  const lines: { level: string; msg: string; fields: LogFields }[] = [];
+  const logger = createLogger({
+    level: "debug",
+    write: (line: string) => {
+      const { level, msg, ...fields } = JSON.parse(line) as { level: string; msg: string } & LogFields;
+      lines.push({ level, msg, fields });
+    },
+  });
+  const manager = new CollectorManager({
+    client: cluster.client,
+    metrics: createSelfMetrics("cr_", "0.0.0-test"),
+    logger,
+    tracer: undefined,
+    clock: () => Date.now() / 1000,
+    owns: () => true,
+  });
+  t.after(() => manager.stop());
+  const logged = (msg: string) => lines.filter((l) => l.msg === msg);
+  return { manager, lines, logged };
+}
+
+const config = (raw: Record<string, unknown>): Config => validateConfig(raw);
+const examples = (options: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) =>
+  config({ resources: [{ groups: ["example.com"], ...options }], ...extra });
+const keys = (manager: CollectorManager) =>
+  manager
+    .collectors()
+    .map((c) => `${c.identity.group}/${c.identity.resource}`)
+    .sort();
+const byResource = (manager: CollectorManager, resource: string): ResourceCollector | undefined =>
+  manager.collectors().find((c) => c.identity.resource === resource);
+
+test("discovery: the listed CRDs a selector matches get a collector; CRD events start and stop them; a relist sweeps the ones gone", async (t) => {
+  const cluster = fakeCluster();
+  cluster.crds.set("widgets.example.com", crd("widgets"));
+  cluster.crds.set("gadgets.example.com", crd("gadgets"));
+  cluster.crds.set("others.other.io", crd("others", "other.io"));
+  const { manager, logged } = startManager(t, cluster);
+  await manager.applyConfig(examples());
+  await waitFor(
+    () => keys(manager).length === 2,
+    "collectors for the two example.com CRDs",
+    () => keys(manager),
+  );
+  assert.deepEqual(keys(manager), ["example.com/gadgets", "example.com/widgets"]);
+  assert.equal(cluster.calls.filter((c) => c.path === crdPath && c.kind === "list").length, 1);
+  await waitFor(
+    () => cluster.calls.some((c) => c.kind === "list" && c.path === "/apis/example.com/v1/widgets"),
+    "the widgets collector lists its objects",
+    () => cluster.calls,
+  );
+
+  // A CRD installed later is followed.
+  const sprocket = crd("sprockets");
+  cluster.crdEvent("ADDED", sprocket);
+  await waitFor(
+    () => keys(manager).includes("example.com/sprockets"),
+    "a collector for the added CRD",
+    () => keys(manager),
+  );
+
+  // A deleted CRD stops its collector, and only its.
+  const gadgets = byResource(manager, "gadgets");
+  cluster.crdEvent("DELETED", crd("gadgets"));
+  await waitFor(
+    () => !keys(manager).includes("example.com/gadgets"),
+    "the deleted CRD's collector stopped",
+    () => keys(manager),
+  );
+  assert.deepEqual(keys(manager), ["example.com/sprockets", "example.com/widgets"]);
+  assert.equal(gadgets?.status().synced, false, "the removed collector's loops are stopped");
+  assert.deepEqual(
+    logged("resource no longer watched").map((l) => l.fields.resource),
+    ["example.com/gadgets"],
+  );
+
+  // The CRD watch ends with 410 Gone; the relist no longer returns widgets (its DELETED was missed).
+  cluster.crds.delete("widgets.example.com");
+  cluster.crds.delete("gadgets.example.com");
+  cluster.crds.set("sprockets.example.com", sprocket);
+  cluster.crdEvent("ERROR", { kind: "Status", code: 410, message: "too old resource version" });
+  await waitFor(
+    () => !keys(manager).includes("example.com/widgets"),
+    "the collector of the CRD the relist no longer returns stopped",
+    () => keys(manager),
+  );
+  assert.deepEqual(keys(manager), ["example.com/sprockets"]);
+});
+
+test("nothing starts before the CRDs are listed, and readiness says the CRD list is pending", async (t) => {
+  const cluster = fakeCluster();
+  cluster.crds.set("widgets.example.com", crd("widgets"));
+  let release: () => void = () => {};
+  const gate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const request = cluster.client.request.bind(cluster.client);
+  cluster.client.request = async (method, path, options) => {
+    if (path === crdPath) await gate;
+    return request(method, path, options);
+  };
+  const { manager } = startManager(t, cluster);
+  await manager.applyConfig(examples());
+  assert.deepEqual(keys(manager), [], "no collector while the CRD list is outstanding");
+  const pending = manager.readiness();
+  assert.deepEqual(pending.crds, { synced: false, error: undefined });
+  assert.equal(pending.ready, false);
+  release();
+  await waitFor(
+    () => manager.readiness().ready,
+    "ready once the CRDs are listed and the collector synced",
+    () => manager.readiness(),
+  );
+  assert.deepEqual(keys(manager), ["example.com/widgets"]);
+  assert.deepEqual(manager.readiness().crds, { synced: true, error: undefined });
+});
+
+test("a forbidden CRD list is a readiness error, not 'missing'; once listed, an explicit entry without CRD is missing", async (t) => {
+  const cluster = fakeCluster();
+  cluster.state.forbidden = true;
+  const { manager, logged } = startManager(t, cluster);
+  await manager.applyConfig(config({ resources: [{ group: "example.com", resource: "widgets" }] }));
+  await waitFor(
+    () => manager.readiness().crds?.error !== undefined,
+    "the CRD list error",
+    () => manager.readiness(),
+  );
+  const denied = manager.readiness();
+  assert.match(denied.crds?.error ?? "", /^list customresourcedefinitions failed \(HTTP 403\): /);
+  assert.equal(denied.crds?.synced, false);
+  assert.deepEqual(denied.missing, [], "a forbidden list must not read as 'not installed'");
+  assert.equal(denied.ready, false);
+  assert.equal(logged("cannot watch CRDs")[0]?.fields.error, denied.crds?.error);
+  assert.equal(logged("cannot watch CRDs")[0]?.level, "warn");
+
+  cluster.state.forbidden = false;
+  await waitFor(
+    () => manager.readiness().crds?.synced === true,
+    "the CRD list after the retry",
+    () => manager.readiness(),
+  );
+  const listed = manager.readiness();
+  assert.equal(listed.crds?.error, undefined, "the error clears once listed");
+  assert.equal(listed.missing.length, 1);
+  assert.match(listed.missing[0] ?? "", /widgets/);
+  assert.equal(listed.ready, true, "a missing explicit CRD is not a readiness failure");
+});
+
+test("readiness: ready only when every collector is; each resource is reported with its detail", async (t) => {
+  const cluster = fakeCluster();
+  cluster.crds.set("widgets.example.com", crd("widgets"));
+  cluster.crds.set("gadgets.example.com", crd("gadgets"));
+  // The gadgets list fails: that collector never syncs.
+  const request = cluster.client.request.bind(cluster.client);
+  cluster.client.request = async (method, path, options) => {
+    if (path === "/apis/example.com/v1/gadgets") return { status: 500, body: { message: "boom" } as never };
+    return request(method, path, options);
+  };
+  const { manager } = startManager(t, cluster);
+  await manager.applyConfig(examples());
+  await waitFor(
+    () => manager.readiness().resources.some((r) => r.ready),
+    "the widgets collector ready",
+    () => manager.readiness(),
+  );
+  const readiness = manager.readiness();
+  assert.deepEqual(readiness.resources.map((r) => [r.resource, r.ready]).sort(), [
+    ["gadgets.example.com/v1", false],
+    ["widgets.example.com/v1", true],
+  ]);
+  assert.equal(readiness.ready, false, "one collector not ready: not ready");
+  assert.equal(readiness.crds?.synced, true);
+  assert.equal(readiness.overLimit, undefined);
+});
+
+test("a reload re-judges, re-renders, reconfigures or drops each running collector as the change requires", async (t) => {
+  const cluster = fakeCluster();
+  cluster.crds.set("widgets.example.com", crd("widgets"));
+  cluster.crds.set("gadgets.example.com", crd("gadgets"));
+  const { manager, logged } = startManager(t, cluster);
+  const entries = (widgets: Record<string, unknown>, gadgets: Record<string, unknown> = {}) => [
+    { group: "example.com", resource: "widgets", ...widgets },
+    { group: "example.com", resource: "gadgets", ...gadgets },
+  ];
+  await manager.applyConfig(config({ resources: entries({}) }));
+  await waitFor(
+    () => keys(manager).length === 2,
+    "both collectors",
+    () => keys(manager),
+  );
+  const widgets = byResource(manager, "widgets");
+  const gadgets = byResource(manager, "gadgets");
+  assert.ok(widgets && gadgets);
+  assert.equal(widgets.settings.kind.readiness.readyCondition, "Ready");
+
+  // Readiness rules only: the same collector judges again.
+  await manager.applyConfig(config({ resources: entries({ readyCondition: "Available" }) }));
+  assert.equal(byResource(manager, "widgets"), widgets, "the same collector (no relist)");
+  assert.equal(widgets.settings.kind.readiness.readyCondition, "Available");
+  assert.deepEqual(
+    logged("resource judged again").map((l) => l.fields.resource),
+    ["example.com/widgets"],
+  );
+  assert.deepEqual(logged("resource re-rendered for a new metric selection"), []);
+
+  // A family selection only: the same collector renders again.
+  const selection = widgets.settings.selection;
+  await manager.applyConfig(
+    config({
+      resources: entries({ readyCondition: "Available", metrics: { deny: ["cr_condition_reason"] } }),
+    }),
+  );
+  assert.equal(byResource(manager, "widgets"), widgets);
+  assert.notDeepEqual(widgets.settings.selection, selection, "the new selection is applied");
+  assert.deepEqual(
+    logged("resource re-rendered for a new metric selection").map((l) => l.fields.resource),
+    ["example.com/widgets"],
+  );
+  assert.equal(logged("resource judged again").length, 1, "nothing to judge again");
+
+  // A new prefix: logged, and every collector renders with it.
+  await manager.applyConfig(
+    config({
+      metricPrefix: "kube_cr_",
+      resources: entries({ readyCondition: "Available", metrics: { deny: ["kube_cr_condition_reason"] } }),
+    }),
+  );
+  assert.equal(logged("metric prefix changed").length, 1);
+  assert.equal(widgets.settings.prefix, "kube_cr_");
+  assert.equal(gadgets.settings.prefix, "kube_cr_");
+  assert.equal(logged("resource re-rendered for a new metric selection").length, 3);
+
+  // A different watch (a label selector): a new collector replaces the old one.
+  await manager.applyConfig(
+    config({
+      metricPrefix: "kube_cr_",
+      resources: entries({
+        readyCondition: "Available",
+        metrics: { deny: ["kube_cr_condition_reason"] },
+        labelSelector: "team=a",
+      }),
+    }),
+  );
+  const replaced = byResource(manager, "widgets");
+  assert.ok(replaced && replaced !== widgets, "a new collector for the new watch");
+  assert.equal(replaced.settings.labelSelector, "team=a");
+  assert.equal(widgets.status().synced, false, "the old collector is stopped");
+  assert.deepEqual(
+    logged("resource reconfigured").map((l) => l.fields.resource),
+    ["example.com/widgets"],
+  );
+  assert.equal(byResource(manager, "gadgets"), gadgets, "the unchanged resource keeps its collector");
+
+  // An entry removed: its collector stops.
+  await manager.applyConfig(config({ metricPrefix: "kube_cr_", resources: entries({}).slice(0, 1) }));
+  assert.deepEqual(keys(manager), ["example.com/widgets"]);
+  assert.deepEqual(
+    logged("resource no longer watched").map((l) => l.fields.resource),
+    ["example.com/gadgets"],
+  );
+  assert.equal(logged("metric prefix changed").length, 1, "logged only when the prefix changes");
+});
+
+test("turning CRD discovery off stops the CRD watch and plans from the entries alone; on again, it watches CRDs again", async (t) => {
+  const cluster = fakeCluster();
+  cluster.crds.set("widgets.example.com", crd("widgets"));
+  const { manager } = startManager(t, cluster);
+  const explicit = [
+    { group: "example.com", resource: "widgets", version: "v1", kind: "Widget", namespaced: true },
+  ];
+  await manager.applyConfig(config({ resources: explicit }));
+  await waitFor(
+    () => cluster.crdWatches.length === 1,
+    "the CRD watch",
+    () => cluster.calls,
+  );
+  const crdWatch = cluster.crdWatches[0];
+  await manager.applyConfig(config({ crdDiscovery: false, resources: explicit }));
+  assert.equal(crdWatch?.signal.aborted, true, "the CRD watch is stopped");
+  assert.equal(manager.readiness().crds, undefined);
+  assert.deepEqual(keys(manager), ["example.com/widgets"]);
+  const crdLists = cluster.calls.filter((c) => c.path === crdPath && c.kind === "list").length;
+
+  // The CRD goes while discovery is off; turned on again, the new list decides.
+  cluster.crds.clear();
+  await manager.applyConfig(config({ resources: explicit }));
+  await waitFor(
+    () => cluster.calls.filter((c) => c.path === crdPath && c.kind === "list").length === crdLists + 1,
+    "the CRDs listed again",
+    () => cluster.calls,
+  );
+  await waitFor(
+    () => keys(manager).length === 0,
+    "the collector of the CRD that is gone stopped",
+    () => keys(manager),
+  );
+  assert.equal(manager.readiness().missing.length, 1);
+});
+
+test("past the watch-total limit the plans that do not fit are not started, readiness says so, logged once", async (t) => {
+  const cluster = fakeCluster();
+  for (const plural of ["alphas", "betas", "gammas"]) cluster.crds.set(`${plural}.example.com`, crd(plural));
+  const { manager, logged } = startManager(t, cluster);
+  // 3 matched CRDs × 400 namespaces = 1,200 list/watches, 1,000 allowed: two fit.
+  const namespaces = Array.from({ length: 400 }, (_, i) => `ns${i}`);
+  await manager.applyConfig(examples({ namespaces }));
+  await waitFor(
+    () => keys(manager).length === 2,
+    "the plans that fit",
+    () => keys(manager),
+  );
+  assert.deepEqual(keys(manager), ["example.com/alphas", "example.com/betas"], "kept in key order");
+  const readiness = manager.readiness();
+  assert.match(
+    readiness.overLimit ?? "",
+    /need 1200 list\/watches.*1 resources not watched \(example\.com\/gammas\)/,
+  );
+  assert.equal(readiness.ready, false, "over the limit: not ready");
+  assert.equal(logged("watch limit reached").length, 1);
+
+  // Planned again (an unrelated CRD event, a reload): the same excess is not logged again.
+  cluster.crdEvent("ADDED", crd("others", "other.io"));
+  await manager.applyConfig(examples({ namespaces }));
+  assert.equal(logged("watch limit reached").length, 1, "the same excess is logged once");
+
+  // Narrowed back under the limit: every plan runs and readiness no longer reports it.
+  await manager.applyConfig(examples({ namespaces: namespaces.slice(0, 300) }));
+  assert.deepEqual(keys(manager), ["example.com/alphas", "example.com/betas", "example.com/gammas"]);
+  assert.equal(manager.readiness().overLimit, undefined);
+});
+
+test("objects that change the detected status shape are logged and the running collector judges again", async (t) => {
+  const cluster = fakeCluster();
+  const runs = { ...loadCorpusCrd("runs"), status: established };
+  cluster.crds.set(`runs.${corpusGroup}`, runs);
+  const run = {
+    apiVersion: `${corpusGroup}/v1alpha1`,
+    kind: "Run",
+    metadata: { name: "r1", namespace: "ns1", uid: "uid-r1", resourceVersion: "3", generation: 1 },
+    status: { observedGeneration: 1, conditions: [cond("Succeeded", "False")] },
+  };
+  cluster.objects.set(`/apis/${corpusGroup}/v1alpha1/runs`, [run]);
+  const { manager, logged } = startManager(t, cluster);
+  await manager.applyConfig(
+    config({ resources: [{ group: corpusGroup, resource: "runs", version: "v1alpha1" }] }),
+  );
+  await waitFor(
+    () => logged("status shape decision changed").length === 1,
+    "the decision changed by the listed run",
+    () => logged("status shape decision changed"),
+  );
+  assert.equal(logged("status shape decision changed")[0]?.fields.crd, `runs.${corpusGroup}/v1alpha1`);
+  await waitFor(
+    () => logged("resource judged again").length === 1,
+    "the collector judged again",
+    () => logged("resource judged again"),
+  );
+  const collector = byResource(manager, "runs");
+  assert.equal(collector?.settings.kind.readiness.readyCondition, "Succeeded", "the learned condition");
+  assert.equal(logged("watching resource").length, 1, "the same collector: no restart, no relist");
+});
+
+test("stop() stops the CRD watch and every collector", async (t) => {
+  const cluster = fakeCluster();
+  cluster.crds.set("widgets.example.com", crd("widgets"));
+  const { manager } = startManager(t, cluster);
+  await manager.applyConfig(examples());
+  await waitFor(
+    () => manager.readiness().ready,
+    "ready",
+    () => manager.readiness(),
+  );
+  const [widgets] = manager.collectors();
+  await manager.stop();
+  assert.deepEqual(manager.collectors(), []);
+  assert.equal(widgets?.status().synced, false);
+  assert.ok(cluster.crdWatches.every((w) => w.signal.aborted));
+});
