@@ -74,6 +74,10 @@ export class CollectorManager {
       const watch = this.#crdWatch;
       this.#crdWatch = undefined;
       this.#crds.clear();
+      // Turned on again, nothing is known until the CRDs are listed anew: until
+      // then no collector is stopped and nothing reads as missing.
+      this.#crdListed = false;
+      this.#crdError = undefined;
       void watch.stop();
     }
     if (previous && previous.metricPrefix !== config.metricPrefix) this.#logger.info("metric prefix changed");

@@ -107,6 +107,21 @@ function fakeCluster() {
 
 type Cluster = ReturnType<typeof fakeCluster>;
 
+/** From now on the CRD list is answered only once the returned function is called (or the loop stops). */
+function holdCrdLists(t: TestContext, cluster: Cluster): () => void {
+  let release: () => void = () => {};
+  const gate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const request = cluster.client.request.bind(cluster.client);
+  cluster.client.request = async (method, path, options) => {
+    if (path === crdPath && options?.signal) await Promise.race([gate, untilAborted(options.signal)]);
+    return request(method, path, options);
+  };
+  t.after(release);
+  return release;
+}
+
 function startManager(t: TestContext, cluster: Cluster) {
   const lines: { level: string; msg: string; fields: LogFields }[] = [];
   const logger = createLogger({
@@ -200,15 +215,7 @@ test("discovery: the listed CRDs a selector matches get a collector; CRD events 
 test("nothing starts before the CRDs are listed, and readiness says the CRD list is pending", async (t) => {
   const cluster = fakeCluster();
   cluster.crds.set("widgets.example.com", crd("widgets"));
-  let release: () => void = () => {};
-  const gate = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  const request = cluster.client.request.bind(cluster.client);
-  cluster.client.request = async (method, path, options) => {
-    if (path === crdPath) await gate;
-    return request(method, path, options);
-  };
+  const release = holdCrdLists(t, cluster);
   const { manager } = startManager(t, cluster);
   await manager.applyConfig(examples());
   assert.deepEqual(keys(manager), [], "no collector while the CRD list is outstanding");
@@ -391,9 +398,17 @@ test("turning CRD discovery off stops the CRD watch and plans from the entries a
   assert.deepEqual(keys(manager), ["example.com/widgets"]);
   const crdLists = cluster.calls.filter((c) => c.path === crdPath && c.kind === "list").length;
 
-  // The CRD goes while discovery is off; turned on again, the new list decides.
+  // The CRD goes while discovery is off; turned on again, the new list decides,
+  // and until it answers nothing is stopped and nothing reads as missing.
   cluster.crds.clear();
+  const release = holdCrdLists(t, cluster);
+  const running = byResource(manager, "widgets");
   await manager.applyConfig(config({ resources: explicit }));
+  const relisting = manager.readiness();
+  assert.deepEqual(relisting.crds, { synced: false, error: undefined }, "not synced until listed again");
+  assert.deepEqual(relisting.missing, []);
+  assert.equal(byResource(manager, "widgets"), running, "the collector keeps running meanwhile");
+  release();
   await waitFor(
     () => cluster.calls.filter((c) => c.path === crdPath && c.kind === "list").length === crdLists + 1,
     "the CRDs listed again",
