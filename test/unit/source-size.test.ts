@@ -7,6 +7,10 @@ import { test } from "node:test";
 
 const MAX_LINES = 350;
 const root = new URL("../../src/", import.meta.url).pathname;
+// Mutation testing runs this in a sandbox copy where every file starts with an
+// added `// @ts-nocheck` and the mutated file is rewritten: neither is the source.
+const instrumented = "stryNS_9fa48";
+const sandboxHeader = /^\/\/ @ts-nocheck\n/;
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
@@ -24,8 +28,10 @@ test(`no file in src/ is longer than ${MAX_LINES} lines`, () => {
   const long = files
     .map((file) => ({
       file: file.slice(root.length),
-      lines: readFileSync(file, "utf8").split("\n").length - 1,
+      text: readFileSync(file, "utf8").replace(sandboxHeader, ""),
     }))
+    .filter(({ text }) => !text.includes(instrumented))
+    .map(({ file, text }) => ({ file, lines: text.split("\n").length - 1 }))
     .filter(({ lines }) => lines > MAX_LINES);
   assert.deepEqual(long, []);
 });
