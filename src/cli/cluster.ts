@@ -2,6 +2,7 @@
 // from the CRDs in the cluster, and one paged list per resource projected with
 // the exporter's own code. No watch, no server. A resource whose list fails is
 // reported and the others are still shown.
+import { listPath } from "../collectors/collector-parts.ts";
 import { type CollectorPlan, planFromCrds, planStatic, replan } from "../collectors/selection.ts";
 import type { Config } from "../config/schema.ts";
 import { type CrdSummary, summarizeCrd } from "../core/crd.ts";
@@ -97,12 +98,11 @@ export interface ListScope {
 
 /** The list paths of one plan: per configured namespace, or cluster-wide. */
 export function listPaths(plan: CollectorPlan, namespace: string | undefined): string[] {
-  const { group, version, resource, namespaced } = plan.identity;
-  const base = `/apis/${group}/${version}`;
-  if (!namespaced) return namespace === undefined ? [`${base}/${resource}`] : [];
+  const { identity } = plan;
+  if (!identity.namespaced) return namespace === undefined ? [listPath(identity, "")] : [];
   const namespaces = namespace !== undefined ? [namespace] : plan.options.namespaces;
-  if (namespaces.length === 0) return [`${base}/${resource}`];
-  return namespaces.map((ns) => `${base}/namespaces/${encodeURIComponent(ns)}/${resource}`);
+  if (namespaces.length === 0) return [listPath(identity, "")];
+  return namespaces.map((ns) => listPath(identity, ns));
 }
 
 export function combinedSelector(...selectors: (string | undefined)[]): string | undefined {

@@ -35,7 +35,9 @@ export function uidOf(raw: unknown): string | undefined {
 /** The collection path of a resource in one scope ("" = all namespaces or cluster-scoped). */
 export function listPath(identity: ResourceIdentity, scope: string): string {
   const base = `/apis/${identity.group}/${identity.version}`;
-  return scope ? `${base}/namespaces/${scope}/${identity.resource}` : `${base}/${identity.resource}`;
+  return scope
+    ? `${base}/namespaces/${encodeURIComponent(scope)}/${identity.resource}`
+    : `${base}/${identity.resource}`;
 }
 
 export interface ScopeCallbacks {
