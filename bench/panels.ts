@@ -17,10 +17,10 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { DEFAULT_ALERT_OPTIONS, generateRuleGroups, renderRuleFile } from "../alerts/src/index.ts";
 import { MATCH_ALL, OBJECT_UID, panelQueries, substituteVariables } from "../dashboards/src/index.ts";
-import { ControlPlane, installCrd } from "../test/cluster/index.ts";
+import { installCrd } from "../test/cluster/index.ts";
 import { prometheusPath } from "../test/prometheus/binaries.ts";
 import { PrometheusServer } from "../test/prometheus/server.ts";
-import { createNamespaces, type Fleet, growFleet, widgetPath } from "./lib/fleet.ts";
+import { createNamespaces, type Fleet, growFleet, startBenchPlane, widgetPath } from "./lib/fleet.ts";
 import { churn, Patcher, waitForSync } from "./lib/measure.ts";
 import {
   expandRecords,
@@ -70,13 +70,7 @@ async function main(): Promise<void> {
     `${objects} widgets, ${minutes} min of ${scrapeSeconds} s scrapes, ranges of ${steps} steps, ${repeats} runs each`,
   );
   const load = [loadavg()[0] ?? 0];
-  const plane = await ControlPlane.start({
-    apiserverArgs: [
-      "--max-requests-inflight=2000",
-      "--max-mutating-requests-inflight=1000",
-      "--enable-priority-and-fairness=false",
-    ],
-  });
+  const plane = await startBenchPlane();
   const patcher = new Patcher(plane.server, plane.caPem, plane.admin.token);
   const stops: (() => Promise<void>)[] = [];
   try {

@@ -21,8 +21,8 @@ import { dirname, join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { ControlPlane, installCrd } from "../test/cluster/index.ts";
-import { createNamespaces, type Fleet, growFleet } from "./lib/fleet.ts";
+import { type ControlPlane, installCrd } from "../test/cluster/index.ts";
+import { createNamespaces, type Fleet, growFleet, startBenchPlane } from "./lib/fleet.ts";
 import { measureIdle } from "./lib/idle.ts";
 import { churn, measureEventLatency, Patcher, waitForSync } from "./lib/measure.ts";
 import { benchEvents, benchWrite } from "./lib/micro.ts";
@@ -256,13 +256,7 @@ async function main(): Promise<void> {
   log(
     `sizes ${sizes.join(",")}, subjects ${runSubjects.map((s) => s.id).join(",")}, latency phases ${latencySeconds} s, churn ${churnSeconds} s, ${scrapes} plain + ${scrapes} gzip scrapes; starting the control plane`,
   );
-  const plane = await ControlPlane.start({
-    apiserverArgs: [
-      "--max-requests-inflight=2000",
-      "--max-mutating-requests-inflight=1000",
-      "--enable-priority-and-fairness=false",
-    ],
-  });
+  const plane = await startBenchPlane();
   const result: RunResult = {
     schema: 2,
     startedAt,

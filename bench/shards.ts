@@ -19,8 +19,8 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { parse, stringify } from "yaml";
 import { shardOfUid } from "../src/core/shard.ts";
-import { ControlPlane, installCrd } from "../test/cluster/index.ts";
-import { createNamespaces, type Fleet, growFleet } from "./lib/fleet.ts";
+import { type ControlPlane, installCrd } from "../test/cluster/index.ts";
+import { createNamespaces, type Fleet, growFleet, startBenchPlane } from "./lib/fleet.ts";
 import { measureIdle } from "./lib/idle.ts";
 import { waitForSync } from "./lib/measure.ts";
 import { type Subject, sampleProc, startOurs } from "./lib/proc.ts";
@@ -227,13 +227,7 @@ async function main(): Promise<void> {
       .map((l) => fixed(l))
       .join(" ")}`,
   );
-  const plane = await ControlPlane.start({
-    apiserverArgs: [
-      "--max-requests-inflight=2000",
-      "--max-mutating-requests-inflight=1000",
-      "--enable-priority-and-fairness=false",
-    ],
-  });
+  const plane = await startBenchPlane();
   const result: RunResult = {
     startedAt,
     shards: shardCount,

@@ -2,9 +2,24 @@
 // namespaces, each with labels, a last-applied annotation, a spec payload and a
 // status of four conditions, about 3 KB as the API serves it. Created with
 // bounded concurrency (POST, then a merge patch on /status) and a progress line.
-import type { ControlPlane, RestClient } from "../../test/cluster/index.ts";
+import { ControlPlane, type RestClient } from "../../test/cluster/index.ts";
 
 export const namespaceCount = 50;
+
+/**
+ * The control plane every benchmark builds its fleet on: request limits raised
+ * and priority-and-fairness off, so creating and churning tens of thousands of
+ * objects measures the subjects, not the apiserver's throttling.
+ */
+export function startBenchPlane(): Promise<ControlPlane> {
+  return ControlPlane.start({
+    apiserverArgs: [
+      "--max-requests-inflight=2000",
+      "--max-mutating-requests-inflight=1000",
+      "--enable-priority-and-fairness=false",
+    ],
+  });
+}
 export const conditionTypes = ["Ready", "Available", "Progressing", "Degraded"] as const;
 const phases = ["Pending", "Provisioning", "Running", "Failed"] as const;
 
