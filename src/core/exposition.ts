@@ -63,8 +63,3 @@ export function formatValue(value: number): string {
   if (value === Number.NEGATIVE_INFINITY) return "-Inf";
   return String(value);
 }
-
-/** One sample line: `name{labels} value\n`. `labels` is a rendered `{...}` or "". */
-export function sampleLine(name: string, labels: string, value: number): string {
-  return `${name}${labels} ${formatValue(value)}\n`;
-}

@@ -1,0 +1,166 @@
+// renderSeries on its own: what is rendered with and without previous
+// series, which slots stay empty, how the object labels are opened, and that
+// the series count follows the text.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { inputBit, objectFamilies, slotOf } from "../../src/core/catalog.ts";
+import { fromByteString } from "../../src/core/exposition.ts";
+import { newKindLearning } from "../../src/core/label-bounds.ts";
+import { applyChange, type ObjectEntry } from "../../src/core/object-update.ts";
+import { defaultProjectionSettings } from "../../src/core/project.ts";
+import {
+  type KindRender,
+  newKindRender,
+  objectLabelsOpen,
+  type RenderInput,
+  renderSeries,
+  zeroCounters,
+} from "../../src/core/render.ts";
+import { kindSettings } from "../support/kind-settings.ts";
+import { cond, t, widget } from "../support/objects.ts";
+
+const kind = kindSettings(
+  { projection: { ...defaultProjectionSettings, extraLabels: [{ key: "app", name: "app", from: "label" }] } },
+  ["app"],
+);
+const learning = newKindLearning({ phaseEnum: [], maxReasons: 20 });
+const entry: ObjectEntry = applyChange(
+  undefined,
+  widget({
+    generation: 2,
+    labels: { app: "shop" },
+    status: { observedGeneration: 1, phase: "Running", conditions: [cond("Ready", "False")] },
+  }),
+  kind,
+  learning,
+  t("2026-01-01T01:00:00Z"),
+).entry;
+const input: RenderInput = {
+  state: entry.state,
+  counters: entry.counters,
+  lag: entry.lag,
+  requestedAt: entry.memory.requestedAt,
+  summary: entry.summary,
+  labels: entry.labels,
+};
+const L = 'group="example.com",kind="Widget",namespace="ns1",name="w1"';
+const only = (...keys: (keyof typeof slotOf)[]): KindRender =>
+  newKindRender({
+    group: "example.com",
+    kind: "Widget",
+    prefix: "x_",
+    selected: keys.reduce((mask, key) => mask | (1 << slotOf[key]), 0),
+    extraLabelNames: ["app"],
+  });
+const lines = (text: string) => (text === "" ? 0 : text.trimEnd().split("\n").length);
+
+test("newKindRender: full names by slot from the prefix; no extra labels unless given", () => {
+  const render = newKindRender({ group: "g", kind: "K", prefix: "p_", selected: 5 });
+  assert.deepEqual(
+    render.names,
+    objectFamilies.map((f) => `p_${f.suffix}`),
+  );
+  assert.deepEqual(render.extraLabelNames, []);
+  assert.equal(render.selected, 5);
+  assert.deepEqual(
+    newKindRender({ group: "g", kind: "K", prefix: "", selected: 0, extraLabelNames: ["a"] }).extraLabelNames,
+    ["a"],
+  );
+});
+
+test("the object labels: group, kind, namespace, name, then the extra labels in order (empty when unset), unclosed", () => {
+  assert.equal(objectLabelsOpen(only(), entry.state), `{${L},app="shop"`);
+  const render = newKindRender({
+    group: "g",
+    kind: "K",
+    prefix: "",
+    selected: 0,
+    extraLabelNames: ["b", "app"],
+  });
+  assert.equal(
+    objectLabelsOpen(render, entry.state),
+    '{group="g",kind="K",namespace="ns1",name="w1",b="",app="shop"',
+  );
+});
+
+test("without previous series, every selected family is rendered whatever the changed inputs say; the others stay empty", () => {
+  const series = renderSeries(only("generation", "phase", "status"), undefined, 0, input);
+  assert.equal(series.open, `{${L},app="shop"`);
+  assert.equal(series.slots.length, objectFamilies.length);
+  assert.equal(
+    fromByteString(series.slots[slotOf.generation] ?? ""),
+    `x_metadata_generation{${L},app="shop"} 2\n`,
+  );
+  assert.equal(
+    fromByteString(series.slots[slotOf.phase] ?? ""),
+    `x_phase{${L},app="shop",phase="Running"} 1\n`,
+  );
+  assert.match(series.slots[slotOf.status] ?? "", /^x_status\{.*result="InProgress"\} 1\n$/);
+  for (const family of objectFamilies)
+    if (!["generation", "phase", "status"].includes(family.key))
+      assert.equal(series.slots[family.slot], "", family.key);
+  assert.equal(series.count, 3);
+});
+
+test("the series count is the number of lines over the selected slots, kept right as families are re-rendered", () => {
+  const all = only(...objectFamilies.map((f) => f.key));
+  const first = renderSeries(all, undefined, -1, input);
+  assert.equal(
+    first.count,
+    first.slots.reduce((n, text) => n + lines(text), 0),
+  );
+  const twoConditions = {
+    ...input,
+    state: {
+      ...input.state,
+      conditions: [
+        ...input.state.conditions,
+        { ...(input.state.conditions[0] as (typeof input.state.conditions)[number]), type: "Synced" },
+      ],
+    },
+  };
+  const next = renderSeries(all, first, inputBit.conditionStatus | inputBit.conditionTime, twoConditions);
+  assert.equal(
+    next.count,
+    next.slots.reduce((n, text) => n + lines(text), 0),
+  );
+  assert.equal(next.open, first.open, "the same object labels, the same string");
+});
+
+test("a new identity renders every selected family again under the new labels", () => {
+  const render = only("generation", "phase");
+  const first = renderSeries(render, undefined, -1, input);
+  const moved = { ...input, state: { ...input.state, extraLabels: { app: "cart" } } };
+  const next = renderSeries(render, first, inputBit.identity, moved);
+  assert.equal(next.open, `{${L},app="cart"`);
+  assert.equal(
+    fromByteString(next.slots[slotOf.generation] ?? ""),
+    `x_metadata_generation{${L},app="cart"} 2\n`,
+  );
+  assert.equal(
+    fromByteString(next.slots[slotOf.phase] ?? ""),
+    `x_phase{${L},app="cart",phase="Running"} 1\n`,
+  );
+  assert.equal(next.count, 2);
+});
+
+test("counters render as they stand, zero included; transitions count per condition and new status", () => {
+  const render = only("statusUpdates", "conditionTransitions");
+  const series = renderSeries(render, undefined, -1, {
+    ...input,
+    counters: { ...zeroCounters, transitions: new Map([["Ready\u0000True", 2]]) },
+  });
+  assert.equal(
+    fromByteString(series.slots[slotOf.statusUpdates] ?? ""),
+    `x_status_updates_total{${L},app="shop"} 0\n`,
+  );
+  assert.equal(
+    fromByteString(series.slots[slotOf.conditionTransitions] ?? ""),
+    [
+      `x_condition_transitions_total{${L},app="shop",type="Ready",status="True"} 2`,
+      `x_condition_transitions_total{${L},app="shop",type="Ready",status="False"} 0`,
+      `x_condition_transitions_total{${L},app="shop",type="Ready",status="Unknown"} 0`,
+      "",
+    ].join("\n"),
+  );
+});
