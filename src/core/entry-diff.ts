@@ -12,7 +12,10 @@ function sameExtraLabels(a: ObjectState, b: ObjectState): boolean {
 
 export function sameStates(a: ObjectState, b: ObjectState): boolean {
   if (a.states.length !== b.states.length) return false;
-  return b.states.every((s, i) => a.states[i]?.name === s.name && a.states[i]?.value === s.value);
+  return b.states.every((s, i) => {
+    const before = a.states[i];
+    return before?.name === s.name && before.value === s.value;
+  });
 }
 
 /** Which render inputs differ between two entries (a bit set over catalog inputs). */
@@ -64,8 +67,8 @@ export function changedInputs(previous: ObjectEntry | undefined, next: ObjectEnt
 
 export function sameReasons(a: readonly ConditionState[], b: readonly ConditionState[]): boolean {
   if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) {
-    if (a[i]?.type !== b[i]?.type || a[i]?.reason !== b[i]?.reason) return false;
-  }
-  return true;
+  return a.every((c, i) => {
+    const other = b[i];
+    return other?.type === c.type && other.reason === c.reason;
+  });
 }

@@ -41,7 +41,8 @@ const invalidLabelChars = /[^a-zA-Z0-9_]/g;
 export function sanitizeLabelName(name: string): string {
   let sanitized = name.replace(invalidLabelChars, "_");
   if (/^[0-9]/.test(sanitized)) sanitized = `_${sanitized}`;
-  if (sanitized.startsWith("__")) sanitized = sanitized.replace(/^_+/, "_");
+  // Names starting with __ are reserved for Prometheus' own use.
+  sanitized = sanitized.replace(/^__+/, "_");
   return sanitized || "_";
 }
 
@@ -58,7 +59,7 @@ export function renderLabels(names: readonly string[], values: readonly string[]
 
 /** Formats a sample value the way Prometheus parses it (NaN and infinities spelled out). */
 export function formatValue(value: number): string {
-  if (Number.isNaN(value)) return "NaN";
+  // String(NaN) is "NaN" already; the infinities are spelled differently.
   if (value === Number.POSITIVE_INFINITY) return "+Inf";
   if (value === Number.NEGATIVE_INFINITY) return "-Inf";
   return String(value);

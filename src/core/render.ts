@@ -87,6 +87,7 @@ export function objectLabelsOpen(kind: KindRender, state: ObjectState): string {
  * and garbage-collector work for every object (ToNumber flattens its input).
  */
 function flat(text: string): string {
+  // Stryker disable next-line CallExpression: ToNumber only flattens the string; its result is not used
   Number(text);
   return text;
 }
@@ -198,8 +199,8 @@ export function renderSeries(
       (rendererBySlot[family.slot] as FamilyRenderer)(kind.names[family.slot] as string, open, input),
     );
     const old = slots[family.slot] as string;
-    if (reuse) count -= countLines(old);
-    count += countLines(text);
+    // A fresh slot is "": nothing to take off.
+    count += countLines(text) - countLines(old);
     slots[family.slot] = text;
   }
   return { open, slots, count };

@@ -164,3 +164,22 @@ test("counters render as they stand, zero included; transitions count per condit
     ].join("\n"),
   );
 });
+
+test("a condition with no known time has no last-transition series; one with a time has", () => {
+  const [ready] = input.state.conditions as [(typeof input.state.conditions)[number]];
+  const series = renderSeries(only("conditionLastTransition"), undefined, -1, {
+    ...input,
+    state: {
+      ...input.state,
+      conditions: [
+        { ...ready, since: undefined, sinceSource: undefined },
+        { ...ready, type: "Synced", since: 1767225600 },
+      ],
+    },
+  });
+  assert.equal(
+    fromByteString(series.slots[slotOf.conditionLastTransition] ?? ""),
+    `x_condition_last_transition_timestamp_seconds{${L},app="shop",type="Synced"} 1767225600\n`,
+  );
+  assert.equal(series.count, 1);
+});
