@@ -167,6 +167,26 @@ export function specChangeTime(managedFields: Json): number | undefined {
   return newest;
 }
 
+/**
+ * Where a structure starts and ends, in the digests: numbers, where every
+ * piece of content is text (or a length over 64), so no key, value or
+ * finalizer can pose as a boundary and content never moves across one unseen
+ * (with text markers, labels {a: "x"} hashed like annotations {x: "a"}).
+ */
+const mark = {
+  string: 1,
+  null: 2,
+  tooDeep: 3,
+  list: 4,
+  listEnd: 5,
+  map: 6,
+  mapEnd: 7,
+  labels: 8,
+  annotations: 9,
+  finalizers: 10,
+  owners: 11,
+} as const;
+
 /** A string-valued map (labels, annotations) into the hash, key by key. */
 function hashMap(hasher: Hasher, map: Json): void {
   if (!isRecord(map)) return;
@@ -198,16 +218,16 @@ function hashJson(
   path: readonly string[] | undefined,
   at: number,
 ): void {
-  if (typeof value === "string") hasher.text("s").text(value);
+  if (typeof value === "string") hasher.number(mark.string).text(value);
   else if (typeof value === "number" || typeof value === "boolean") hasher.text(String(value));
-  else if (value === null || value === undefined) hasher.text("n");
-  else if (depth >= maxDigestDepth) hasher.text("…");
+  else if (value === null || value === undefined) hasher.number(mark.null);
+  else if (depth >= maxDigestDepth) hasher.number(mark.tooDeep);
   else if (Array.isArray(value)) {
-    hasher.text("[");
+    hasher.number(mark.list);
     for (const item of value) hashJson(hasher, item, depth + 1, names, undefined, 0);
-    hasher.text("]");
+    hasher.number(mark.listEnd);
   } else if (isRecord(value)) {
-    hasher.text("{");
+    hasher.number(mark.map);
     for (const key in value) {
       if (names?.has(key)) continue;
       const onPath = path !== undefined && path[at] === key;
@@ -215,7 +235,7 @@ function hashJson(
       hasher.text(key);
       hashJson(hasher, value[key], depth + 1, names, onPath ? path : undefined, at + 1);
     }
-    hasher.text("}");
+    hasher.number(mark.mapEnd);
   }
 }
 
@@ -246,11 +266,11 @@ function metadataDigest(
 ): number {
   const hasher = new Hasher().number(deletion);
   for (const name in extra) hasher.text(extra[name] as string);
-  hashMap(hasher.text("l"), metadata.labels);
-  hashMap(hasher.text("a"), metadata.annotations);
-  hasher.text("f");
+  hashMap(hasher.number(mark.labels), metadata.labels);
+  hashMap(hasher.number(mark.annotations), metadata.annotations);
+  hasher.number(mark.finalizers);
   if (Array.isArray(metadata.finalizers)) for (const f of metadata.finalizers) hasher.text(String(f));
-  hasher.text("o");
+  hasher.number(mark.owners);
   if (Array.isArray(metadata.ownerReferences)) {
     for (const owner of metadata.ownerReferences) {
       if (!isRecord(owner)) continue;

@@ -55,6 +55,17 @@ describe("meta digest: what writes other than status writes change", () => {
     for (const [what, change] of changes) assert.notEqual(meta({ ...base, ...change }), digest, what);
   });
 
+  test("content never passes unseen from one section to the next", () => {
+    assert.notEqual(meta({ labels: { a: "x" } }), meta({ annotations: { x: "a" } }), "labels → annotations");
+    assert.notEqual(
+      meta({ annotations: { f: "o" } }),
+      meta({ finalizers: ["o", "f"] }),
+      "annotations → finalizers",
+    );
+    assert.notEqual(meta({ labels: { o: "1" } }), meta({ annotations: { o: "1" } }));
+    assert.notEqual(meta({ finalizers: ["o"] }), meta({ ownerReferences: [{}] }), "finalizers → owners");
+  });
+
   test("long annotation values count by length only; up to 64 characters by content", () => {
     const at = (value: string) => meta({ annotations: { big: value } });
     assert.equal(at("a".repeat(65)), at("b".repeat(65)));
@@ -86,6 +97,10 @@ describe("status digest", () => {
     assert.equal(new Set(digests).size, values.length);
     assert.equal(digest({ v: null }), digest({ v: undefined }));
     assert.notEqual(digest({ l: [null] }), digest({ l: [] }), "a null is a value");
+    // Where a map ends is never in doubt, not even with an empty key.
+    assert.notEqual(digest({ p: {}, s: 1, "": "1" }), digest({ p: { "": "1" }, s: 1 }));
+    assert.notEqual(digest({ a: [] }), digest({ a: {} }));
+    assert.notEqual(digest({ a: [[]] }), digest({ a: [{}] }));
   });
 
   test("a list's items count in order; nested maps by key and value", () => {
