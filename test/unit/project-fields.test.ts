@@ -6,6 +6,7 @@ import {
   extraLabels,
   isRecord,
   isSuspended,
+  type LabelSource,
   projectStates,
   readPath,
 } from "../../src/core/project-fields.ts";
@@ -110,36 +111,30 @@ test("extra labels: from labels, annotations and scalar fields; anything else is
     spec: { size: 3, suspend: true, ratio: 0.5, name: "x", nested: { a: 1 }, list: [1], nan: Number.NaN },
   };
   const metadata = { labels: { app: "shop", n: 1 }, annotations: { owner: "bob", app: "annotated" } };
-  const result = extraLabels(raw, metadata, [
-    { key: "app", name: "app", from: "label" },
-    { key: "owner", name: "owner", from: "annotation" },
-    { key: "app", name: "app_annotation", from: "annotation" },
-    { key: "owner", name: "owner_label", from: "label" },
-    { key: "n", name: "n", from: "label" },
-    { key: "spec.size", name: "size", from: "path" },
-    { key: "spec.suspend", name: "suspend", from: "path" },
-    { key: "spec.ratio", name: "ratio", from: "path" },
-    { key: "spec.name", name: "spec_name", from: "path" },
-    { key: "spec.nested", name: "nested", from: "path" },
-    { key: "spec.list", name: "list", from: "path" },
-    { key: "spec.nan", name: "nan", from: "path" },
-    { key: "spec.missing", name: "missing", from: "path" },
-  ]);
-  assert.deepEqual(result, {
-    app: "shop",
-    owner: "bob",
-    app_annotation: "annotated",
-    owner_label: "",
-    n: "",
-    size: "3",
-    suspend: "true",
-    ratio: "0.5",
-    spec_name: "x",
-    nested: "",
-    list: "",
-    nan: "",
-    missing: "",
-  });
+  // [where from, key, label name, value read]
+  const cases: [LabelSource["from"], string, string, string][] = [
+    ["label", "app", "app", "shop"],
+    ["annotation", "owner", "owner", "bob"],
+    ["annotation", "app", "app_annotation", "annotated"],
+    ["label", "owner", "owner_label", ""],
+    ["label", "n", "n", ""],
+    ["path", "spec.size", "size", "3"],
+    ["path", "spec.suspend", "suspend", "true"],
+    ["path", "spec.ratio", "ratio", "0.5"],
+    ["path", "spec.name", "spec_name", "x"],
+    ["path", "spec.nested", "nested", ""],
+    ["path", "spec.list", "list", ""],
+    ["path", "spec.nan", "nan", ""],
+    ["path", "spec.missing", "missing", ""],
+  ];
+  assert.deepEqual(
+    extraLabels(
+      raw,
+      metadata,
+      cases.map(([from, key, name]) => ({ from, key, name })),
+    ),
+    Object.fromEntries(cases.map(([, , name, value]) => [name, value])),
+  );
 });
 
 test("extra labels: labels or annotations that are not maps read as none", () => {
