@@ -79,6 +79,7 @@ test("the API's form is decoded without Date.parse (it is on every object severa
     "2024-04-30T10:20:30Z",
     "2024-12-31T23:59:59Z",
     "1969-07-20T20:17:40Z",
+    "0000-01-01T00:00:00Z",
   ];
   assert.deepEqual(
     dateParseCalls(() => {
