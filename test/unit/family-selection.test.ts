@@ -170,3 +170,22 @@ test("two selections are the same only when every group is", () => {
   assert.equal(sameSelection(a, { ...a, aggregates: 3 }), false);
   assert.equal(sameSelection(a, { ...a, perKind: 5 }), false);
 });
+
+test("optIn and deny next to allow have no effect (which is why the configuration refuses them there)", () => {
+  const selected = selectFamilies("cr_", [
+    rules({ allow: ["cr_phase", "cr_status"], optIn: ["cr_condition_stale"], deny: ["cr_phase"] }),
+  ]);
+  assert.deepEqual(names(selected), { objects: ["cr_phase", "cr_status"], aggregates: [], perKind: [] });
+});
+
+test("a later level's optIn adds back aggregate and per-kind families an earlier allow left out", () => {
+  const selected = selectFamilies("cr_", [
+    rules({ allow: ["cr_status"] }),
+    rules({ optIn: ["cr_aggregate_objects", "cr_time_to_ready_seconds"] }),
+  ]);
+  assert.deepEqual(names(selected), {
+    objects: ["cr_status"],
+    aggregates: ["cr_aggregate_objects"],
+    perKind: ["cr_time_to_ready_seconds"],
+  });
+});
