@@ -123,7 +123,8 @@ const phaseCriteria: Criterion<StringFieldEvidence>[] = [
     key: (f) => (samePath(f.path, ["status", "phase"]) ? 0 : 1),
   },
   { name: "status.state comes next", key: (f) => (samePath(f.path, ["status", "state"]) ? 0 : 1) },
-  { name: "named like a phase or state", key: (f) => (/(phase|state)$/i.test(f.path.at(-1) ?? "") ? 0 : 1) },
+  // The dotted path ends where its last segment does.
+  { name: "named like a phase or state", key: (f) => (/(phase|state)$/i.test(dotted(f.path)) ? 0 : 1) },
   { name: "first by name", key: (f) => dotted(f.path) },
 ];
 
@@ -259,12 +260,8 @@ export function decideShape(input: DecisionInput): DetectedShape {
       `conditions at ${dotted(conditions.path)} carry no lastTransitionTime: times count from when the exporter first saw a status`,
     );
   }
-  if (
-    conditions &&
-    readiness.condition === undefined &&
-    !readiness.pending &&
-    readiness.source !== "states"
-  ) {
+  // With conditions, readiness comes from them (never from state fields).
+  if (conditions && readiness.condition === undefined && !readiness.pending) {
     warnings.push(`no readiness condition: ${readiness.why}; set readyCondition to choose one`);
   }
   const useful = conditions || phase || states.length > 0 || evidence.generationFields.length > 0;

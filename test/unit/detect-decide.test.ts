@@ -481,3 +481,25 @@ test("what is passed through: version, basis, subresource, suspend path and note
   );
   assert.notEqual(shape.notes, notes, "a copy");
 });
+
+test("paths are compared whole: one that only begins like the conventional place is not it", () => {
+  // A list at `status` itself starts like status.conditions but is not there.
+  assert.deepEqual(chosenConditions(conditions(["status"]), conditions(["status", "a", "conditions"])), [
+    "status.a.conditions",
+    "a list named conditions; also found: status",
+  ]);
+  const phase = decide({ phaseFields: [field(["status"]), field(["status", "a", "state"])] }).phase;
+  assert.deepEqual(phase?.path, ["status", "a", "state"], "status is not status.phase");
+});
+
+test("named like a phase or state means ending so, not containing it", () => {
+  const phase = decide({
+    phaseFields: [
+      field(["status", "stateReason"]),
+      field(["status", "outcome"]),
+      field(["status", "phases", "x"]),
+    ],
+  }).phase;
+  assert.deepEqual(phase?.path, ["status", "outcome"]);
+  assert.match(phase?.why ?? "", /first by name/);
+});
