@@ -114,7 +114,7 @@ function visit(schema: Json, path: FieldPath, out: Collected): void {
     if (isString(child) && wellKnownStates.some((s) => dotted(s.path) === dotted(at))) {
       out.stateFields.push({ path: at, declaredValues: stringEnum(child), observedValues: [] });
     }
-    if (rec(child.properties)) visit(child, at, out);
+    visit(child, at, out);
   }
 }
 

@@ -125,6 +125,7 @@ test("a phase is a string directly under status, named like one or with lifecycl
       phase: str(),
       deploymentState: str({ enum: ["A", "B"] }),
       verdict: str({ enum: ["Unknown", "completed"] }),
+      outcome: str({ enum: ["Succeeded", "Failed"] }),
       color: str({ enum: ["Red", "Unknown"] }),
       free: str(),
       phaseCount: { type: "integer" },
@@ -135,6 +136,7 @@ test("a phase is a string directly under status, named like one or with lifecycl
     { path: ["status", "phase"], declaredValues: undefined, observedValues: [] },
     { path: ["status", "deploymentState"], declaredValues: ["A", "B"], observedValues: [] },
     { path: ["status", "verdict"], declaredValues: ["Unknown", "completed"], observedValues: [] },
+    { path: ["status", "outcome"], declaredValues: ["Succeeded", "Failed"], observedValues: [] },
   ]);
 });
 
@@ -143,6 +145,7 @@ test("completion times count only directly under status; well-known state fields
     obj({
       completionTime: str({ format: "date-time" }),
       finishedAt: str(),
+      stoppedAt: { type: "array", items: str() },
       run: obj({ completedAt: str() }),
       health: obj({ status: str({ enum: ["Healthy", "Degraded"] }) }),
       sync: obj({ status: str() }),
