@@ -37,7 +37,7 @@ function mul32(a: number, b: number): { hi: number; lo: number } {
 
 /** Undefined when every character is 7-bit (uids are RFC 4122 text): then the string is hashed as is, without a copy. */
 function utf8Unless7Bit(text: string): Uint8Array | undefined {
-  return /[^\u0000-\u007f]/.test(text) ? new TextEncoder().encode(text) : undefined;
+  return /[\u0080-\uffff]/.test(text) ? new TextEncoder().encode(text) : undefined;
 }
 
 /** FNV-1a 64 of the UTF-8 bytes of `text`, as [high, low] 32-bit halves. */
