@@ -49,7 +49,7 @@ function parseApiForm(text: string): number | undefined {
 
 /** RFC 3339 → Unix seconds (the API's precision, fractions dropped), or undefined. */
 export function parseTimestamp(value: unknown): number | undefined {
-  if (typeof value !== "string" || value.length === 0) return undefined;
+  if (typeof value !== "string") return undefined;
   const fast = parseApiForm(value);
   if (fast !== undefined) return fast;
   const ms = Date.parse(value);
