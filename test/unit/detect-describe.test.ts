@@ -130,3 +130,15 @@ test("log fields: the labels, every why, learning, and warnings and notes only w
     notes: ["status.conditions: entries lack a string type and status, not conditions"],
   });
 });
+
+test("state fields name the ready rule only when readiness comes from them", () => {
+  const labels = shapeInfoLabels(
+    shape({
+      conditionArrays: [conditions({ declaredTypes: ["Synced"] })],
+      stateFields: [{ path: ["status", "health", "status"], declaredValues: undefined, observedValues: [] }],
+    }),
+  );
+  assert.equal(labels.readiness_source, "schema", "conditions decide, though none is a readiness type");
+  assert.equal(labels.ready_condition, "");
+  assert.equal(labels.state_paths, "status.health.status");
+});
