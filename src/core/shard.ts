@@ -67,7 +67,8 @@ export function jumpHash(key: readonly [number, number], buckets: number): numbe
     throw new RangeError(`jump hash: buckets must be a positive integer (got ${buckets})`);
   }
   let [hi, lo] = key;
-  let b = -1;
+  // The loop runs at least once (buckets ≥ 1), so b is always set by it.
+  let b = 0;
   let j = 0;
   while (j < buckets) {
     b = j;

@@ -174,3 +174,12 @@ test("the jump step carries from the low half into the high half", () => {
     }
   }
 });
+
+test("a negative shard owns nothing and gains nothing, and an unchanged assignment gains nothing", () => {
+  assert.equal(ownsUid({ shard: -1, total: 1 }, "anything"), false);
+  assert.equal(ownsUid({ shard: -1, total: 3 }, "anything"), false);
+  assert.equal(mayGainObjects({ shard: 1, total: 3 }, { shard: -1, total: 3 }), false);
+  assert.equal(mayGainObjects({ shard: -1, total: 3 }, { shard: 1, total: 3 }), true, "into range");
+  assert.equal(mayGainObjects({ shard: 1, total: 3 }, { shard: 1, total: 3 }), false, "no change");
+  assert.equal(mayGainObjects({ shard: 0, total: 1 }, { shard: 0, total: 1 }), false, "unsharded, no change");
+});
