@@ -6,18 +6,11 @@ import { test } from "node:test";
 import { AggregateCounts, aggregateKeys } from "../../src/core/aggregate.ts";
 import { aggregateFamilies } from "../../src/core/catalog.ts";
 import { newKindLearning } from "../../src/core/label-bounds.ts";
-import { applyChange, type KindSettings, type ObjectEntry } from "../../src/core/object-update.ts";
-import { defaultProjectionSettings } from "../../src/core/project.ts";
-import { defaultReadinessRules } from "../../src/core/readiness.ts";
+import { applyChange, type ObjectEntry } from "../../src/core/object-update.ts";
+import { kindSettings } from "../support/kind-settings.ts";
 import { cond, t, type WidgetInit, widget } from "../support/objects.ts";
 
-const kind: KindSettings = {
-  projection: defaultProjectionSettings,
-  readiness: defaultReadinessRules,
-  generationSource: "status",
-  phaseTransitions: undefined,
-  render: undefined,
-};
+const kind = kindSettings({ render: undefined });
 
 function entry(init: WidgetInit): ObjectEntry {
   const learning = newKindLearning({ phaseEnum: [], maxReasons: 20 });

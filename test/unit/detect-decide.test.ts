@@ -4,42 +4,19 @@
 // with the reason it gives. Whole CRDs are in detect-corpus.test.ts.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import {
-  type ConditionArrayEvidence,
-  emptyEvidence,
-  type FieldPath,
-  type ShapeEvidence,
-  type StringFieldEvidence,
+import type {
+  ConditionArrayEvidence,
+  FieldPath,
+  ShapeEvidence,
+  StringFieldEvidence,
 } from "../../src/core/detect.ts";
-import { type DecisionInput, decideShape } from "../../src/core/detect-decide.ts";
+import { wellKnownStates } from "../../src/core/detect.ts";
+import type { DecisionInput } from "../../src/core/detect-decide.ts";
+import { conditionList, decideOn, stringField } from "../support/evidence.ts";
 
-const conditions = (path: FieldPath, more: Partial<ConditionArrayEvidence> = {}): ConditionArrayEvidence => ({
-  path,
-  declaredTypes: ["Ready"],
-  observedTypes: [],
-  lastTransitionTime: true,
-  observedGeneration: false,
-  ...more,
-});
-const field = (path: FieldPath, more: Partial<StringFieldEvidence> = {}): StringFieldEvidence => ({
-  path,
-  declaredValues: undefined,
-  observedValues: [],
-  ...more,
-});
-
-function decide(evidence: Partial<ShapeEvidence>, more: Partial<DecisionInput> = {}) {
-  return decideShape({
-    version: "v1",
-    basis: "schema",
-    statusSubresource: true,
-    openStatus: false,
-    statusUndeclared: false,
-    samplingDone: false,
-    evidence: { ...emptyEvidence, ...evidence },
-    ...more,
-  });
-}
+const conditions = conditionList;
+const field = stringField;
+const decide = decideOn;
 
 const chosenConditions = (...arrays: ConditionArrayEvidence[]) => {
   const shape = decide({ conditionArrays: arrays });
@@ -249,7 +226,7 @@ test("well-known state fields: their documented values unless the schema declare
     {
       name: "health",
       path: ["status", "health", "status"],
-      values: ["Healthy", "Progressing", "Degraded", "Suspended", "Missing", "Unknown"],
+      values: wellKnownStates[0].values,
       readyValue: "Healthy",
       failedValues: ["Degraded"],
     },

@@ -3,30 +3,16 @@
 // there are some).
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { type ConditionArrayEvidence, emptyEvidence, type ShapeEvidence } from "../../src/core/detect.ts";
-import { type DecisionInput, decideShape } from "../../src/core/detect-decide.ts";
+import type { ConditionArrayEvidence, ShapeEvidence } from "../../src/core/detect.ts";
+import type { DecisionInput } from "../../src/core/detect-decide.ts";
 import { shapeInfoLabels, shapeLogFields } from "../../src/core/detect-describe.ts";
+import { conditionList, decideOn } from "../support/evidence.ts";
 
-const conditions = (more: Partial<ConditionArrayEvidence> = {}): ConditionArrayEvidence => ({
-  path: ["status", "x", "conditions"],
-  declaredTypes: ["Ready"],
-  observedTypes: [],
-  lastTransitionTime: true,
-  observedGeneration: false,
-  ...more,
-});
+const conditions = (more: Partial<ConditionArrayEvidence> = {}) =>
+  conditionList(["status", "x", "conditions"], more);
 
 const shape = (evidence: Partial<ShapeEvidence>, more: Partial<DecisionInput> = {}) =>
-  decideShape({
-    version: "v1beta1",
-    basis: "schema",
-    statusSubresource: true,
-    openStatus: false,
-    statusUndeclared: false,
-    samplingDone: false,
-    evidence: { ...emptyEvidence, ...evidence },
-    ...more,
-  });
+  decideOn(evidence, { version: "v1beta1", ...more });
 
 test("labels of a kind with conditions, a phase and a suspend switch", () => {
   assert.deepEqual(
