@@ -128,3 +128,9 @@ test("state fields name the ready rule only when readiness comes from them", () 
   assert.equal(labels.ready_condition, "");
   assert.equal(labels.state_paths, "status.health.status");
 });
+
+test("conditions without observedGeneration anywhere give no observedGeneration path", () => {
+  const labels = shapeInfoLabels(shape({ conditionArrays: [conditions({ observedGeneration: false })] }));
+  assert.equal(labels.conditions_path, "status.x.conditions");
+  assert.equal(labels.observed_generation_path, "");
+});
