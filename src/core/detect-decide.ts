@@ -93,14 +93,12 @@ function chooseGeneration(
 ): GenerationChoice {
   const top = fields.find((f) => samePath(f, ["status", "observedGeneration"]));
   if (top) return { source: "status", path: top, why: "status.observedGeneration" };
-  const beside = conditions ? [...conditions.path.slice(0, -1), "observedGeneration"] : undefined;
-  const sibling = beside ? fields.find((f) => samePath(f, beside)) : undefined;
-  if (sibling)
-    return {
-      source: "nested",
-      path: sibling,
-      why: `beside the conditions at ${dotted(conditions?.path ?? [])}`,
-    };
+  if (conditions) {
+    const beside = [...conditions.path.slice(0, -1), "observedGeneration"];
+    const sibling = fields.find((f) => samePath(f, beside));
+    if (sibling)
+      return { source: "nested", path: sibling, why: `beside the conditions at ${dotted(conditions.path)}` };
+  }
   const { sorted } = rank(fields, [
     { name: "not deprecated", key: (f) => (isDeprecated(f) ? 1 : 0) },
     { name: "shallowest", key: (f) => f.length },
