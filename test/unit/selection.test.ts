@@ -11,6 +11,7 @@ import {
 } from "../../src/collectors/selection.ts";
 import { validateConfig } from "../../src/config/validate.ts";
 import { type CrdSummary, summarizeCrd } from "../../src/core/crd.ts";
+import { addSample, decideWithSamples, noSamples } from "../../src/core/detect-learn.ts";
 import { selectFamilies } from "../../src/core/family-selection.ts";
 import { loadFixtureCrd } from "../cluster/fixtures.ts";
 import { type CorpusName, corpusGroup, loadCorpusCrd } from "../support/shapes-corpus.ts";
@@ -149,7 +150,11 @@ test("only explicit selectors are reported missing, and only when no established
       { categories: ["nothing"] },
     ],
   }).resources;
-  assert.deepEqual(missingExplicit(resources, crds()), [], "both found among four CRDs; discovery entries never missing");
+  assert.deepEqual(
+    missingExplicit(resources, crds()),
+    [],
+    "both found among four CRDs; discovery entries never missing",
+  );
   assert.deepEqual(
     missingExplicit(resources, [pendingWidgets, established("gadgets")]),
     ["widgets.example.com"],
@@ -300,6 +305,39 @@ test("condition times: the info says when conditions carry no lastTransitionTime
   assert.equal(corpusPlan("exports").info.condition_times, "");
 });
 
+test("naming the detected conditions path in the config keeps what is known of their times", () => {
+  assert.equal(
+    corpusPlan("runs", { conditionsPath: "status.conditions" }).info.condition_times,
+    "lastTransitionTime",
+  );
+  assert.equal(
+    corpusPlan("beacons", { conditionsPath: "status.conditions" }).info.condition_times,
+    "first_seen",
+  );
+});
+
+test("an open status whose conditions alone carry observedGeneration is judged by the conditions' one", () => {
+  const sample = {
+    status: {
+      conditions: [
+        { type: "Ready", status: "True", observedGeneration: 3, lastTransitionTime: "2026-01-01T00:00:00Z" },
+      ],
+    },
+  };
+  const [plan] = planFromCrds(
+    validateConfig({ resources: [{ group: corpusGroup, resource: "blobs" }] }).resources,
+    [corpus("blobs")],
+    (_crd, version) => decideWithSamples(version, addSample(noSamples, sample)),
+  );
+  assert.equal(plan?.shape?.observedGeneration.source, "conditions");
+  assert.equal(
+    plan?.generationSource,
+    "condition",
+    "not status_or_condition: the objects showed none in status",
+  );
+  assert.equal(plan?.info.observed_generation_path, "");
+});
+
 test("a kind without a status subresource compares spec by digest", () => {
   assert.equal(corpusPlan("chores").projection.specDigest, true);
   assert.equal(corpusPlan("chores").info.status_subresource, "false");
@@ -326,10 +364,15 @@ test("a learned shape (replan) changes judging, and the projection only when a p
 test("crdDiscovery: false skips selectors missing any of group, version, resource, kind, namespaced", () => {
   const [full] = validateConfig({
     crdDiscovery: false,
-    resources: [{ group: "example.com", version: "v1", resource: "widgets", kind: "Widget", namespaced: true }],
+    resources: [
+      { group: "example.com", version: "v1", resource: "widgets", kind: "Widget", namespaced: true },
+    ],
   }).resources;
   assert.ok(full);
-  const without = (key: "group" | "version" | "resource" | "kind" | "namespaced") => ({ ...full, [key]: undefined });
+  const without = (key: "group" | "version" | "resource" | "kind" | "namespaced") => ({
+    ...full,
+    [key]: undefined,
+  });
   const planned = planStatic([
     without("group"),
     without("version"),
@@ -348,20 +391,23 @@ test("without a CRD: status subresource assumed, conventional paths read, readin
   const [plan] = planStatic(
     validateConfig({
       crdDiscovery: false,
-      resources: [{ group: "example.com", version: "v1", resource: "widgets", kind: "Widget", namespaced: true }],
+      resources: [
+        { group: "example.com", version: "v1", resource: "widgets", kind: "Widget", namespaced: true },
+      ],
     }).resources,
   );
   assert.ok(plan);
   assert.equal(plan.statusSubresource, true);
   assert.equal(plan.projection.specDigest, false);
-  assert.deepEqual(plan.projection.conditionsPath, ["status", "conditions"], "an unread schema may have them");
+  assert.deepEqual(
+    plan.projection.conditionsPath,
+    ["status", "conditions"],
+    "an unread schema may have them",
+  );
   assert.deepEqual(plan.projection.phasePath, ["status", "phase"]);
   assert.equal(plan.generationSource, "status_or_condition");
   assert.deepEqual(plan.phases, []);
-  assert.deepEqual(
-    [plan.readiness.readyCondition, plan.readiness.phases.runToCompletion],
-    ["Ready", false],
-  );
+  assert.deepEqual([plan.readiness.readyCondition, plan.readiness.phases.runToCompletion], ["Ready", false]);
   assert.deepEqual(
     [plan.info.readiness_source, plan.info.run_to_completion, plan.info.status_subresource],
     ["default", "false", "true"],
