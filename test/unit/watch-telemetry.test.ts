@@ -48,6 +48,8 @@ test("the error counters exist at 0 from the start", async () => {
   const { metrics } = setup();
   assert.equal(await value(metrics.handlerErrors, R), 0);
   assert.equal(await value(metrics.seriesDropped, R), 0);
+  assert.equal(await value(metrics.labelValuesTruncated, R), 0);
+  assert.equal(await value(metrics.conditionsDropped, R), 0);
 });
 
 test("synced only when every scope is: the gauge, one log line when it becomes so, and the last error cleared", async () => {
@@ -204,4 +206,13 @@ test("each watch event type binds its counter once, not per event", async (t) =>
     ["ADDED", "MODIFIED"],
   );
   assert.equal(await value(metrics.watchEvents, { ...R, type: "MODIFIED" }), 3);
+});
+
+test("what the projection cut is counted: truncated label values and dropped conditions apart", async () => {
+  const { metrics, telemetry } = setup();
+  telemetry.cuts({ labelValues: 2, conditions: 0 });
+  telemetry.cuts({ labelValues: 0, conditions: 3 });
+  telemetry.cuts({ labelValues: 1, conditions: 1 });
+  assert.equal(await value(metrics.labelValuesTruncated, R), 3);
+  assert.equal(await value(metrics.conditionsDropped, R), 4);
 });
