@@ -71,14 +71,18 @@ test("schema detection: conditions, observedGeneration, phase enum, status subre
   assert.equal(gadget?.projection.phasePath, undefined, "no phase in the gadget schema: not read");
 });
 
-test("not yet Established CRDs are not watched", () => {
-  const raw = loadFixtureCrd("widgets");
-  const pending = summarizeCrd({
-    ...raw,
+/** The widgets CRD as the API server shows it before it is Established. */
+function pendingWidgets(): CrdSummary {
+  const summary = summarizeCrd({
+    ...loadFixtureCrd("widgets"),
     status: { conditions: [{ type: "Established", status: "False" }] },
   });
-  assert.ok(pending);
-  assert.deepEqual(planFromCrds(validateConfig({}).resources, [pending]), []);
+  assert.ok(summary);
+  return summary;
+}
+
+test("not yet Established CRDs are not watched", () => {
+  assert.deepEqual(planFromCrds(validateConfig({}).resources, [pendingWidgets()]), []);
 });
 
 test("selectors: explicit, group glob, category, CRD label selector; first match wins", () => {
@@ -136,12 +140,6 @@ test("explicit selectors without a CRD are reported as missing", () => {
 });
 
 test("only explicit selectors are reported missing, and only when no established CRD matches them", () => {
-  const raw = loadFixtureCrd("widgets");
-  const pendingWidgets = summarizeCrd({
-    ...raw,
-    status: { conditions: [{ type: "Established", status: "False" }] },
-  });
-  assert.ok(pendingWidgets);
   const resources = validateConfig({
     resources: [
       { group: "example.com", resource: "widgets" },
@@ -156,7 +154,7 @@ test("only explicit selectors are reported missing, and only when no established
     "both found among four CRDs; discovery entries never missing",
   );
   assert.deepEqual(
-    missingExplicit(resources, [pendingWidgets, established("gadgets")]),
+    missingExplicit(resources, [pendingWidgets(), established("gadgets")]),
     ["widgets.example.com"],
     "a CRD that is not Established yet does not count",
   );
