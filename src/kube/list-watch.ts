@@ -191,7 +191,10 @@ export class ListWatch {
         }
         this.#guard(() => this.#observer.synced(false));
         this.#guard(() => this.#observer.error(operation, code, error));
-        if (operation === "list") reason = "error";
+        // The next list, should one follow, retries after an error. (A failed
+        // watch keeps its resourceVersion: its only way to a list is a 410,
+        // which says "expired" instead.)
+        reason = "error";
         // No HTTP answer (refused, reset, timed out) or 503: the apiserver is away
         // or still starting, a retry costs it nothing, so keep retrying often and
         // catch up soon after it is back. 429: wait as long as it asks. Anything
