@@ -521,3 +521,71 @@ test("a list page is handed over in slices with a turn of the event loop between
   assert.deepEqual(await run(60_000), ["a", "b", "c", "listFinished", "turn"]);
   assert.deepEqual(await run(0, "a"), ["a", "turn"], "no object after the stop, and no listFinished");
 });
+
+test("a slice of the list lasts listSliceMs on the injected clock: the turn comes after the object that reaches it", async (t) => {
+  // Each object takes 1 ms of the clock to hand over; far from 0, as a monotonic clock is.
+  let nowMs = 1_000_000;
+  const { client } = fakeKubeApi({
+    lists: () => ({ status: 200, body: { items: ["a", "b", "c"].map((n) => object(n, "1")), metadata: {} } }),
+  });
+  const log: string[] = [];
+  const loop = new ListWatch(
+    client,
+    {
+      listStarted: () => {},
+      listed: (o) => {
+        nowMs += 1;
+        const name = (o as { metadata: { name: string } }).metadata.name;
+        log.push(name);
+        if (name === "a") setImmediate(() => log.push("turn"));
+      },
+      listFinished: () => log.push("listFinished"),
+      event: () => {},
+    },
+    {
+      synced: () => {},
+      relist: () => {},
+      listDuration: () => {},
+      watchEvent: () => {},
+      error: () => {},
+      handlerError: () => {},
+    },
+    { path: "/x", listSliceMs: 2, now: () => nowMs, sleep: async () => {} },
+  );
+  t.after(() => loop.stop());
+  loop.start();
+  await waitFor(
+    () => log.includes("listFinished") && log.includes("turn"),
+    "the list's end",
+    () => log,
+  );
+  assert.deepEqual(log, ["a", "b", "turn", "c", "listFinished"], "1 ms after a: on; 2 ms after b: a turn");
+});
+
+test("without inactivityMs, a silent watch is cut 15 s after its server-side timeout", async (t) => {
+  t.mock.timers.enable({ apis: ["setTimeout"] });
+  const run = startLoop(
+    t,
+    {
+      watches: [
+        (o) =>
+          new Promise<void>((_resolve, reject) =>
+            o.signal.addEventListener("abort", () => reject(new Error("aborted"))),
+          ),
+      ],
+    },
+    { watchTimeoutSeconds: [1, 1] },
+  );
+  // setTimeout is mocked here, so wait by yielding to the event loop instead of sleeping.
+  const settle = async (): Promise<void> => {
+    for (let i = 0; i < 20; i++) await nextTurn();
+  };
+  await settle();
+  assert.equal(watches(run.calls).length, 1, "the first watch is open");
+  t.mock.timers.tick(15_999);
+  await settle();
+  assert.deepEqual(run.errors, [], "1 s timeout + 15 s grace not reached yet");
+  t.mock.timers.tick(1);
+  await settle();
+  assert.match(String(run.errors[0]), /no data on the watch for 16000 ms; reconnecting/);
+});
