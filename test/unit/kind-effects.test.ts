@@ -121,3 +121,32 @@ test("dropping one family keeps this kind's others", async () => {
     assert.equal(names.size, perKindFamilies.length - 1, `${family.key}: the others kept`);
   }
 });
+
+test("dropping illegal phase moves removes every label set counted, one series per namespace and move", async () => {
+  const metrics = createSelfMetrics("cr_", "0.0.0-test");
+  const effects = new KindEffects(metrics.kinds, widget, all);
+  effects.illegalPhaseMoves(
+    [
+      { from: "Running", to: "Pending" },
+      { from: "Done", to: "Running" },
+    ],
+    "ns1",
+  );
+  effects.illegalPhaseMoves([{ from: "Running", to: "Pending" }], "ns2");
+  const illegal = async () => (await counts(metrics)).filter((l) => l.startsWith("cr_phase_illegal"));
+  assert.equal((await illegal()).length, 3);
+  effects.select(all & ~bit("phaseIllegalTransitions"));
+  assert.deepEqual(await illegal(), []);
+});
+
+test("a condition type holding the key separator still loses its series when the family is dropped", async () => {
+  const metrics = createSelfMetrics("cr_", "0.0.0-test");
+  const effects = new KindEffects(metrics.kinds, widget, all);
+  effects.observe(
+    { ...noDurations, stateDurations: [{ type: "A\u0000B", status: "True", seconds: 1 }] },
+    () => undefined,
+  );
+  assert.equal((await counts(metrics)).length, 1);
+  effects.select(0);
+  assert.deepEqual(await counts(metrics), []);
+});
