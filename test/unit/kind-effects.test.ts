@@ -3,7 +3,7 @@
 // a family removes this kind's series of it (and only this kind's).
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { KindEffects } from "../../src/collectors/kind-effects.ts";
+import { KindEffects, maxHistogramConditionTypes } from "../../src/collectors/kind-effects.ts";
 import { perKindFamilies } from "../../src/core/catalog.ts";
 import type { Observations } from "../../src/core/observations.ts";
 import { createSelfMetrics } from "../../src/metrics/self-metrics.ts";
@@ -149,4 +149,23 @@ test("a condition type holding the key separator still loses its series when the
   assert.equal((await counts(metrics)).length, 1);
   effects.select(0);
   assert.deepEqual(await counts(metrics), []);
+});
+
+test("a condition-duration family selected again gives the first condition types then seen their own histograms", async () => {
+  const metrics = createSelfMetrics("cr_", "0.0.0-test");
+  const effects = new KindEffects(metrics.kinds, widget, all);
+  const durations = (types: string[]): Observations => ({
+    ...noDurations,
+    stateDurations: types.map((type) => ({ type, status: "True", seconds: 1 })),
+  });
+  effects.observe(
+    durations(Array.from({ length: maxHistogramConditionTypes }, (_, i) => `Old${i}`)),
+    () => undefined,
+  );
+  effects.select(all & ~bit("conditionStateDuration"));
+  effects.select(all);
+  effects.observe(durations(["New"]), () => undefined);
+  assert.deepEqual(await counts(metrics), [
+    "cr_condition_state_duration_seconds_count group=example.com,kind=Widget,type=New,status=True 1",
+  ]);
 });
