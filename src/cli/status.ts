@@ -13,6 +13,7 @@ import { emptyFilter, type ObjectQuery, type SortOrder, sortOrders } from "../st
 import type { ObjectView } from "../status/view.ts";
 import { connect, listProjected, planMatchesKind, resourcePlans } from "./cluster.ts";
 import type { CliIo } from "./io.ts";
+import { getText, loadCredentials, type ServerAccess, type ServerReply } from "./server-get.ts";
 import { formatItems, type OutputFormat, outputFormats } from "./status-output.ts";
 
 export const statusUsage = `Usage: cr-status-exporter status [flags]
@@ -21,6 +22,11 @@ Lists custom resources with their Ready condition, reason, since when, generatio
 
   --server URL             read from a running exporter's API (e.g. http://127.0.0.1:9184)
                            instead of listing the cluster with the current kubeconfig
+      --token-file PATH    bearer token for an exporter with \`metricsAuth: kubernetes\` (https only)
+      --ca-file PATH       CA certificate(s) that signed the exporter's serving certificate
+      --tls-server-name NAME  check the certificate for this name (e.g. its Service's DNS name
+                           when reaching it through kubectl port-forward on 127.0.0.1)
+      --insecure-skip-tls-verify  do not check the certificate at all
   -o, --output FORMAT      table (default), wide, json or yaml
       --not-ready          only objects that are not Ready (kstatus result other than Current)
   -n, --namespace NS       only this namespace
@@ -34,7 +40,7 @@ Lists custom resources with their Ready condition, reason, since when, generatio
   -h, --help
 `;
 
-export interface StatusFlags {
+export interface StatusFlags extends ServerAccess {
   server: string | undefined;
   output: OutputFormat;
   notReady: boolean;
@@ -60,6 +66,10 @@ export function parseStatusFlags(argv: string[]): StatusFlags {
       allowPositionals: false,
       options: {
         server: { type: "string" },
+        "token-file": { type: "string" },
+        "ca-file": { type: "string" },
+        "tls-server-name": { type: "string" },
+        "insecure-skip-tls-verify": { type: "boolean", default: false },
         output: { type: "string", short: "o", default: "table" },
         "not-ready": { type: "boolean", default: false },
         namespace: { type: "string", short: "n" },
@@ -89,8 +99,20 @@ export function parseStatusFlags(argv: string[]): StatusFlags {
     throw new UsageError(
       `--server: expected an http(s) URL such as http://127.0.0.1:9184, got "${values.server}"`,
     );
+  const https = values.server?.startsWith("https:") ?? false;
+  for (const flag of ["token-file", "ca-file", "tls-server-name", "insecure-skip-tls-verify"] as const) {
+    if (values[flag] === undefined || values[flag] === false) continue;
+    if (values.server === undefined)
+      throw new UsageError(`--${flag}: only with --server (the cluster is reached with the kubeconfig)`);
+    // A bearer token in clear text can be read by anyone on the path and replayed against the cluster.
+    if (!https) throw new UsageError(`--${flag}: only with an https:// --server, got "${values.server}"`);
+  }
   return {
     server: values.server?.replace(/\/+$/, ""),
+    tokenFile: values["token-file"],
+    caFile: values["ca-file"],
+    tlsServerName: values["tls-server-name"],
+    insecureSkipTlsVerify: values["insecure-skip-tls-verify"] ?? false,
     output,
     notReady: values["not-ready"] ?? false,
     namespace: values.namespace,
@@ -112,31 +134,48 @@ export async function itemsFromServer(flags: StatusFlags): Promise<ObjectItemJso
   if (flags.namespace !== undefined) params.set("namespace", flags.namespace);
   if (flags.notReady) params.set("notReady", "true");
   if (flags.selector !== undefined) params.set("labelSelector", flags.selector);
+  const credentials = loadCredentials(flags);
   const items: ObjectItemJson[] = [];
   for (;;) {
     const url = `${flags.server}/api/v1/objects?${params}`;
-    let response: Response;
+    let reply: ServerReply;
     try {
-      response = await fetch(url, {
-        headers: { Accept: "application/json" },
-        signal: AbortSignal.timeout(30_000),
-      });
+      reply = await getText(url, credentials, 30_000);
     } catch (error) {
-      const cause = (error as Error).cause as Error | undefined;
-      throw new Error(`cannot reach ${url}: ${cause?.message ?? (error as Error).message}`);
+      throw new Error(`cannot reach ${url}: ${(error as Error).message}`);
     }
-    const body = (await response.json().catch(() => undefined)) as
-      | { items?: ObjectItemJson[]; continue?: string | null; error?: { message?: string } }
-      | undefined;
-    if (!response.ok || !body?.items) {
-      throw new Error(
-        `${url}: HTTP ${response.status}${body?.error?.message ? `: ${body.error.message}` : ""}`,
-      );
-    }
+    const body = parseReply(reply.body);
+    if (reply.status !== 200 || !body?.items) throw new Error(`${url}: ${replyError(reply, body)}`);
     items.push(...body.items);
     if (!body.continue) return items;
     params.set("continue", body.continue);
   }
+}
+
+interface ObjectsReply {
+  items?: ObjectItemJson[];
+  continue?: string | null;
+  error?: { message?: string };
+}
+
+function parseReply(text: string): ObjectsReply | undefined {
+  try {
+    return JSON.parse(text) as ObjectsReply;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The status with the server's own words (JSON error or the text of a 401/403), and what to do about it. */
+function replyError(reply: ServerReply, body: ObjectsReply | undefined): string {
+  const said = body?.error?.message ?? reply.body.trim().split("\n")[0]?.slice(0, 300) ?? "";
+  const hint =
+    reply.status === 401
+      ? " (the exporter asks for a token: --token-file)"
+      : reply.status === 403
+        ? " (the token's user needs `get` on the non-resource URL / ; see docs/api.md)"
+        : "";
+  return `HTTP ${reply.status}${said ? `: ${said}` : ""}${hint}`;
 }
 
 /** Every item straight from the cluster; list failures go to `failures` and do not stop the others. */

@@ -28,6 +28,7 @@ import {
   type TestCertificates,
 } from "../helpers/tls-certs.ts";
 import { PrometheusServer } from "../prometheus/index.ts";
+import { runCli, table } from "../support/cli.ts";
 import { type ExporterHandle, eventually, runExporter } from "../support/exporter.ts";
 
 const JOB = "cr-status-exporter";
@@ -291,4 +292,22 @@ test("the status page and its API sit behind the same TLS and authorization as /
   assert.equal(item?.name, "w1");
   const detail = await httpsGet(`${url}/api/v1/objects/${item?.uid}`, { token: reader.token });
   assert.equal(detail.status, 200, "/api/* covers the object URLs");
+});
+
+test("`status --server https://…` reads the API with the CA and a token file; without the token it says so", async () => {
+  const url = exporter.exporter.url;
+  const reader = testbed.plane.mintUser();
+  await allowGet(reader, "status-cli-reader", ["/"]);
+  const tokenFile = file("reader-token", `${reader.token}\n`);
+  const base = ["status", "--server", url, "--ca-file", join(dir, "ca.crt"), "-n", ns];
+  const listed = await runCli([...base, "--token-file", tokenFile]);
+  assert.equal(listed.code, 0, listed.stderr);
+  assert.equal(table(listed.stdout).get("w1")?.READY, "True", listed.stdout);
+  const anonymous = await runCli(base);
+  assert.equal(anonymous.code, 2);
+  assert.match(anonymous.stderr, /HTTP 401.*--token-file/);
+  const scraperFile = file("scraper-token", scraper.token);
+  const refused = await runCli([...base, "--token-file", scraperFile]);
+  assert.equal(refused.code, 2);
+  assert.match(refused.stderr, new RegExp(`HTTP 403: .*user "${scraper.name}" may not get /`));
 });

@@ -1,7 +1,9 @@
 // The koa routes over a fixed source: status codes, content types, the
 // security headers and JSON errors a client relies on.
 import assert from "node:assert/strict";
+import { get } from "node:http";
 import { test } from "node:test";
+import { gunzipSync } from "node:zlib";
 import { defaultStatusPage } from "../../../src/config/status-page.ts";
 import { statusFleet } from "../../support/status-fleet.ts";
 import { serveStatus } from "../../support/status-server.ts";
@@ -77,4 +79,41 @@ test("the settings are read per request, so a reload applies at once", async (t)
   assert.equal(await trace(), null);
   traceUrl = "http://127.0.0.1:16686/trace/{traceId}";
   assert.equal(await trace(), "http://127.0.0.1:16686/trace/4bf92f3577b34da6a3ce929d0e0e4736");
+});
+
+/** A GET with exactly these headers (fetch always asks for gzip and decodes it). */
+function rawGet(url: string, headers: Record<string, string>) {
+  return new Promise<{ headers: Record<string, string | string[] | undefined>; body: Buffer }>(
+    (resolve, reject) => {
+      get(url, { headers }, (response) => {
+        const chunks: Buffer[] = [];
+        response.on("data", (c: Buffer) => chunks.push(c));
+        response.on("end", () => resolve({ headers: response.headers, body: Buffer.concat(chunks) }));
+      }).once("error", reject);
+    },
+  );
+}
+
+test("the page and the API are gzipped for clients that accept it, small answers are not", async (t) => {
+  const base = await serveStatus(t, fixedSource(statusFleet()));
+  for (const path of ["/?notReady=", "/api/v1/objects"]) {
+    const plain = await rawGet(`${base}${path}`, {});
+    assert.equal(plain.headers["content-encoding"], undefined, path);
+    assert.ok(plain.body.length > 1024, `${path}: ${plain.body.length} bytes, too small to test`);
+    const gzipped = await rawGet(`${base}${path}`, { "Accept-Encoding": "gzip, deflate, br" });
+    assert.equal(gzipped.headers["content-encoding"], "gzip", path);
+    assert.match(String(gzipped.headers.vary), /Accept-Encoding/, path);
+    assert.equal(gzipped.headers["content-type"], plain.headers["content-type"], path);
+    assert.ok(
+      gzipped.body.length < plain.body.length / 2,
+      `${path}: ${gzipped.body.length} of ${plain.body.length}`,
+    );
+    // The test source's clock is fixed, so both answers are the same bytes before compression.
+    assert.equal(gunzipSync(gzipped.body).toString(), plain.body.toString(), path);
+  }
+  const refused = await rawGet(`${base}/api/v1/objects`, { "Accept-Encoding": "gzip;q=0, identity" });
+  assert.equal(refused.headers["content-encoding"], undefined);
+  const small = await rawGet(`${base}/api/v1/objects/no-such-uid`, { "Accept-Encoding": "gzip" });
+  assert.equal(small.headers["content-encoding"], undefined);
+  assert.match(small.body.toString(), /no object with uid/);
 });
