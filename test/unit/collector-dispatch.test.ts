@@ -94,18 +94,18 @@ test("a new shard assignment updates the gauges to the objects kept", async () =
   assert.deepEqual(await gauges(c), { objects: [1], series: [c.collector.store.series] });
 });
 
-test("reshard(true) of a collector that was never started lists nothing", async (t) => {
+test("reshard(true) of a collector that was never started lists nothing", async (ctx) => {
   const { client, calls } = fakeKubeApi({ lists: [listOf(ready("a"))] });
   const c = offlineCollector({ client });
-  t.after(() => c.collector.stop());
+  ctx.after(() => c.collector.stop());
   await c.collector.reshard(true);
   assert.deepEqual(calls, []);
 });
 
-test("an empty label selector lists without one", async (t) => {
+test("an empty label selector lists without one", async (ctx) => {
   const { client, calls } = fakeKubeApi({ lists: [listOf(ready("a"))] });
   const c = offlineCollector({ client, labelSelector: "" });
-  t.after(() => c.collector.stop());
+  ctx.after(() => c.collector.stop());
   c.collector.start();
   await waitFor(
     () => calls.length > 0,
@@ -115,7 +115,7 @@ test("an empty label selector lists without one", async (t) => {
   assert.equal(calls[0]?.query.labelSelector, undefined);
 });
 
-test("objects found by the first list carry condition times 'since exporter start', later ones 'first seen'; list objects are traced as a replay", async (t) => {
+test("objects found by the first list carry condition times 'since exporter start', later ones 'first seen'; list objects are traced as a replay", async (ctx) => {
   const noTime = (name: string) =>
     widget({ name, status: { conditions: [{ type: "Ready", status: "True" }] } });
   const { tracer, replays } = tracerThat({});
@@ -130,7 +130,7 @@ test("objects found by the first list carry condition times 'since exporter star
     ],
   });
   const c = offlineCollector({ client, tracer });
-  t.after(() => c.collector.stop());
+  ctx.after(() => c.collector.stop());
   c.collector.start();
   await waitFor(
     () => c.collector.store.size === 2,
@@ -257,7 +257,7 @@ test("a failing tracer or histogram is logged as what failed", () => {
   }
 });
 
-test("a started collector reads as stale once its data is older than the watch's silence bound (75 s by default)", async (t) => {
+test("a started collector reads as stale once its data is older than the watch's silence bound (75 s by default)", async (ctx) => {
   const { client, calls } = fakeKubeApi({
     lists: [listOf(ready("a"))],
     watches: [
@@ -268,7 +268,7 @@ test("a started collector reads as stale once its data is older than the watch's
     ],
   });
   const c = offlineCollector({ client });
-  t.after(() => c.collector.stop());
+  ctx.after(() => c.collector.stop());
   c.collector.start();
   await waitFor(
     () => c.collector.status().ready,
