@@ -194,7 +194,7 @@ export class ResourceCollector {
     this.#settings = { ...this.#settings, selection, prefix };
     this.#kind = kindSettingsFor(this.#settings);
     this.#effects.select(selection.perKind);
-    if (!this.#kind.render) return;
+    // In aggregate mode there is no renderer: each entry comes back as it was.
     for (const [uid, entry] of [...this.#store.entries()])
       this.#store.set(uid, this.#capped(entry, rerender(entry, this.#kind, this.#learning)));
     this.#updateGauges();
@@ -299,7 +299,7 @@ export class ResourceCollector {
   #capped(previous: ObjectEntry | undefined, next: ObjectEntry): ObjectEntry {
     const cap = this.#settings.maxSeries;
     const count = next.series?.count ?? 0;
-    if (cap <= 0 || count === 0) return next;
+    if (cap <= 0) return next;
     if (this.#store.series - (previous?.series?.count ?? 0) + count <= cap) return next;
     this.#deps.metrics.seriesDropped.inc(this.#telemetry.labels, count);
     return { ...next, series: undefined };
