@@ -2,7 +2,9 @@
 // which collectors run (started on discovery, stopped when their CRD goes,
 // swept when a relist no longer returns it); a reload re-judges, re-renders,
 // reconfigures or drops running collectors; the watch-total limit, a
-// forbidden CRD list and every collector's state add up to one readiness.
+// forbidden CRD list and every collector's state add up to one readiness;
+// detection starts afresh for a re-installed CRD or a changed schema; a
+// failed reshard or a broken CRD line stops nothing.
 import assert from "node:assert/strict";
 import { type TestContext, test } from "node:test";
 import { CollectorManager } from "../../src/collectors/manager.ts";
