@@ -75,7 +75,6 @@ export class KindEffects {
         const type = this.#types.has(d.type) ? d.type : otherLabelValue;
         const key = `${type}\u0000${d.status}`;
         let child = this.#durations.get(key);
-        // Stryker disable next-line ConditionalExpression: a new child observes into the same series; the map only saves binding labels on every transition
         if (!child) {
           const bound = m.conditionStateDuration.labels({ ...this.#labels, type, status: d.status });
           child = { type, status: d.status, observe: (seconds) => bound.observe(seconds) };

@@ -169,3 +169,31 @@ test("a condition-duration family selected again gives the first condition types
     "cr_condition_state_duration_seconds_count group=example.com,kind=Widget,type=New,status=True 1",
   ]);
 });
+
+test("past the first condition types, further types share the 'other' histogram", async () => {
+  const metrics = createSelfMetrics("cr_", "0.0.0-test");
+  const effects = new KindEffects(metrics.kinds, widget, all);
+  const types = Array.from({ length: maxHistogramConditionTypes + 2 }, (_, i) => `T${i}`);
+  effects.observe(
+    { ...noDurations, stateDurations: types.map((type) => ({ type, status: "True", seconds: 1 })) },
+    () => undefined,
+  );
+  // A type that has its own histogram keeps it.
+  effects.observe(
+    { ...noDurations, stateDurations: [{ type: "T0", status: "True", seconds: 1 }] },
+    () => undefined,
+  );
+  const lines = await counts(metrics);
+  assert.equal(lines.length, maxHistogramConditionTypes + 1);
+  assert.ok(
+    lines.includes(
+      "cr_condition_state_duration_seconds_count group=example.com,kind=Widget,type=T0,status=True 2",
+    ),
+  );
+  assert.ok(
+    lines.includes(
+      "cr_condition_state_duration_seconds_count group=example.com,kind=Widget,type=other,status=True 2",
+    ),
+    "the two types past the cap",
+  );
+});
