@@ -23,8 +23,11 @@ export const maxHistogramConditionTypes = 32;
 export class KindEffects {
   readonly #metrics: KindMetrics;
   readonly #labels: KindLabels;
-  /** Bound histogram children by `${type}\u0000${status}`: observations happen on every transition. */
-  readonly #durations = new Map<string, { observe(value: number): void }>();
+  /**
+   * Bound histogram children by `${type}\u0000${status}` (observations happen on every transition),
+   * with their labels: a type may itself hold the separator, so the key is never split back.
+   */
+  readonly #durations = new Map<string, { type: string; status: string; observe(value: number): void }>();
   /** Condition types given a histogram of their own (see maxHistogramConditionTypes). */
   readonly #types = new Set<string>();
   #timeToReady: { observe(value: number): void } | undefined;
@@ -44,10 +47,9 @@ export class KindEffects {
     this.#selected = selected;
     const m = this.#metrics;
     if (dropped & bit.conditionStateDuration) {
-      for (const key of this.#durations.keys()) {
-        const [type, status] = key.split("\u0000");
-        m.conditionStateDuration.remove({ ...this.#labels, type: type ?? "", status: status ?? "" });
-      }
+      for (const { type, status } of this.#durations.values())
+        m.conditionStateDuration.remove({ ...this.#labels, type, status });
+      // Stryker disable next-line CallExpression: a kept child observes into its series again, so clearing only frees memory
       this.#durations.clear();
       this.#types.clear();
     }
@@ -59,6 +61,7 @@ export class KindEffects {
     if (dropped & bit.phaseIllegalTransitions) {
       for (const labels of this.#illegal.values())
         m.phaseIllegalTransitions.remove({ ...this.#labels, ...labels });
+      // Stryker disable next-line CallExpression: removing an already removed series again does nothing, so clearing only frees memory
       this.#illegal.clear();
     }
   }
@@ -73,7 +76,8 @@ export class KindEffects {
         const key = `${type}\u0000${d.status}`;
         let child = this.#durations.get(key);
         if (!child) {
-          child = m.conditionStateDuration.labels({ ...this.#labels, type, status: d.status });
+          const bound = m.conditionStateDuration.labels({ ...this.#labels, type, status: d.status });
+          child = { type, status: d.status, observe: (seconds) => bound.observe(seconds) };
           this.#durations.set(key, child);
         }
         child.observe(d.seconds);

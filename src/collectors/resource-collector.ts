@@ -44,7 +44,8 @@ export class ResourceCollector {
   #kind: KindSettings;
   readonly #deps: CollectorDeps;
   readonly #store = new ObjectStore();
-  readonly #counts = new AggregateCounts();
+  /** Aggregate mode's counts; undefined in objects mode, which renders each object instead. */
+  readonly #counts: AggregateCounts | undefined;
   readonly #learning: KindLearning;
   readonly #telemetry: WatchTelemetry;
   readonly #effects: KindEffects;
@@ -67,17 +68,18 @@ export class ResourceCollector {
     const { group, kind } = settings.identity;
     this.#effects = new KindEffects(deps.metrics.kinds, { group, kind }, settings.selection.perKind);
     this.#schedule = new SummarySchedule(deps.clock, () => this.refreshDue());
-    this.sources =
-      settings.mode === "objects"
-        ? [new ObjectSeriesSource(this.#store, () => this.#settings.selection.objects)]
-        : [
-            new AggregateSeriesSource(this.#counts, () => ({
-              group,
-              kind,
-              prefix: this.#settings.prefix,
-              selected: this.#settings.selection.aggregates,
-            })),
-          ];
+    const counts = settings.mode === "aggregate" ? new AggregateCounts() : undefined;
+    this.#counts = counts;
+    this.sources = counts
+      ? [
+          new AggregateSeriesSource(counts, () => ({
+            group,
+            kind,
+            prefix: this.#settings.prefix,
+            selected: this.#settings.selection.aggregates,
+          })),
+        ]
+      : [new ObjectSeriesSource(this.#store, () => this.#settings.selection.objects)];
   }
 
   get settings(): CollectorSettings {
@@ -135,13 +137,13 @@ export class ResourceCollector {
   async stop(removed = false): Promise<void> {
     await Promise.all(this.#loops.map((l) => l.stop()));
     this.#loops.length = 0;
+    // Stryker disable next-line CallExpression: the store is cleared below, so a wake after stop finds nothing; this only drops the timer early
     this.#schedule.stop();
     if (removed)
       for (const entry of this.#store.values())
         this.#trace(entry.state, undefined, this.#deps.clock(), false);
     this.#store.clear();
-    this.#counts.clear();
-    this.#updateGauges();
+    this.#counts?.clear();
     this.#telemetry.remove();
     this.#deps.metrics.resourceInfo.remove({ ...this.#telemetry.labels, ...this.#settings.info });
   }
@@ -154,11 +156,9 @@ export class ResourceCollector {
    */
   async reshard(relist: boolean): Promise<void> {
     const owns = this.#deps.owns;
-    for (const [uid, entry] of [...this.#store.entries()]) {
+    for (const [uid] of [...this.#store.entries()]) {
       if (owns(uid)) continue;
-      this.#store.delete(uid);
-      releaseLabels(this.#learning, entry.labels);
-      if (this.#settings.mode === "aggregate") this.#counts.count(entry, -1);
+      this.#forget(uid);
       this.#guarded("tracing", () => this.#deps.tracer?.forget(uid));
     }
     this.#updateGauges();
@@ -194,7 +194,7 @@ export class ResourceCollector {
     this.#settings = { ...this.#settings, selection, prefix };
     this.#kind = kindSettingsFor(this.#settings);
     this.#effects.select(selection.perKind);
-    if (!this.#kind.render) return;
+    // In aggregate mode there is no renderer: each entry comes back as it was.
     for (const [uid, entry] of [...this.#store.entries()])
       this.#store.set(uid, this.#capped(entry, rerender(entry, this.#kind, this.#learning)));
     this.#updateGauges();
@@ -258,7 +258,9 @@ export class ResourceCollector {
     const uid = uidOf(raw);
     const previous = uid !== undefined ? this.#store.get(uid) : undefined;
     if (this.#sampler && !this.#sampler.sample(raw)) this.#sampler = undefined;
-    const atStart = replay && previous === undefined && !this.#telemetry.listedAll(this.scopes);
+    // Listed before the first list finished: the object was there before the exporter started
+    // (the core applies this to objects it has not seen only).
+    const atStart = replay && !this.#telemetry.listedAll(this.scopes);
     const change = applyChange(previous, raw, this.#kind, this.#learning, now, atStart);
     const entry = change.entry;
     if (entry === previous) return uid;
@@ -267,9 +269,8 @@ export class ResourceCollector {
     const holder = this.#store.previousHolder(entry.state, key);
     if (holder !== undefined) this.#remove(holder);
     this.#replace(key, previous, entry);
-    if (!change.changed) return key;
-    // Side effects come after the object's own series are right, and a failure
-    // in one of them never leaves the object half-updated.
+    // Side effects (none when no transition happened) come after the object's own
+    // series are right, and a failure in one of them never leaves it half-updated.
     if (change.trace) this.#trace(change.trace.previous, change.trace.current, now, replay);
     const tracer = this.#deps.tracer;
     // After tracing, so the reconcile-duration exemplar can name the trace just completed.
@@ -285,7 +286,7 @@ export class ResourceCollector {
   /** Stores `next` in place of `previous` (under the cap), keeping aggregate counts and the schedule right. */
   #replace(uid: string, previous: ObjectEntry | undefined, next: ObjectEntry): void {
     const entry = this.#capped(previous, next);
-    if (this.#settings.mode === "aggregate") {
+    if (this.#counts) {
       if (previous) this.#counts.count(previous, -1);
       this.#counts.count(entry, 1);
     }
@@ -298,7 +299,7 @@ export class ResourceCollector {
   #capped(previous: ObjectEntry | undefined, next: ObjectEntry): ObjectEntry {
     const cap = this.#settings.maxSeries;
     const count = next.series?.count ?? 0;
-    if (cap <= 0 || count === 0) return next;
+    if (cap <= 0) return next;
     if (this.#store.series - (previous?.series?.count ?? 0) + count <= cap) return next;
     this.#deps.metrics.seriesDropped.inc(this.#telemetry.labels, count);
     return { ...next, series: undefined };
@@ -312,12 +313,19 @@ export class ResourceCollector {
     }
   }
 
+  /** The object was deleted (or a relist no longer returns it): forgotten, and reported deleted to tracing. */
   #remove(uid: string): void {
+    const entry = this.#forget(uid);
+    if (entry) this.#trace(entry.state, undefined, this.#deps.clock(), false);
+  }
+
+  /** Drops an object with what it holds: its learned label values and its aggregate counts. */
+  #forget(uid: string): ObjectEntry | undefined {
     const entry = this.#store.delete(uid);
-    if (!entry) return;
+    if (!entry) return undefined;
     releaseLabels(this.#learning, entry.labels);
-    if (this.#settings.mode === "aggregate") this.#counts.count(entry, -1);
-    this.#trace(entry.state, undefined, this.#deps.clock(), false);
+    this.#counts?.count(entry, -1);
+    return entry;
   }
 
   /** Hands one change to tracing, with this resource's readiness rules. */
@@ -331,17 +339,8 @@ export class ResourceCollector {
     if (!tracer) return;
     const { identity: resource, statusSubresource } = this.#settings;
     const readiness = this.#kind.readiness;
-    this.#guarded("tracing", () =>
-      tracer.observe({
-        resource,
-        statusSubresource,
-        readiness,
-        previous,
-        current,
-        nowMs: now * 1000,
-        replay,
-      }),
-    );
+    const change = { resource, statusSubresource, readiness, previous, current, nowMs: now * 1000, replay };
+    this.#guarded("tracing", () => tracer.observe(change));
   }
 
   #updateGauges(): void {

@@ -130,10 +130,6 @@ export function shapeSettings(
   open: boolean,
   statusSubresource: boolean,
 ): ShapeSettings {
-  const detectedGeneration =
-    shape?.observedGeneration.source === "status" || shape?.observedGeneration.source === "nested"
-      ? shape.observedGeneration.path
-      : undefined;
   const projection: ProjectionSettings = {
     ...defaultProjectionSettings,
     // A declared schema without conditions has none to read (a list named
@@ -143,7 +139,10 @@ export function shapeSettings(
       shape?.conditions?.path ??
       (open ? conventional.conditions : undefined),
     observedGenerationPath:
-      split(options.observedGenerationPath) ?? detectedGeneration ?? conventional.observedGeneration,
+      // The shape has a path only when the object carries one (source status or nested).
+      split(options.observedGenerationPath) ??
+      shape?.observedGeneration.path ??
+      conventional.observedGeneration,
     phasePath: split(options.phasePath) ?? shape?.phase?.path ?? (open ? conventional.phase : undefined),
     heartbeatPath: split(options.heartbeatField),
     suspendPath: split(options.suspendPath) ?? shape?.suspendPath,
@@ -162,9 +161,10 @@ export function shapeSettings(
     states: states.rules,
     phases: { runToCompletion: shape?.runToCompletion.value ?? false, overrides: options.phaseResults ?? {} },
   };
+  // The conditions read are the detected ones (whose times are known) unless the configuration names others.
   const conditionsDetected =
     shape?.conditions !== undefined &&
-    dotted(shape.conditions.path) === dotted(projection.conditionsPath ?? []);
+    (options.conditionsPath === undefined || options.conditionsPath === dotted(shape.conditions.path));
   return {
     projection,
     generationSource: source,

@@ -45,9 +45,7 @@ export function summarizeCrd(raw: unknown): CrdSummary | undefined {
   ) {
     return undefined;
   }
-  const conditions = Array.isArray(rec(object?.status)?.conditions)
-    ? (rec(object?.status)?.conditions as unknown[])
-    : [];
+  const conditions = rec(object?.status)?.conditions;
   const labels: Record<string, string> = {};
   for (const [k, v] of Object.entries(rec(metadata.labels) ?? {})) if (typeof v === "string") labels[k] = v;
   return {
@@ -58,7 +56,9 @@ export function summarizeCrd(raw: unknown): CrdSummary | undefined {
     namespaced: spec.scope !== "Cluster",
     categories: strings(names.categories),
     labels,
-    established: conditions.some((c) => rec(c)?.type === "Established" && rec(c)?.status === "True"),
+    established:
+      Array.isArray(conditions) &&
+      conditions.some((c) => rec(c)?.type === "Established" && rec(c)?.status === "True"),
     versions: detectVersions(object),
   };
 }

@@ -93,14 +93,12 @@ function chooseGeneration(
 ): GenerationChoice {
   const top = fields.find((f) => samePath(f, ["status", "observedGeneration"]));
   if (top) return { source: "status", path: top, why: "status.observedGeneration" };
-  const beside = conditions ? [...conditions.path.slice(0, -1), "observedGeneration"] : undefined;
-  const sibling = beside ? fields.find((f) => samePath(f, beside)) : undefined;
-  if (sibling)
-    return {
-      source: "nested",
-      path: sibling,
-      why: `beside the conditions at ${dotted(conditions?.path ?? [])}`,
-    };
+  if (conditions) {
+    const beside = [...conditions.path.slice(0, -1), "observedGeneration"];
+    const sibling = fields.find((f) => samePath(f, beside));
+    if (sibling)
+      return { source: "nested", path: sibling, why: `beside the conditions at ${dotted(conditions.path)}` };
+  }
   const { sorted } = rank(fields, [
     { name: "not deprecated", key: (f) => (isDeprecated(f) ? 1 : 0) },
     { name: "shallowest", key: (f) => f.length },
@@ -123,7 +121,8 @@ const phaseCriteria: Criterion<StringFieldEvidence>[] = [
     key: (f) => (samePath(f.path, ["status", "phase"]) ? 0 : 1),
   },
   { name: "status.state comes next", key: (f) => (samePath(f.path, ["status", "state"]) ? 0 : 1) },
-  { name: "named like a phase or state", key: (f) => (/(phase|state)$/i.test(f.path.at(-1) ?? "") ? 0 : 1) },
+  // The dotted path ends where its last segment does.
+  { name: "named like a phase or state", key: (f) => (/(phase|state)$/i.test(dotted(f.path)) ? 0 : 1) },
   { name: "first by name", key: (f) => dotted(f.path) },
 ];
 
@@ -259,12 +258,8 @@ export function decideShape(input: DecisionInput): DetectedShape {
       `conditions at ${dotted(conditions.path)} carry no lastTransitionTime: times count from when the exporter first saw a status`,
     );
   }
-  if (
-    conditions &&
-    readiness.condition === undefined &&
-    !readiness.pending &&
-    readiness.source !== "states"
-  ) {
+  // With conditions, readiness comes from them (never from state fields).
+  if (conditions && readiness.condition === undefined && !readiness.pending) {
     warnings.push(`no readiness condition: ${readiness.why}; set readyCondition to choose one`);
   }
   const useful = conditions || phase || states.length > 0 || evidence.generationFields.length > 0;

@@ -13,10 +13,11 @@ function readinessRule(shape: DetectedShape): string {
 }
 
 function generationField(shape: DetectedShape): string {
-  const { observedGeneration } = shape;
+  const { observedGeneration, conditions } = shape;
   if (observedGeneration.path) return dotted(observedGeneration.path);
-  return observedGeneration.source === "conditions"
-    ? `${dotted(shape.conditions?.path ?? [])}[].observedGeneration`
+  // Source "conditions" is only chosen with conditions.
+  return observedGeneration.source === "conditions" && conditions
+    ? `${dotted(conditions.path)}[].observedGeneration`
     : "";
 }
 

@@ -90,7 +90,12 @@ function visit(schema: Json, path: FieldPath, out: Collected): void {
   for (const [name, raw] of Object.entries(rec(schema.properties) ?? {})) {
     const child = rec(raw);
     if (!child) continue;
-    if (++out.nodes > maxNodes) return;
+    if (++out.nodes > maxNodes) {
+      // Said once: each level still on the stack counts one more on its way out.
+      if (out.nodes === maxNodes + 1)
+        out.notes.push(`schema walk stopped after ${maxNodes} fields under status`);
+      return;
+    }
     const at = [...path, name];
     if (child.type === "array") {
       const conditions = conditionItems(at, rec(child.items));
@@ -109,10 +114,7 @@ function visit(schema: Json, path: FieldPath, out: Collected): void {
     if (isString(child) && wellKnownStates.some((s) => dotted(s.path) === dotted(at))) {
       out.stateFields.push({ path: at, declaredValues: stringEnum(child), observedValues: [] });
     }
-    if (rec(child.properties)) visit(child, at, out);
-  }
-  if (out.nodes > maxNodes && !out.notes.some((n) => n.startsWith("schema walk"))) {
-    out.notes.push(`schema walk stopped after ${maxNodes} fields under status`);
+    visit(child, at, out);
   }
 }
 

@@ -89,13 +89,14 @@ function resourceVersionOf(raw: unknown): string | undefined {
   return typeof rv === "string" && rv !== "" ? rv : undefined;
 }
 
-function count(counters: ObjectCounters, transitions: readonly Transition[], known: boolean): ObjectCounters {
+/** The counters after `transitions` (a first sight yields only "created": nothing to count). */
+function count(counters: ObjectCounters, transitions: readonly Transition[]): ObjectCounters {
   let { statusUpdates, noopUpdates, generationChanges, transitions: byStatus } = counters;
   for (const t of transitions) {
     if (t.kind === "statusWrite") {
       if (t.noop) noopUpdates++;
       else statusUpdates++;
-    } else if (t.kind === "generation" && known && t.specChanged) {
+    } else if (t.kind === "generation" && t.specChanged) {
       generationChanges++;
     } else if (t.kind === "condition" && t.from !== undefined && t.to !== undefined) {
       const key = `${t.type}\u0000${t.to}`;
@@ -178,7 +179,7 @@ export function applyChange(
   const state = projectObject(raw, kind.projection);
   rememberTimes(previous?.state, state, now, listedAtStart);
   const transitions = diffStates(previous?.state, state, now);
-  const counters = count(previous?.counters ?? zeroCounters, transitions, previous !== undefined);
+  const counters = count(previous?.counters ?? zeroCounters, transitions);
   const lag = generationLag(state, generationSettings(kind));
   const memory: ObjectMemory = {
     generation: state.generation,

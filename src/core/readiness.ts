@@ -237,6 +237,11 @@ export function isReady(state: ObjectState, rules: ReadinessRules): boolean {
   return (
     ready !== undefined &&
     ready.status === desiredStatus(rules, ready.type) &&
-    rules.states.every((r) => r.ready.length === 0 || r.ready.includes(stateOf(state, r.name) ?? ""))
+    rules.states.every((r) => r.ready.length === 0 || isReadyValue(r.ready, stateOf(state, r.name)))
   );
+}
+
+/** A missing field is not ready, whatever the list holds (even "", which no field is projected as). */
+function isReadyValue(ready: readonly string[], value: string | undefined): boolean {
+  return value !== undefined && ready.includes(value);
 }

@@ -37,8 +37,7 @@ function mul32(a: number, b: number): { hi: number; lo: number } {
 
 /** Undefined when every character is 7-bit (uids are RFC 4122 text): then the string is hashed as is, without a copy. */
 function utf8Unless7Bit(text: string): Uint8Array | undefined {
-  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) return new TextEncoder().encode(text);
-  return undefined;
+  return /[\u0080-\uffff]/.test(text) ? new TextEncoder().encode(text) : undefined;
 }
 
 /** FNV-1a 64 of the UTF-8 bytes of `text`, as [high, low] 32-bit halves. */
@@ -68,7 +67,8 @@ export function jumpHash(key: readonly [number, number], buckets: number): numbe
     throw new RangeError(`jump hash: buckets must be a positive integer (got ${buckets})`);
   }
   let [hi, lo] = key;
-  let b = -1;
+  // The loop runs at least once (buckets ≥ 1), so b is always set by it.
+  let b = 0;
   let j = 0;
   while (j < buckets) {
     b = j;
@@ -87,7 +87,7 @@ export function jumpHash(key: readonly [number, number], buckets: number): numbe
 
 /** The shard (0 ≤ shard < total) of the object with this uid. */
 export function shardOfUid(uid: string, total: number): number {
-  return total === 1 ? 0 : jumpHash(fnv1a64(uid), total);
+  return jumpHash(fnv1a64(uid), total);
 }
 
 /** False when the assignment owns nothing (its shard is out of [0, total)). */
@@ -98,6 +98,7 @@ export function inRange(assignment: ShardAssignment): boolean {
 /** True when the object with this uid belongs to `assignment`. */
 export function ownsUid(assignment: ShardAssignment, uid: string): boolean {
   if (!inRange(assignment)) return false;
+  // One shard owns everything: no hashing on every event of an unsharded exporter.
   return assignment.total === 1 || shardOfUid(uid, assignment.total) === assignment.shard;
 }
 

@@ -34,7 +34,8 @@ function parseApiForm(text: string): number | undefined {
   const hour = digits(text, 11, 2);
   const minute = digits(text, 14, 2);
   const second = digits(text, 17, 2);
-  if (year < 1970 || month < 1 || month > 12 || day < 1 || hour < 0 || hour > 23) return undefined;
+  // Any four-digit year: the arithmetic below is the proleptic Gregorian calendar, as Date.parse's.
+  if (year < 0 || month < 1 || month > 12 || day < 1 || hour < 0 || hour > 23) return undefined;
   if (minute < 0 || minute > 59 || second < 0 || second > 59) return undefined;
   const leap = isLeap(year) && month > 2 ? 1 : 0;
   const monthDays = month === 2 && isLeap(year) ? 29 : (daysInMonth[month - 1] as number);
@@ -48,7 +49,7 @@ function parseApiForm(text: string): number | undefined {
 
 /** RFC 3339 → Unix seconds (the API's precision, fractions dropped), or undefined. */
 export function parseTimestamp(value: unknown): number | undefined {
-  if (typeof value !== "string" || value.length === 0) return undefined;
+  if (typeof value !== "string") return undefined;
   const fast = parseApiForm(value);
   if (fast !== undefined) return fast;
   const ms = Date.parse(value);

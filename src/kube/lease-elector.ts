@@ -43,7 +43,8 @@ type Response = Awaited<ReturnType<KubeClient["request"]>>;
 
 /** metav1.MicroTime: RFC 3339 with microseconds. */
 export function microTime(epochMs: number): string {
-  return new Date(epochMs).toISOString().replace(/\.(\d{3})Z$/, ".$1000Z");
+  // toISOString() always ends in ".sssZ": three more digits make microseconds.
+  return `${new Date(epochMs).toISOString().slice(0, -1)}000Z`;
 }
 
 /** A coordination.k8s.io/v1 Lease; with a resourceVersion, an update that fails on a concurrent write. */
@@ -68,6 +69,7 @@ export class LeaseElector {
   #observed: { key: string; at: number } | undefined;
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<void> | undefined;
+  // Stryker disable next-line BooleanLiteral: start() sets it before any round reads it
   #stopped = false;
 
   constructor(options: LeaseElectorOptions) {
@@ -126,7 +128,7 @@ export class LeaseElector {
   /** Stops, and hands the Lease back if held so another replica takes over at once. */
   async stop(): Promise<void> {
     this.#stopped = true;
-    if (this.#timer) clearTimeout(this.#timer);
+    clearTimeout(this.#timer);
     this.#timer = undefined;
     await this.#running;
     if (this.#leading) await this.#release();
@@ -135,7 +137,7 @@ export class LeaseElector {
   /** Stops without releasing, as a crashed replica would: the Lease expires on its own. */
   async abandon(): Promise<void> {
     this.#stopped = true;
-    if (this.#timer) clearTimeout(this.#timer);
+    clearTimeout(this.#timer);
     this.#timer = undefined;
     await this.#running;
     this.#setLeading(false);
@@ -156,11 +158,13 @@ export class LeaseElector {
       const lease = got.body as Lease;
       const spec = lease.spec ?? {};
       const resourceVersion = lease.metadata?.resourceVersion;
-      const key = `${spec.holderIdentity ?? ""}|${spec.renewTime ?? ""}|${resourceVersion ?? ""}`;
-      if (this.#observed?.key !== key) this.#observed = { key, at: now };
+      // The record as last written; JSON keeps an absent field apart from any string.
+      const key = JSON.stringify([spec.holderIdentity, spec.renewTime, resourceVersion]);
+      let observed = this.#observed;
+      if (observed?.key !== key) observed = this.#observed = { key, at: now };
       const holder = spec.holderIdentity ?? "";
       const duration = (spec.leaseDurationSeconds ?? Math.ceil(leaseDurationMs / 1000)) * 1000;
-      if (holder !== "" && holder !== identity && now < (this.#observed?.at ?? now) + duration) {
+      if (holder !== "" && holder !== identity && now < observed.at + duration) {
         this.#setLeading(false);
         return false;
       }
@@ -179,11 +183,11 @@ export class LeaseElector {
 
   #spec(now: number, previous: LeaseSpec | undefined): LeaseSpec {
     const { identity, leaseDurationMs } = this.#options;
-    const ours = previous?.holderIdentity === identity;
+    const ours = previous !== undefined && previous.holderIdentity === identity;
     return {
       holderIdentity: identity,
       leaseDurationSeconds: Math.ceil(leaseDurationMs / 1000),
-      acquireTime: ours && previous?.acquireTime ? previous.acquireTime : microTime(now),
+      acquireTime: ours && previous.acquireTime ? previous.acquireTime : microTime(now),
       renewTime: microTime(now),
       leaseTransitions: (previous?.leaseTransitions ?? 0) + (previous && !ours ? 1 : 0),
     };
@@ -196,7 +200,8 @@ export class LeaseElector {
       this.#setLeading(true);
       return true;
     }
-    if (response && response.status !== 409 && response.status !== 200) {
+    // A lost round never carries a 200 (a 200 read goes on to a write; a 200 write wins).
+    if (response && response.status !== 409) {
       this.#options.logger.warn("leader election: unexpected answer", {
         status: response.status,
         lease: this.#path,

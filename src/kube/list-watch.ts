@@ -63,7 +63,7 @@ export interface ListWatchOptions {
   /** Ceiling of the backoff after network errors (no HTTP response). */
   networkRetryMaxMs?: number;
   random?: () => number;
-  /** Monotonic clock in ms (tests pin how long a list or a watch took). */
+  /** Monotonic clock in ms (tests pin how long a list, a slice of it or a watch took). */
   now?: () => number;
   /** Waits between retries (tests record the delays instead of waiting). */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
@@ -191,7 +191,10 @@ export class ListWatch {
         }
         this.#guard(() => this.#observer.synced(false));
         this.#guard(() => this.#observer.error(operation, code, error));
-        if (operation === "list") reason = "error";
+        // The next list, should one follow, retries after an error. (A failed
+        // watch keeps its resourceVersion: its only way to a list is a 410,
+        // which says "expired" instead.)
+        reason = "error";
         // No HTTP answer (refused, reset, timed out) or 503: the apiserver is away
         // or still starting, a retry costs it nothing, so keep retrying often and
         // catch up soon after it is back. 429: wait as long as it asks. Anything
@@ -252,14 +255,14 @@ export class ListWatch {
    * listFinished(), so nothing unlisted is taken for gone.
    */
   async #handOver(items: unknown[], signal: AbortSignal): Promise<void> {
-    let sliceStart = performance.now();
+    let sliceStart = this.#options.now();
     for (const item of items) {
       this.#guard(() => this.#handler.listed(item));
-      if (performance.now() - sliceStart < this.#options.listSliceMs) continue;
+      if (this.#options.now() - sliceStart < this.#options.listSliceMs) continue;
       await nextTurn();
       // Stryker disable next-line StringLiteral: the loop only checks that the signal aborted
       if (signal.aborted) throw new Error("stopped while listing");
-      sliceStart = performance.now();
+      sliceStart = this.#options.now();
     }
   }
 

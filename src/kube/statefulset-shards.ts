@@ -92,6 +92,7 @@ export class StatefulSetShards {
       };
       const timeoutMs = this.#options.startTimeoutMs ?? 60_000;
       const timer = setTimeout(() => fail(`${what} not read within ${timeoutMs / 1000} s`), timeoutMs);
+      // Stryker disable next-line BooleanLiteral: listStarted() sets it before any list reads it
       let seen = false;
       const apply = (raw: unknown): void => {
         const next = assignmentOf(raw, this.#ordinal);

@@ -2,13 +2,13 @@
 // exposition it produces: for golden files and property tests of the pipeline
 // from raw object to /metrics text.
 import { Registry } from "@prometheus-io/client";
-import { ResourceCollector } from "../../src/collectors/resource-collector.ts";
+import { type ObjectSampler, ResourceCollector } from "../../src/collectors/resource-collector.ts";
 import { type FamilyRules, selectFamilies } from "../../src/core/family-selection.ts";
 import type { ObservedGenerationSource } from "../../src/core/generations.ts";
 import { defaultProjectionSettings, type ProjectionSettings } from "../../src/core/project.ts";
 import { defaultReadinessRules, type ReadinessRules } from "../../src/core/readiness.ts";
 import type { KubeClient } from "../../src/kube/client.ts";
-import { silentLogger } from "../../src/log.ts";
+import { type Logger, silentLogger } from "../../src/log.ts";
 import { createSelfMetrics, type SelfMetrics } from "../../src/metrics/self-metrics.ts";
 import { writeExposition } from "../../src/metrics/writer.ts";
 import type { StateTracer } from "../../src/tracing/state-tracer.ts";
@@ -51,6 +51,10 @@ export interface OfflineOptions {
   /** Namespaces watched one by one (default: all, one cluster-wide loop). */
   namespaces?: string[];
   labelSelector?: string;
+  /** Takes the first objects, as detection does (see ObjectSampler). */
+  sampler?: ObjectSampler;
+  /** Default: silent. */
+  logger?: Logger;
 }
 
 export function offlineCollector(options: OfflineOptions = {}): OfflineCollector {
@@ -107,11 +111,12 @@ export function offlineCollector(options: OfflineOptions = {}): OfflineCollector
     {
       client: options.client ?? unusedClient,
       metrics,
-      logger: silentLogger,
+      logger: options.logger ?? silentLogger,
       tracer: options.tracer,
       clock: () => clock.now,
       owns: options.owns ?? (() => true),
     },
+    options.sampler,
   );
   return { collector, metrics, clock };
 }

@@ -2,13 +2,20 @@
 // which collectors run (started on discovery, stopped when their CRD goes,
 // swept when a relist no longer returns it); a reload re-judges, re-renders,
 // reconfigures or drops running collectors; the watch-total limit, a
-// forbidden CRD list and every collector's state add up to one readiness.
+// forbidden CRD list and every collector's state add up to one readiness;
+// detection starts afresh for a re-installed CRD or a changed schema; a
+// failed reshard or a broken CRD line stops nothing.
 import assert from "node:assert/strict";
 import { type TestContext, test } from "node:test";
 import { CollectorManager } from "../../src/collectors/manager.ts";
-import type { ResourceCollector } from "../../src/collectors/resource-collector.ts";
+import type { CollectorDeps, ResourceCollector } from "../../src/collectors/resource-collector.ts";
 import type { Config } from "../../src/config/schema.ts";
 import { validateConfig } from "../../src/config/validate.ts";
+import {
+  defaultSelection,
+  type FamilySelection,
+  selectableFamilies,
+} from "../../src/core/family-selection.ts";
 import type { KubeClient, StreamOptions } from "../../src/kube/client.ts";
 import { createLogger, type LogFields } from "../../src/log.ts";
 import { createSelfMetrics } from "../../src/metrics/self-metrics.ts";
@@ -122,7 +129,7 @@ function holdCrdLists(t: TestContext, cluster: Cluster): () => void {
   return release;
 }
 
-function startManager(t: TestContext, cluster: Cluster) {
+function startManager(t: TestContext, cluster: Cluster, deps: Partial<CollectorDeps> = {}) {
   const lines: { level: string; msg: string; fields: LogFields }[] = [];
   const logger = createLogger({
     level: "debug",
@@ -138,6 +145,7 @@ function startManager(t: TestContext, cluster: Cluster) {
     tracer: undefined,
     clock: () => Date.now() / 1000,
     owns: () => true,
+    ...deps,
   });
   t.after(() => manager.stop());
   const logged = (msg: string) => lines.filter((l) => l.msg === msg);
@@ -442,6 +450,11 @@ test("past the watch-total limit the plans that do not fit are not started, read
   );
   assert.equal(readiness.ready, false, "over the limit: not ready");
   assert.equal(logged("watch limit reached").length, 1);
+  assert.equal(
+    logged("watch limit reached")[0]?.fields.error,
+    readiness.overLimit,
+    "the log says what is over",
+  );
 
   // Planned again (an unrelated CRD event, a reload): the same excess is not logged again.
   cluster.crdEvent("ADDED", crd("others", "other.io"));
@@ -452,6 +465,7 @@ test("past the watch-total limit the plans that do not fit are not started, read
   await manager.applyConfig(examples({ namespaces: namespaces.slice(0, 300) }));
   assert.deepEqual(keys(manager), ["example.com/alphas", "example.com/betas", "example.com/gammas"]);
   assert.equal(manager.readiness().overLimit, undefined);
+  assert.equal(logged("watch limit reached").length, 1, "back under the limit is not an error");
 });
 
 test("objects that change the detected status shape are logged and the running collector judges again", async (t) => {
@@ -500,4 +514,174 @@ test("stop() stops the CRD watch and every collector", async (t) => {
   assert.deepEqual(manager.collectors(), []);
   assert.equal(widgets?.status().synced, false);
   assert.ok(cluster.crdWatches.every((w) => w.signal.aborted));
+});
+
+test("a collector starts with the family selection of the configuration and its entry: the same reload re-renders nothing", async (t) => {
+  const cluster = fakeCluster();
+  const { manager, logged } = startManager(t, cluster);
+  const explicit = {
+    group: "example.com",
+    resource: "widgets",
+    version: "v1",
+    kind: "Widget",
+    namespaced: true,
+  };
+  const selective = config({
+    crdDiscovery: false,
+    metrics: { deny: ["cr_condition_reason"] },
+    resources: [{ ...explicit, metrics: { deny: ["cr_phase"] } }],
+  });
+  await manager.applyConfig(selective);
+  const widgets = byResource(manager, "widgets");
+  assert.ok(widgets);
+  const names = (selection: FamilySelection) =>
+    selectableFamilies("cr_")
+      .filter((f) => f.group === "objects" && (selection.objects & f.bit) !== 0)
+      .map((f) => f.name);
+  const selected = names(widgets.settings.selection);
+  assert.deepEqual(
+    names(defaultSelection).filter((name) => !selected.includes(name)),
+    ["cr_condition_reason", "cr_phase"],
+    "both levels' denials apply from the start",
+  );
+  await manager.applyConfig(selective);
+  assert.equal(byResource(manager, "widgets"), widgets);
+  assert.deepEqual(logged("resource re-rendered for a new metric selection"), []);
+});
+
+test("the watching log names the resource, its version, kind, status subresource and the detected shape", async (t) => {
+  const cluster = fakeCluster();
+  cluster.crds.set("widgets.example.com", crd("widgets"));
+  const { manager, logged } = startManager(t, cluster);
+  await manager.applyConfig(examples());
+  await waitFor(
+    () => logged("watching resource").length === 1,
+    "the widgets collector",
+    () => logged("watching resource"),
+  );
+  const fields = logged("watching resource")[0]?.fields ?? {};
+  assert.equal(fields.resource, "example.com/widgets");
+  assert.equal(fields.version, "v1");
+  assert.equal(fields.kind, "Widget");
+  assert.equal(fields.statusSubresource, true);
+  assert.equal(typeof fields.detected, "object", `detected in ${JSON.stringify(fields)}`);
+});
+
+test("a CRD watch line that is not JSON is logged as skipped with the parse error, and the watch goes on", async (t) => {
+  const cluster = fakeCluster();
+  const { manager, logged } = startManager(t, cluster);
+  await manager.applyConfig(examples());
+  await waitFor(
+    () => manager.readiness().crds?.synced === true,
+    "the CRDs listed",
+    () => manager.readiness(),
+  );
+  cluster.crdWatches.at(-1)?.onLine("{not json");
+  assert.match(String(logged("CRD skipped")[0]?.fields.error), /SyntaxError/);
+  cluster.crdEvent("ADDED", crd("widgets"));
+  await waitFor(
+    () => keys(manager).includes("example.com/widgets"),
+    "the next CRD followed",
+    () => keys(manager),
+  );
+});
+
+test("a failed reshard does not stop the plans queued after it", async (t) => {
+  const cluster = fakeCluster();
+  cluster.objects.set("/apis/example.com/v1/widgets", [
+    { metadata: { name: "w1", namespace: "ns1", uid: "uid-w1", resourceVersion: "3" } },
+  ]);
+  const sharding = { broken: false };
+  const { manager } = startManager(t, cluster, {
+    owns: () => {
+      if (sharding.broken) throw new Error("shard assignment unreadable");
+      return true;
+    },
+  });
+  const entry = (resource: string, kind: string) => ({
+    group: "example.com",
+    resource,
+    version: "v1",
+    kind,
+    namespaced: true,
+  });
+  await manager.applyConfig(config({ crdDiscovery: false, resources: [entry("widgets", "Widget")] }));
+  await waitFor(
+    () => byResource(manager, "widgets")?.store.size === 1,
+    "the widget held",
+    () => keys(manager),
+  );
+  sharding.broken = true;
+  await assert.rejects(manager.reshard(false), /shard assignment unreadable/);
+  sharding.broken = false;
+  await manager.applyConfig(
+    config({ crdDiscovery: false, resources: [entry("widgets", "Widget"), entry("gadgets", "Gadget")] }),
+  );
+  assert.deepEqual(keys(manager), ["example.com/gadgets", "example.com/widgets"]);
+});
+
+/** The corpus' runs CRD (v1alpha1 declares no condition types) with one run whose conditions teach Succeeded. */
+function learningRuns(cluster: Cluster) {
+  const runs = { ...loadCorpusCrd("runs"), status: established } as {
+    spec: { versions: { name: string }[] };
+  };
+  cluster.crds.set(`runs.${corpusGroup}`, runs);
+  cluster.objects.set(`/apis/${corpusGroup}/v1alpha1/runs`, [
+    {
+      apiVersion: `${corpusGroup}/v1alpha1`,
+      kind: "Run",
+      metadata: { name: "r1", namespace: "ns1", uid: "uid-r1", resourceVersion: "3", generation: 1 },
+      status: { observedGeneration: 1, conditions: [cond("Succeeded", "False")] },
+    },
+  ]);
+  return runs;
+}
+
+const runsEntry = () =>
+  config({ resources: [{ group: corpusGroup, resource: "runs", version: "v1alpha1" }] });
+
+test("a CRD deleted and installed again learns its status shape afresh", async (t) => {
+  const cluster = fakeCluster();
+  const runs = learningRuns(cluster);
+  const { manager, logged } = startManager(t, cluster);
+  await manager.applyConfig(runsEntry());
+  await waitFor(
+    () => byResource(manager, "runs")?.settings.kind.readiness.readyCondition === "Succeeded",
+    "the learned condition",
+    () => logged("status shape decision changed"),
+  );
+  cluster.crdEvent("DELETED", runs);
+  await waitFor(
+    () => keys(manager).length === 0,
+    "the collector of the deleted CRD stopped",
+    () => keys(manager),
+  );
+  cluster.crdEvent("ADDED", runs);
+  await waitFor(
+    () => logged("status shape decision changed").length === 2,
+    "the decision learned again from the listed run",
+    () => logged("status shape decision changed"),
+  );
+});
+
+test("a CRD update that changes the version's schema decides its shape from the new schema", async (t) => {
+  const cluster = fakeCluster();
+  const runs = learningRuns(cluster);
+  const { manager } = startManager(t, cluster);
+  await manager.applyConfig(runsEntry());
+  await waitFor(
+    () => byResource(manager, "runs")?.settings.kind.readiness.readyCondition === "Succeeded",
+    "the learned condition",
+    () => byResource(manager, "runs")?.settings.kind.readiness,
+  );
+  // The new schema declares the condition types: Ready only.
+  const versions = runs.spec.versions.map((v) =>
+    v.name === "v1alpha1" ? { ...v, schema: statusSchema } : v,
+  );
+  cluster.crdEvent("MODIFIED", { ...runs, spec: { ...runs.spec, versions } });
+  await waitFor(
+    () => byResource(manager, "runs")?.settings.kind.readiness.readyCondition === "Ready",
+    "the condition the new schema declares",
+    () => byResource(manager, "runs")?.settings.kind.readiness,
+  );
 });

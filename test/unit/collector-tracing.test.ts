@@ -58,7 +58,7 @@ test("a tracer that throws is counted as a handler error; the object and its ser
 });
 
 test("stop(true) (the resource type went away) reports every held object deleted; a plain stop does not", async () => {
-  for (const removed of [true, false]) {
+  for (const removed of [true, false, undefined]) {
     const { tracer, seen } = recordingTracer();
     const c = offlineCollector({ tracer, now: 1_000 });
     c.collector.ingest("ADDED", widget({ name: "a" }));

@@ -3,7 +3,7 @@
 // a family removes this kind's series of it (and only this kind's).
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { KindEffects } from "../../src/collectors/kind-effects.ts";
+import { KindEffects, maxHistogramConditionTypes } from "../../src/collectors/kind-effects.ts";
 import { perKindFamilies } from "../../src/core/catalog.ts";
 import type { Observations } from "../../src/core/observations.ts";
 import { createSelfMetrics } from "../../src/metrics/self-metrics.ts";
@@ -120,4 +120,80 @@ test("dropping one family keeps this kind's others", async () => {
     assert.equal(names.has(`cr_${family.suffix}`), false, `${family.key} dropped`);
     assert.equal(names.size, perKindFamilies.length - 1, `${family.key}: the others kept`);
   }
+});
+
+test("dropping illegal phase moves removes every label set counted, one series per namespace and move", async () => {
+  const metrics = createSelfMetrics("cr_", "0.0.0-test");
+  const effects = new KindEffects(metrics.kinds, widget, all);
+  effects.illegalPhaseMoves(
+    [
+      { from: "Running", to: "Pending" },
+      { from: "Done", to: "Running" },
+    ],
+    "ns1",
+  );
+  effects.illegalPhaseMoves([{ from: "Running", to: "Pending" }], "ns2");
+  const illegal = async () => (await counts(metrics)).filter((l) => l.startsWith("cr_phase_illegal"));
+  assert.equal((await illegal()).length, 3);
+  effects.select(all & ~bit("phaseIllegalTransitions"));
+  assert.deepEqual(await illegal(), []);
+});
+
+test("a condition type holding the key separator still loses its series when the family is dropped", async () => {
+  const metrics = createSelfMetrics("cr_", "0.0.0-test");
+  const effects = new KindEffects(metrics.kinds, widget, all);
+  effects.observe(
+    { ...noDurations, stateDurations: [{ type: "A\u0000B", status: "True", seconds: 1 }] },
+    () => undefined,
+  );
+  assert.equal((await counts(metrics)).length, 1);
+  effects.select(0);
+  assert.deepEqual(await counts(metrics), []);
+});
+
+test("a condition-duration family selected again gives the first condition types then seen their own histograms", async () => {
+  const metrics = createSelfMetrics("cr_", "0.0.0-test");
+  const effects = new KindEffects(metrics.kinds, widget, all);
+  const durations = (types: string[]): Observations => ({
+    ...noDurations,
+    stateDurations: types.map((type) => ({ type, status: "True", seconds: 1 })),
+  });
+  effects.observe(
+    durations(Array.from({ length: maxHistogramConditionTypes }, (_, i) => `Old${i}`)),
+    () => undefined,
+  );
+  effects.select(all & ~bit("conditionStateDuration"));
+  effects.select(all);
+  effects.observe(durations(["New"]), () => undefined);
+  assert.deepEqual(await counts(metrics), [
+    "cr_condition_state_duration_seconds_count group=example.com,kind=Widget,type=New,status=True 1",
+  ]);
+});
+
+test("past the first condition types, further types share the 'other' histogram", async () => {
+  const metrics = createSelfMetrics("cr_", "0.0.0-test");
+  const effects = new KindEffects(metrics.kinds, widget, all);
+  const types = Array.from({ length: maxHistogramConditionTypes + 2 }, (_, i) => `T${i}`);
+  effects.observe(
+    { ...noDurations, stateDurations: types.map((type) => ({ type, status: "True", seconds: 1 })) },
+    () => undefined,
+  );
+  // A type that has its own histogram keeps it.
+  effects.observe(
+    { ...noDurations, stateDurations: [{ type: "T0", status: "True", seconds: 1 }] },
+    () => undefined,
+  );
+  const lines = await counts(metrics);
+  assert.equal(lines.length, maxHistogramConditionTypes + 1);
+  assert.ok(
+    lines.includes(
+      "cr_condition_state_duration_seconds_count group=example.com,kind=Widget,type=T0,status=True 2",
+    ),
+  );
+  assert.ok(
+    lines.includes(
+      "cr_condition_state_duration_seconds_count group=example.com,kind=Widget,type=other,status=True 2",
+    ),
+    "the two types past the cap",
+  );
 });

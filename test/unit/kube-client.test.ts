@@ -179,12 +179,31 @@ test("stream: a non-2xx answer is a KubeHttpError with the status, the Status bo
   assert.equal((error.body as { message: string }).message, "slow down");
   assert.equal(error.message, "GET /apis/x: HTTP 429: slow down");
   assert.equal(opened, false);
-  // 300 is the first status that is not success (1xx cannot be a final HTTP status).
+  // 300 is the first status that is not success.
   const redirect = await serve(t, (_req, res) => json(res, 300, {}));
   await assert.rejects(
     redirect.client.stream("/y", { signal: new AbortController().signal, onLine: () => {} }),
     (e: unknown) => e instanceof KubeHttpError && e.status === 300,
   );
+});
+
+test("stream: a final status below 200 (Node's client accepts 099 from a broken proxy) is an error, no opened watch", async (t) => {
+  // Node's own server refuses to write such a status, so the raw bytes go on the socket.
+  const { client } = await serve(t, (_req, res) =>
+    res.socket?.end('HTTP/1.1 099 Odd\r\nContent-Length: 17\r\n\r\n{"type":"ADDED"}\n'),
+  );
+  const lines: string[] = [];
+  let opened = false;
+  await assert.rejects(
+    client.stream("/z", {
+      signal: new AbortController().signal,
+      onLine: (line) => lines.push(line),
+      onOpen: () => (opened = true),
+    }),
+    (e: unknown) => e instanceof KubeHttpError && e.status === 99,
+  );
+  assert.equal(opened, false);
+  assert.deepEqual(lines, [], "its body is no watch event");
 });
 
 test("stream: an error body of up to 1 MiB is read; past that the request fails and the connection is closed", async (t) => {

@@ -4,7 +4,7 @@
 // compaction, restarts, 403) are in test/e2e. Every loop is stopped by
 // startLoop's t.after, so a failing assertion never leaves one running.
 import assert from "node:assert/strict";
-import { test } from "node:test";
+import { type TestContext, test } from "node:test";
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { KubeHttpError } from "../../src/kube/client.ts";
 import { ListWatch } from "../../src/kube/list-watch.ts";
@@ -477,47 +477,104 @@ test("a handler and an observer that throw everywhere, handlerError included, ne
   assert.deepEqual(events, ["ADDED"]);
 });
 
-test("a list page is handed over in slices with a turn of the event loop between them; stopped meanwhile, the list does not finish", async (t) => {
+/**
+ * Lists a page of a, b and c and logs what the handler saw, with "turn" where
+ * something waiting for the event loop since a got its turn. `msPerObject`:
+ * each object moves an injected clock on by that much (else the real clock).
+ */
+async function handOver(
+  t: TestContext,
+  listSliceMs: number,
+  { stopAt, msPerObject }: { stopAt?: string; msPerObject?: number } = {},
+): Promise<string[]> {
   const page = { status: 200, body: { items: ["a", "b", "c"].map((n) => object(n, "1")), metadata: {} } };
-  const observer = {
-    synced: () => {},
-    relist: () => {},
-    listDuration: () => {},
-    watchEvent: () => {},
-    error: () => {},
-    handlerError: () => {},
-  };
-  const run = async (listSliceMs: number, stopAt?: string): Promise<string[]> => {
-    const { client } = fakeKubeApi({ lists: () => page });
-    const log: string[] = [];
-    const loop: ListWatch = new ListWatch(
-      client,
-      {
-        listStarted: () => {},
-        listed: (o) => {
-          const name = (o as { metadata: { name: string } }).metadata.name;
-          log.push(name);
-          // Something else waiting for the event loop, e.g. a scrape's next chunk.
-          if (name === "a") setImmediate(() => log.push("turn"));
-          if (name === stopAt) void loop.stop();
-        },
-        listFinished: () => log.push("listFinished"),
-        event: () => {},
+  const { client } = fakeKubeApi({ lists: () => page });
+  const log: string[] = [];
+  // Far from 0, as a monotonic clock is.
+  let nowMs = 1_000_000;
+  const loop: ListWatch = new ListWatch(
+    client,
+    {
+      listStarted: () => {},
+      listed: (o) => {
+        nowMs += msPerObject ?? 0;
+        const name = (o as { metadata: { name: string } }).metadata.name;
+        log.push(name);
+        // Something else waiting for the event loop, e.g. a scrape's next chunk.
+        if (name === "a") setImmediate(() => log.push("turn"));
+        if (name === stopAt) void loop.stop();
       },
-      observer,
-      { path: "/x", listSliceMs, sleep: async () => {} },
-    );
-    t.after(() => loop.stop());
-    loop.start();
-    await waitFor(
-      () => log.includes("listFinished") || (stopAt !== undefined && log.includes("turn")),
-      "the list's end",
-      () => log,
-    );
-    await loop.stop();
-    return log;
+      listFinished: () => log.push("listFinished"),
+      event: () => {},
+    },
+    {
+      synced: () => {},
+      relist: () => {},
+      listDuration: () => {},
+      watchEvent: () => {},
+      error: () => {},
+      handlerError: () => {},
+    },
+    {
+      path: "/x",
+      listSliceMs,
+      sleep: async () => {},
+      ...(msPerObject !== undefined && { now: () => nowMs }),
+    },
+  );
+  t.after(() => loop.stop());
+  loop.start();
+  await waitFor(
+    () => log.includes("listFinished") || (stopAt !== undefined && log.includes("turn")),
+    "the list's end",
+    () => log,
+  );
+  await loop.stop();
+  return log;
+}
+
+test("a list page is handed over in slices with a turn of the event loop between them; stopped meanwhile, the list does not finish", async (t) => {
+  assert.deepEqual(await handOver(t, 0), ["a", "turn", "b", "c", "listFinished"]);
+  assert.deepEqual(await handOver(t, 60_000), ["a", "b", "c", "listFinished", "turn"]);
+  assert.deepEqual(
+    await handOver(t, 0, { stopAt: "a" }),
+    ["a", "turn"],
+    "no object after the stop, and no listFinished",
+  );
+});
+
+test("a slice of the list lasts listSliceMs on the injected clock: the turn comes after the object that reaches it", async (t) => {
+  assert.deepEqual(
+    await handOver(t, 2, { msPerObject: 1 }),
+    ["a", "b", "turn", "c", "listFinished"],
+    "1 ms after a: on; 2 ms after b: a turn",
+  );
+});
+
+test("without inactivityMs, a silent watch is cut 15 s after its server-side timeout", async (t) => {
+  t.mock.timers.enable({ apis: ["setTimeout"] });
+  const run = startLoop(
+    t,
+    {
+      watches: [
+        (o) =>
+          new Promise<void>((_resolve, reject) =>
+            o.signal.addEventListener("abort", () => reject(new Error("aborted"))),
+          ),
+      ],
+    },
+    { watchTimeoutSeconds: [1, 1] },
+  );
+  // setTimeout is mocked here, so wait by yielding to the event loop instead of sleeping.
+  const settle = async (): Promise<void> => {
+    for (let i = 0; i < 20; i++) await nextTurn();
   };
-  assert.deepEqual(await run(0), ["a", "turn", "b", "c", "listFinished"]);
-  assert.deepEqual(await run(60_000), ["a", "b", "c", "listFinished", "turn"]);
-  assert.deepEqual(await run(0, "a"), ["a", "turn"], "no object after the stop, and no listFinished");
+  await settle();
+  assert.equal(watches(run.calls).length, 1, "the first watch is open");
+  t.mock.timers.tick(15_999);
+  await settle();
+  assert.deepEqual(run.errors, [], "1 s timeout + 15 s grace not reached yet");
+  t.mock.timers.tick(1);
+  await settle();
+  assert.match(String(run.errors[0]), /no data on the watch for 16000 ms; reconnecting/);
 });

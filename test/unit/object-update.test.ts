@@ -169,3 +169,28 @@ test("changedInputs names exactly the inputs a write changed, so nothing else is
     assert.deepEqual(names.sort(), [...expected].sort(), name);
   }
 });
+
+test("a condition that disappears counts no transition: it has no new status to count under", () => {
+  const l = learning();
+  const status = (conditions: unknown[]) => ({ observedGeneration: 1, conditions });
+  const first = applyChange(undefined, widget({ status: status([cond("Ready", "False")]) }), kind, l, NOW);
+  const flipped = applyChange(
+    first.entry,
+    widget({ resourceVersion: "2", status: status([cond("Ready", "True")]) }),
+    kind,
+    l,
+    NOW,
+  ).entry;
+  assert.deepEqual([...(flipped.counters.transitions ?? [])], [["Ready\u0000True", 1]]);
+  const removed = applyChange(flipped, widget({ resourceVersion: "3", status: status([]) }), kind, l, NOW);
+  assert.ok(
+    removed.transitions.some((t) => t.kind === "condition" && t.to === undefined),
+    "the removal is a transition",
+  );
+  assert.equal(
+    removed.entry.counters.transitions,
+    flipped.counters.transitions,
+    "the counts are kept as they were",
+  );
+  assert.equal(changedInputs(flipped, removed.entry) & inputBit.conditionTransitions, 0);
+});

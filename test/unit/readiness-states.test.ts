@@ -96,3 +96,12 @@ test("isReady: the ready condition and every gating field; fields without ready 
   );
   assert.equal(isReady(withStates([value("health", "Healthy")], [cond("Ready", "False")]), r), false);
 });
+
+test("a missing gating field is not ready even when its ready list holds an empty string", () => {
+  // The config accepts "" as a value; a field is never projected as "", so only a missing one could match it.
+  const r = rules([{ name: "health", ready: ["", "Healthy"], failed: [] }]);
+  const missing = withStates([]);
+  assert.equal(isReady(missing, r), false);
+  assert.equal(judge(missing, r, 2_000).result, "InProgress", "judge agrees");
+  assert.equal(isReady(withStates([value("health", "Healthy")]), r), true);
+});

@@ -286,6 +286,12 @@ test("isSettled: reconciled, stalled, a Failed phase or a terminal condition —
   assert.equal(isSettled(p({ status: { conditions: [cond("Ready", "True")] } }), ready), true);
 });
 
+test("isSettled: Ready=False dated before 1970 (Go's zero time, year 1) may still recover too", () => {
+  const zeroTime = p({ status: { conditions: [cond("Ready", "False", "0001-01-01T00:00:00Z")] } });
+  assert.ok((zeroTime.conditions[0]?.since ?? 0) < 0, "a time before the epoch");
+  assert.equal(isSettled(zeroTime, ready), false);
+});
+
 test("isReady: the ready condition in its desired status, or Current for kinds without one", () => {
   assert.equal(isReady(p({ generation: 2, status: { conditions: [cond("Ready", "True")] } }), ready), true);
   assert.equal(isReady(p({ status: { conditions: [cond("Available", "True")] } }), ready), false);

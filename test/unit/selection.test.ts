@@ -2,9 +2,17 @@
 // categories, CRD labels), version choice, first match wins.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { missingExplicit, planFromCrds, planStatic, replan } from "../../src/collectors/selection.ts";
+import {
+  missingExplicit,
+  planFromCrds,
+  planStatic,
+  replan,
+  settingsFor,
+} from "../../src/collectors/selection.ts";
 import { validateConfig } from "../../src/config/validate.ts";
 import { type CrdSummary, summarizeCrd } from "../../src/core/crd.ts";
+import { addSample, decideWithSamples, noSamples } from "../../src/core/detect-learn.ts";
+import { selectFamilies } from "../../src/core/family-selection.ts";
 import { loadFixtureCrd } from "../cluster/fixtures.ts";
 import { type CorpusName, corpusGroup, loadCorpusCrd } from "../support/shapes-corpus.ts";
 
@@ -63,14 +71,18 @@ test("schema detection: conditions, observedGeneration, phase enum, status subre
   assert.equal(gadget?.projection.phasePath, undefined, "no phase in the gadget schema: not read");
 });
 
-test("not yet Established CRDs are not watched", () => {
-  const raw = loadFixtureCrd("widgets");
-  const pending = summarizeCrd({
-    ...raw,
+/** The widgets CRD as the API server shows it before it is Established. */
+function pendingWidgets(): CrdSummary {
+  const summary = summarizeCrd({
+    ...loadFixtureCrd("widgets"),
     status: { conditions: [{ type: "Established", status: "False" }] },
   });
-  assert.ok(pending);
-  assert.deepEqual(planFromCrds(validateConfig({}).resources, [pending]), []);
+  assert.ok(summary);
+  return summary;
+}
+
+test("not yet Established CRDs are not watched", () => {
+  assert.deepEqual(planFromCrds(validateConfig({}).resources, [pendingWidgets()]), []);
 });
 
 test("selectors: explicit, group glob, category, CRD label selector; first match wins", () => {
@@ -99,6 +111,18 @@ test("selectors: explicit, group glob, category, CRD label selector; first match
   assert.equal(first.find((p) => p.key === "example.com/gizmos")?.options.mode, "objects");
 });
 
+test("an explicit selector matches only its own group; any one of several globs or categories is enough", () => {
+  assert.deepEqual(plans([{ group: "example.org", resource: "widgets" }]), [], "same resource, other group");
+  assert.deepEqual(
+    plans([{ groups: ["*.example.org", "example.com"] }]).map((p) => p.key),
+    ["example.com/gadgets", "example.com/gizmos", "example.com/sprockets", "example.com/widgets"],
+  );
+  assert.deepEqual(
+    plans([{ categories: ["all-of-them", "fixtures"] }]).map((p) => p.key),
+    ["example.com/gadgets", "example.com/widgets"],
+  );
+});
+
 test("version: the storage version by default, or the requested served one", () => {
   assert.equal(plans([{ group: "example.com", resource: "gizmos" }])[0]?.identity.version, "v1");
   assert.equal(
@@ -113,6 +137,27 @@ test("explicit selectors without a CRD are reported as missing", () => {
     resources: [{ group: "example.com", resource: "doohickeys" }],
   }).resources;
   assert.deepEqual(missingExplicit(resources, crds()), ["doohickeys.example.com"]);
+});
+
+test("only explicit selectors are reported missing, and only when no established CRD matches them", () => {
+  const resources = validateConfig({
+    resources: [
+      { group: "example.com", resource: "widgets" },
+      { group: "example.com", kind: "Gadget" },
+      { groups: ["*.example.org"] },
+      { categories: ["nothing"] },
+    ],
+  }).resources;
+  assert.deepEqual(
+    missingExplicit(resources, crds()),
+    [],
+    "both found among four CRDs; discovery entries never missing",
+  );
+  assert.deepEqual(
+    missingExplicit(resources, [pendingWidgets(), established("gadgets")]),
+    ["widgets.example.com"],
+    "a CRD that is not Established yet does not count",
+  );
 });
 
 test("crdDiscovery: false plans fully specified resources without reading CRDs", () => {
@@ -258,6 +303,39 @@ test("condition times: the info says when conditions carry no lastTransitionTime
   assert.equal(corpusPlan("exports").info.condition_times, "");
 });
 
+test("naming the detected conditions path in the config keeps what is known of their times", () => {
+  assert.equal(
+    corpusPlan("runs", { conditionsPath: "status.conditions" }).info.condition_times,
+    "lastTransitionTime",
+  );
+  assert.equal(
+    corpusPlan("beacons", { conditionsPath: "status.conditions" }).info.condition_times,
+    "first_seen",
+  );
+});
+
+test("an open status whose conditions alone carry observedGeneration is judged by the conditions' one", () => {
+  const sample = {
+    status: {
+      conditions: [
+        { type: "Ready", status: "True", observedGeneration: 3, lastTransitionTime: "2026-01-01T00:00:00Z" },
+      ],
+    },
+  };
+  const [plan] = planFromCrds(
+    validateConfig({ resources: [{ group: corpusGroup, resource: "blobs" }] }).resources,
+    [corpus("blobs")],
+    (_crd, version) => decideWithSamples(version, addSample(noSamples, sample)),
+  );
+  assert.equal(plan?.shape?.observedGeneration.source, "conditions");
+  assert.equal(
+    plan?.generationSource,
+    "condition",
+    "not status_or_condition: the objects showed none in status",
+  );
+  assert.equal(plan?.info.observed_generation_path, "");
+});
+
 test("a kind without a status subresource compares spec by digest", () => {
   assert.equal(corpusPlan("chores").projection.specDigest, true);
   assert.equal(corpusPlan("chores").info.status_subresource, "false");
@@ -279,4 +357,66 @@ test("a learned shape (replan) changes judging, and the projection only when a p
   assert.equal(decided.info.readiness_source, "observed");
   assert.equal(decided.fingerprint, learned.fingerprint);
   assert.notEqual(decided.judging, learned.judging);
+});
+
+test("crdDiscovery: false skips selectors missing any of group, version, resource, kind, namespaced", () => {
+  const [full] = validateConfig({
+    crdDiscovery: false,
+    resources: [
+      { group: "example.com", version: "v1", resource: "widgets", kind: "Widget", namespaced: true },
+    ],
+  }).resources;
+  assert.ok(full);
+  const without = (key: "group" | "version" | "resource" | "kind" | "namespaced") => ({
+    ...full,
+    [key]: undefined,
+  });
+  const planned = planStatic([
+    without("group"),
+    without("version"),
+    without("resource"),
+    without("kind"),
+    without("namespaced"),
+    full,
+  ]);
+  assert.deepEqual(
+    planned.map((p) => p.key),
+    ["example.com/widgets"],
+  );
+});
+
+test("without a CRD: status subresource assumed, conventional paths read, readiness by default, no phase enum", () => {
+  const [plan] = planStatic(
+    validateConfig({
+      crdDiscovery: false,
+      resources: [
+        { group: "example.com", version: "v1", resource: "widgets", kind: "Widget", namespaced: true },
+      ],
+    }).resources,
+  );
+  assert.ok(plan);
+  assert.equal(plan.statusSubresource, true);
+  assert.equal(plan.projection.specDigest, false);
+  assert.deepEqual(
+    plan.projection.conditionsPath,
+    ["status", "conditions"],
+    "an unread schema may have them",
+  );
+  assert.deepEqual(plan.projection.phasePath, ["status", "phase"]);
+  assert.equal(plan.generationSource, "status_or_condition");
+  assert.deepEqual(plan.phases, []);
+  assert.deepEqual([plan.readiness.readyCondition, plan.readiness.phases.runToCompletion], ["Ready", false]);
+  assert.deepEqual(
+    [plan.info.readiness_source, plan.info.run_to_completion, plan.info.status_subresource],
+    ["default", "false", "true"],
+  );
+});
+
+test("a cluster-scoped kind is watched cluster-wide: its entry's namespaces do not apply", () => {
+  const selection = selectFamilies("cr_", []);
+  const [gadgets] = plans([{ group: "example.com", resource: "gadgets", namespaces: ["team-a"] }]);
+  const [widgets] = plans([{ group: "example.com", resource: "widgets", namespaces: ["team-a"] }]);
+  assert.ok(gadgets && widgets);
+  assert.deepEqual(settingsFor(gadgets, "cr_", selection).namespaces, []);
+  assert.deepEqual(settingsFor(widgets, "cr_", selection).namespaces, ["team-a"]);
 });

@@ -4,11 +4,11 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { planFromCrds, replan } from "../../src/collectors/selection.ts";
-import { ShapeLearner } from "../../src/collectors/shape-learner.ts";
+import { decisionOf, ShapeLearner } from "../../src/collectors/shape-learner.ts";
 import { validateConfig } from "../../src/config/validate.ts";
 import { summarizeCrd } from "../../src/core/crd.ts";
 import type { DetectedShape } from "../../src/core/detect.ts";
-import { defaultSampleLimits } from "../../src/core/detect-learn.ts";
+import { decideWithSamples, defaultSampleLimits, noSamples } from "../../src/core/detect-learn.ts";
 import { detectVersions } from "../../src/core/detect-schema.ts";
 import { offlineCollector, perObjectText } from "../support/collector.ts";
 import { cond, widget } from "../support/objects.ts";
@@ -61,6 +61,26 @@ test("a schema that decides everything takes no samples", () => {
   assert.equal(learner.shape.learning, false);
   assert.equal(learner.sample(run([{ type: "Ready", status: "True" }])), false);
   assert.equal(learner.samples, 0);
+});
+
+test("a value that is not an object is no sample: the decision stays as it was, the same shape", () => {
+  const blobs = detectVersions(loadCorpusCrd("blobs"))[0];
+  assert.ok(blobs);
+  const learner = new ShapeLearner(blobs, () => assert.fail("no change expected"));
+  const before = learner.shape;
+  assert.equal(learner.sample("not an object"), true, "still learning");
+  assert.equal(learner.samples, 0);
+  assert.equal(learner.shape, before, "not decided again: the plans keep the shape they hold");
+});
+
+test("the decision (as logged when it changes) names the other condition arrays found, an empty list when none", () => {
+  const decision = (name: "rollouts" | "exports") => {
+    const version = detectVersions(loadCorpusCrd(name))[0];
+    assert.ok(version);
+    return JSON.parse(decisionOf(decideWithSamples(version, noSamples))) as { others: unknown };
+  };
+  assert.deepEqual(decision("rollouts").others, ["status.deprecated.conditions"]);
+  assert.deepEqual(decision("exports").others, [], "no conditions at all");
 });
 
 test("a collector judges what it holds again when the readiness condition is learned, and its info follows", async () => {

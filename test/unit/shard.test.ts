@@ -127,3 +127,59 @@ test("a bucket count that is not a positive integer is refused", () => {
   assert.throws(() => jumpHash([0, 1], 0), /positive integer \(got 0\)/);
   assert.throws(() => jumpHash([0, 1], 1.5), /positive integer/);
 });
+
+/** FNV-1a 64 as published, on BigInt over the UTF-8 bytes: the reference for the 32-bit halves. */
+function fnvReference(text: string): bigint {
+  let hash = 0xcbf29ce484222325n;
+  for (const byte of new TextEncoder().encode(text))
+    hash = BigInt.asUintN(64, (hash ^ BigInt(byte)) * 0x100000001b3n);
+  return hash;
+}
+
+test("FNV-1a 64 hashes the UTF-8 bytes of any text, all-ASCII or not", () => {
+  fc.assert(
+    fc.property(
+      fc.oneof(
+        fc.string({ unit: "grapheme-ascii" }),
+        fc.string({ unit: "grapheme" }),
+        fc.string({ unit: "binary" }),
+      ),
+      (text) => {
+        const [hi, lo] = fnv1a64(text);
+        assert.equal((BigInt(hi) << 32n) | BigInt(lo), fnvReference(text), JSON.stringify(text));
+      },
+    ),
+    { numRuns: 2000 },
+  );
+  for (const text of ["\u007f", "ü", "üñ", "日本", "😀", "a\u0080"]) {
+    const [hi, lo] = fnv1a64(text);
+    assert.equal((BigInt(hi) << 32n) | BigInt(lo), fnvReference(text), JSON.stringify(text));
+  }
+});
+
+test("the jump step carries from the low half into the high half", () => {
+  // The key whose low half times the multiplier's low half ends in 0xffffffff: adding 1 carries.
+  const stepLo = 0x87b0b0fdn;
+  let inverse = 1n;
+  for (let i = 0; i < 5; i++) inverse = BigInt.asUintN(32, inverse * (2n - stepLo * inverse));
+  const lo = BigInt.asUintN(32, 0xffffffffn * inverse);
+  for (const hi of [0n, 1n, 0x12345678n, 0xffffffffn]) {
+    const key = (hi << 32n) | lo;
+    for (const buckets of [2, 3, 10, 1000, 1 << 20]) {
+      assert.equal(
+        jumpHash([Number(hi), Number(lo)], buckets),
+        jumpReference(key, buckets),
+        `${key} ${buckets}`,
+      );
+    }
+  }
+});
+
+test("a negative shard owns nothing and gains nothing, and an unchanged assignment gains nothing", () => {
+  assert.equal(ownsUid({ shard: -1, total: 1 }, "anything"), false);
+  assert.equal(ownsUid({ shard: -1, total: 3 }, "anything"), false);
+  assert.equal(mayGainObjects({ shard: 1, total: 3 }, { shard: -1, total: 3 }), false);
+  assert.equal(mayGainObjects({ shard: -1, total: 3 }, { shard: 1, total: 3 }), true, "into range");
+  assert.equal(mayGainObjects({ shard: 1, total: 3 }, { shard: 1, total: 3 }), false, "no change");
+  assert.equal(mayGainObjects({ shard: 0, total: 1 }, { shard: 0, total: 1 }), false, "unsharded, no change");
+});

@@ -206,3 +206,49 @@ test("a kind with a ready condition keeps it; a detected state field there is ex
   assert.deepEqual(settings.readiness.states, []);
   assert.deepEqual(settings.projection.states, [{ name: "health", path: ["status", "health", "status"] }]);
 });
+
+test("states that gate readiness stand for the ready condition only where the kind has none", () => {
+  const state = (name: string, ready: string[]) => ({
+    name,
+    path: `status.${name}.status`,
+    values: undefined,
+    ready,
+    failed: [],
+  });
+  const gating = { ...defaultResourceOptions, states: [state("sync", []), state("health", ["Healthy"])] };
+  const exported = { ...defaultResourceOptions, states: [state("sync", []), state("health", [])] };
+  const conditions = (declaredTypes: string[] | undefined) =>
+    schemaShape({
+      conditionArrays: [
+        {
+          path: ["status", "conditions"],
+          declaredTypes,
+          observedTypes: [],
+          lastTransitionTime: true,
+          observedGeneration: false,
+        },
+      ],
+    });
+  const ready = (options: typeof gating, shape: ReturnType<typeof schemaShape> | undefined) => {
+    const { readiness, info } = shapeSettings(options, shape, false, true);
+    return [readiness.readyCondition, info.readiness_source];
+  };
+  assert.deepEqual(ready(gating, undefined), [undefined, "config"], "one state with ready values is enough");
+  assert.deepEqual(
+    ready(exported, undefined),
+    ["Ready", "default"],
+    "states without ready values only export",
+  );
+  assert.deepEqual(ready(gating, conditions(["Ready"])), ["Ready", "schema"], "the declared condition stays");
+  assert.deepEqual(
+    ready(gating, conditions(undefined)),
+    ["Ready", "pending"],
+    "until objects tell the types",
+  );
+  assert.deepEqual(
+    ready(gating, conditions(["Progressing"])),
+    [undefined, "config"],
+    "no readiness type declared",
+  );
+  assert.deepEqual(ready(gating, argoShape), [undefined, "config"], "no conditions at all");
+});

@@ -41,3 +41,65 @@ test("the timer wakes the collector once the earliest time has come", async (t) 
   assert.equal(woken, 1);
   assert.deepEqual(schedule.takeDue(Date.now() / 1000), ["soon"]);
 });
+
+/** A schedule on mocked timers and Date: `wakes` counts the wake-ups, `at(s)` moves time to epoch second s. */
+function mocked(t: import("node:test").TestContext) {
+  t.mock.timers.enable({ apis: ["setTimeout", "Date"], now: 0 });
+  const state = { wakes: 0 };
+  const schedule = new SummarySchedule(
+    () => Date.now() / 1000,
+    () => state.wakes++,
+  );
+  t.after(() => schedule.stop());
+  const at = (seconds: number) => t.mock.timers.tick(seconds * 1000 - Date.now());
+  return { schedule, state, at };
+}
+
+test("the timer never fires before the earliest time", (t) => {
+  const { schedule, state, at } = mocked(t);
+  schedule.add("u", 10);
+  at(9.999);
+  assert.equal(state.wakes, 0, "a wake-up before the time would find nothing due");
+  at(10.1);
+  assert.equal(state.wakes, 1);
+  assert.deepEqual(schedule.takeDue(Date.now() / 1000), ["u"]);
+});
+
+test("after taking what is due, the timer is set for the next time", (t) => {
+  const { schedule, state, at } = mocked(t);
+  schedule.add("a", 10);
+  schedule.add("b", 20);
+  at(10.1);
+  assert.equal(state.wakes, 1);
+  assert.deepEqual(schedule.takeDue(10.1), ["a"]);
+  at(20.1);
+  assert.equal(state.wakes, 2, "woken for b without another add");
+  assert.deepEqual(schedule.takeDue(20.1), ["b"]);
+});
+
+test("an earlier time replaces the timer: one wake-up per time", (t) => {
+  const { schedule, state, at } = mocked(t);
+  schedule.add("later", 20);
+  schedule.add("sooner", 10);
+  at(10.1);
+  assert.equal(state.wakes, 1);
+  assert.deepEqual(schedule.takeDue(10.1), ["sooner"]);
+  at(30);
+  assert.equal(state.wakes, 2, "the timer first set for 20 was cleared, not left to fire as well");
+});
+
+test("stop() forgets what is scheduled and cancels the timer", (t) => {
+  const { schedule, state, at } = mocked(t);
+  schedule.add("u", 10);
+  schedule.stop();
+  assert.equal(schedule.size, 0);
+  at(60);
+  assert.equal(state.wakes, 0);
+});
+
+test("a time beyond setTimeout's range waits as long as it can, not overflowing to fire at once", (t) => {
+  const { schedule, state, at } = mocked(t);
+  schedule.add("far", 30 * 24 * 3600);
+  at(1);
+  assert.equal(state.wakes, 0);
+});

@@ -48,6 +48,8 @@ test("the error counters exist at 0 from the start", async () => {
   const { metrics } = setup();
   assert.equal(await value(metrics.handlerErrors, R), 0);
   assert.equal(await value(metrics.seriesDropped, R), 0);
+  assert.equal(await value(metrics.labelValuesTruncated, R), 0);
+  assert.equal(await value(metrics.conditionsDropped, R), 0);
 });
 
 test("synced only when every scope is: the gauge, one log line when it becomes so, and the last error cleared", async () => {
@@ -125,13 +127,17 @@ test("errors are counted by operation and code; the first of a kind warns, repea
   );
 });
 
-test("a finished list marks its scope listed and stamps the sync time; list durations are observed", async () => {
-  const { metrics, clock, telemetry } = setup();
+test("a finished list marks its scope listed and stamps the sync time; list durations are observed and logged", async () => {
+  const { metrics, lines, clock, telemetry } = setup();
   telemetry.listFinished("n1", ["n1", "n2"]);
   assert.equal(telemetry.listedAll(["n1"]), true);
   assert.equal(telemetry.listedAll(["n1", "n2"]), false);
   assert.equal(await value(metrics.lastSync, R), clock.now);
   telemetry.observer("n1", ["n1"], () => 0).listDuration(0.25, 10);
+  assert.deepEqual(
+    lines.filter((l) => l.msg === "list finished").map((l) => [l.level, l.resource, l.objects, l.seconds]),
+    [["debug", "example.com/v1/widgets in n1", 10, 0.25]],
+  );
   const { values } = await metrics.listDuration.get();
   assert.equal(values.find((v) => v.metricName?.endsWith("_sum"))?.value, 0.25);
   assert.equal(values.find((v) => v.metricName?.endsWith("_count"))?.value, 1);
@@ -163,4 +169,50 @@ test("held objects and series are written to their gauges; remove() drops the pe
   telemetry.remove();
   for (const gauge of [metrics.synced, metrics.objects, metrics.series, metrics.lastSync])
     assert.equal(await value(gauge, R), undefined);
+});
+
+test("the first objects and series counts are written, whatever they are", async () => {
+  const { metrics, telemetry } = setup();
+  telemetry.held(1, 1);
+  assert.equal(await value(metrics.objects, R), 1);
+  assert.equal(await value(metrics.series, R), 1);
+});
+
+test("held() writes a gauge only when its value changed", (t) => {
+  const { metrics, telemetry } = setup();
+  const objects = t.mock.method(metrics.objects, "set");
+  const series = t.mock.method(metrics.series, "set");
+  telemetry.held(4, 40);
+  telemetry.held(4, 40);
+  telemetry.held(4, 41);
+  telemetry.held(5, 41);
+  assert.deepEqual(
+    objects.mock.calls.map((c) => (c.arguments as unknown[])[1]),
+    [4, 5],
+  );
+  assert.deepEqual(
+    series.mock.calls.map((c) => (c.arguments as unknown[])[1]),
+    [40, 41],
+  );
+});
+
+test("each watch event type binds its counter once, not per event", async (t) => {
+  const { metrics, telemetry } = setup();
+  const bind = t.mock.method(metrics.watchEvents, "labels");
+  const o = telemetry.observer("", [""], () => 0);
+  for (const type of ["ADDED", "MODIFIED", "MODIFIED", "MODIFIED", "ADDED"]) o.watchEvent(type);
+  assert.deepEqual(
+    bind.mock.calls.map((c) => (c.arguments[0] as { type: string }).type),
+    ["ADDED", "MODIFIED"],
+  );
+  assert.equal(await value(metrics.watchEvents, { ...R, type: "MODIFIED" }), 3);
+});
+
+test("what the projection cut is counted: truncated label values and dropped conditions apart", async () => {
+  const { metrics, telemetry } = setup();
+  telemetry.cuts({ labelValues: 2, conditions: 0 });
+  telemetry.cuts({ labelValues: 0, conditions: 3 });
+  telemetry.cuts({ labelValues: 1, conditions: 1 });
+  assert.equal(await value(metrics.labelValuesTruncated, R), 3);
+  assert.equal(await value(metrics.conditionsDropped, R), 4);
 });

@@ -132,3 +132,29 @@ test("removing the resource removes its timestamps", async () => {
   assert.equal(await sample("cr_exporter_resource_data_timestamp_seconds"), undefined);
   assert.equal(await sample("cr_exporter_last_event_timestamp_seconds"), undefined);
 });
+
+test("a watch counts as down only once it was lost after a list, not while it has yet to open", () => {
+  const { telemetry, at } = setup();
+  const observer = telemetry.observer("", [""], () => 0);
+  at(1000);
+  observer.synced(false);
+  at(1010);
+  telemetry.listFinished("", [""]);
+  assert.deepEqual(
+    telemetry.readiness(1011),
+    { ready: true, detail: "synced, data 1 s old" },
+    "the failure before the first list was the initial list's",
+  );
+  const scopes = ["a", "b"];
+  const several = setup();
+  const a = several.telemetry.observer("a", scopes, () => 0);
+  several.at(1000);
+  several.telemetry.listFinished("a", scopes);
+  several.telemetry.listFinished("b", scopes);
+  a.synced(true);
+  assert.deepEqual(
+    several.telemetry.readiness(1010),
+    { ready: true, detail: "synced, data 10 s old" },
+    "a watch opening while another has yet to is no watch down",
+  );
+});

@@ -4,6 +4,7 @@
 // asked of the tracer for one object at a time, never for all.
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { ObjectStore } from "../../../src/collectors/object-store.ts";
 import { storeViewSource } from "../../../src/collectors/view-source.ts";
 import type { ResourceIdentity } from "../../../src/core/state.ts";
 import { offlineCollector } from "../../support/collector.ts";
@@ -96,4 +97,30 @@ test("get() finds a uid in any kind; without tracing there is no trace id", () =
   assert.equal(source.get("uid-stuck")?.traceId, undefined);
   assert.equal(source.traceId?.([...source.objects()][1] as never), undefined);
   assert.equal(source.get("uid-missing"), undefined);
+});
+
+test("traceId() asks the tracer with the identity of the view's own kind (group and kind both match)", () => {
+  const c = fleet();
+  const asked: string[] = [];
+  const tracer = {
+    traceIdFor(resource: ResourceIdentity, uid: string, generation: number) {
+      asked.push(`${resource.group}/${resource.kind}/${uid}/${generation}`);
+      return "4bf92f3577b34da6a3ce929d0e0e4736";
+    },
+  };
+  const decoy = (group: string, kind: string) => ({
+    identity: { ...c.collector.identity, group, kind },
+    settings: c.collector.settings,
+    store: new ObjectStore(),
+  });
+  const source = storeViewSource({
+    collectors: () => [decoy("example.com", "Gadget"), decoy("example.org", "Widget"), c.collector],
+    tracer,
+    settings: () => ({ flappingWindowSeconds: 900 }),
+    clock: () => c.clock.now,
+  });
+  const stuck = [...source.objects()].find((v) => v.name === "stuck");
+  assert.ok(stuck);
+  source.traceId?.(stuck);
+  assert.deepEqual(asked, ["example.com/Widget/uid-stuck/1"]);
 });
