@@ -278,28 +278,40 @@ function stateOf(name: string, phase: string, reason: string, tier: string) {
   return projectObject(widget({ name, status: { phase, tier, conditions } }), tierStates);
 }
 
-test("a folded label stays folded until its own source changes, so an unrelated change never relabels a series", () => {
+/** Object b, all of whose labels were folded while a held every place; a is then deleted, so every bound has room. */
+function foldedAfterDelete() {
   const learning = tinyLearning();
-  const aState = stateOf("a", "P1", "R1", "T1");
-  const a = holdLabels(learning, undefined, aState, true);
+  const a = holdLabels(learning, undefined, stateOf("a", "P1", "R1", "T1"), true);
   assert.deepEqual(a, { phase: "P1", reasons: ["R1"], states: [["tier", "T1"]] });
-  const bState = stateOf("b", "P2", "R2", "T2");
-  const b = holdLabels(learning, undefined, bState, true);
-  assert.deepEqual(b, { phase: "other", reasons: ["other"], states: [["tier", "other"]] }, "all bounds full");
-  releaseLabels(learning, a); // a is deleted: every bound has room again
-  const reasonChanged = stateOf("b", "P2", "R3", "T2");
-  const b2 = holdLabels(learning, { state: bState, labels: b }, reasonChanged, true);
-  assert.equal(b2.phase, "other", "the phase did not change, so it stays folded");
-  assert.deepEqual(b2.states, [["tier", "other"]], "the tier did not change, so it stays folded");
-  assert.deepEqual(b2.reasons, ["R3"], "the new reason takes the free place");
-  const phaseChanged = stateOf("b", "P4", "R3", "T2");
-  const b3 = holdLabels(learning, { state: reasonChanged, labels: b2 }, phaseChanged, true);
-  assert.equal(b3.phase, "P4");
-  assert.deepEqual(b3.reasons, ["R3"]);
-  assert.deepEqual(b3.states, [["tier", "other"]], "the tier did not change, so it stays folded");
-  const tierChanged = stateOf("b", "P4", "R3", "T4");
-  const b4 = holdLabels(learning, { state: phaseChanged, labels: b3 }, tierChanged, true);
-  assert.deepEqual(b4, { phase: "P4", reasons: ["R3"], states: [["tier", "T4"]] });
+  const state = stateOf("b", "P2", "R2", "T2");
+  const labels = holdLabels(learning, undefined, state, true);
+  assert.deepEqual(labels, { phase: "other", reasons: ["other"], states: [["tier", "other"]] }, "all full");
+  releaseLabels(learning, a);
+  return { learning, b: { state, labels } };
+}
+
+test("a folded label stays folded until its own source changes, so an unrelated change never relabels a series", () => {
+  let { learning, b } = foldedAfterDelete();
+  const tierMoved = holdLabels(learning, b, stateOf("b", "P2", "R2", "T3"), true);
+  assert.deepEqual(
+    tierMoved,
+    { phase: "other", reasons: ["other"], states: [["tier", "T3"]] },
+    "only the tier changed, so only the tier takes the free place",
+  );
+  ({ learning, b } = foldedAfterDelete());
+  const phaseMoved = holdLabels(learning, b, stateOf("b", "P3", "R2", "T2"), true);
+  assert.deepEqual(
+    phaseMoved,
+    { phase: "P3", reasons: ["other"], states: [["tier", "other"]] },
+    "only the phase changed, so only the phase takes the free place",
+  );
+  ({ learning, b } = foldedAfterDelete());
+  const reasonMoved = holdLabels(learning, b, stateOf("b", "P2", "R3", "T2"), true);
+  assert.deepEqual(
+    reasonMoved,
+    { phase: "other", reasons: ["R3"], states: [["tier", "other"]] },
+    "only the reason changed, so only the reason takes the free place",
+  );
 });
 
 test('a condition without a reason is labelled "" and takes no reason\'s place', () => {
