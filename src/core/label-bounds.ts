@@ -92,9 +92,12 @@ export interface HeldLabels {
   states: readonly (readonly [field: string, value: string])[];
 }
 
+// never[]: the type says this holds no reason (one here would be released for every new object).
+const noReasons: readonly never[] = Object.freeze([]);
+
 export const noHeldLabels: HeldLabels = Object.freeze({
   phase: undefined,
-  reasons: Object.freeze([]),
+  reasons: noReasons,
   states: Object.freeze([]),
 });
 
@@ -108,10 +111,13 @@ export function stateBound(learning: KindLearning, field: string): LabelBound {
   return bound;
 }
 
-/** Gives back everything an entry holds (it changed, or the object is gone). */
+/**
+ * Gives back everything an entry holds (it changed, or the object is gone).
+ * A condition without a reason holds "", which is never held, so releasing it does nothing.
+ */
 export function releaseLabels(learning: KindLearning, held: HeldLabels): void {
   if (held.phase !== undefined) learning.phases.release(held.phase);
-  for (const reason of held.reasons) if (reason !== "") learning.reasons.release(reason);
+  for (const reason of held.reasons) learning.reasons.release(reason);
   for (const [field, value] of held.states) stateBound(learning, field).release(value);
 }
 
@@ -127,11 +133,9 @@ export function holdLabels(
   withReasons: boolean,
 ): HeldLabels {
   const before = from?.labels ?? noHeldLabels;
-  if (from?.state === state) return before;
   const phaseKept = from !== undefined && from.state.phase === state.phase;
   const reasonsKept = from !== undefined && sameReasons(from.state.conditions, state.conditions);
   const statesKept = from !== undefined && sameStates(from.state, state);
-  if (phaseKept && reasonsKept && statesKept) return before;
   let phase = before.phase;
   if (!phaseKept) {
     if (before.phase !== undefined) learning.phases.release(before.phase);
@@ -139,7 +143,7 @@ export function holdLabels(
   }
   let reasons = before.reasons;
   if (!reasonsKept) {
-    for (const reason of before.reasons) if (reason !== "") learning.reasons.release(reason);
+    for (const reason of before.reasons) learning.reasons.release(reason);
     reasons = withReasons
       ? state.conditions.map((c) => (c.reason === "" ? "" : learning.reasons.hold(c.reason)))
       : [];

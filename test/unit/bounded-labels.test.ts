@@ -7,9 +7,14 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { getHeapStatistics, setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import { LabelBound } from "../../src/core/label-bounds.ts";
+import { holdLabels, type KindLearning, LabelBound, releaseLabels } from "../../src/core/label-bounds.ts";
 import { capLabelValue, maxLabelValueLength, truncationMarker } from "../../src/core/label-values.ts";
-import { defaultProjectionSettings, maxConditionsPerObject, projectObject } from "../../src/core/project.ts";
+import {
+  defaultProjectionSettings,
+  maxConditionsPerObject,
+  type ProjectionSettings,
+  projectObject,
+} from "../../src/core/project.ts";
 import { offlineCollector, perObjectText } from "../support/collector.ts";
 import { parseExposition } from "../support/exposition-check.ts";
 import { cond, widget } from "../support/objects.ts";
@@ -31,6 +36,13 @@ test("a label bound holds values while objects hold them, folds past the limit, 
   bound.release("other");
   assert.equal(bound.hold("other"), "other");
   assert.equal(bound.size, 2, "'other' is never learned, so it always means folded");
+});
+
+test('a made-up value "other" takes no place: it is exported as the fold it names, never learned', () => {
+  const bound = new LabelBound(1);
+  assert.equal(bound.hold("other"), "other");
+  assert.equal(bound.size, 0);
+  assert.equal(bound.hold("A"), "A", "the one place is still free");
 });
 
 test("a declared enum is exported as is, and nothing else is learned", () => {
@@ -247,4 +259,83 @@ test("state-field values are held like phases: cut, one series per object, forgo
   assert.equal(states.values.size, 20);
   c.collector.ingest("ADDED", widget({ name: "one-too-many", status: { health: { status: "Value99" } } }));
   assert.ok(seriesOf(await perObjectText(c), "cr_state", "value").values.has("other"), "the 21st is folded");
+});
+
+// holdLabels on its own, with bounds of one value each so folding is easy to reach.
+const tierStates: ProjectionSettings = {
+  ...defaultProjectionSettings,
+  states: [{ name: "tier", path: ["status", "tier"] }],
+};
+function tinyLearning(): KindLearning {
+  return {
+    phases: new LabelBound(1),
+    reasons: new LabelBound(1),
+    states: new Map([["tier", new LabelBound(1)]]),
+  };
+}
+function stateOf(name: string, phase: string, reason: string, tier: string) {
+  const conditions = [cond("Ready", "False", undefined, { reason })];
+  return projectObject(widget({ name, status: { phase, tier, conditions } }), tierStates);
+}
+
+/** Object b, all of whose labels were folded while a held every place; a is then deleted, so every bound has room. */
+function foldedAfterDelete() {
+  const learning = tinyLearning();
+  const a = holdLabels(learning, undefined, stateOf("a", "P1", "R1", "T1"), true);
+  assert.deepEqual(a, { phase: "P1", reasons: ["R1"], states: [["tier", "T1"]] });
+  const state = stateOf("b", "P2", "R2", "T2");
+  const labels = holdLabels(learning, undefined, state, true);
+  assert.deepEqual(labels, { phase: "other", reasons: ["other"], states: [["tier", "other"]] }, "all full");
+  releaseLabels(learning, a);
+  return { learning, b: { state, labels } };
+}
+
+test("a folded label stays folded until its own source changes, so an unrelated change never relabels a series", () => {
+  let { learning, b } = foldedAfterDelete();
+  const tierMoved = holdLabels(learning, b, stateOf("b", "P2", "R2", "T3"), true);
+  assert.deepEqual(
+    tierMoved,
+    { phase: "other", reasons: ["other"], states: [["tier", "T3"]] },
+    "only the tier changed, so only the tier takes the free place",
+  );
+  ({ learning, b } = foldedAfterDelete());
+  const phaseMoved = holdLabels(learning, b, stateOf("b", "P3", "R2", "T2"), true);
+  assert.deepEqual(
+    phaseMoved,
+    { phase: "P3", reasons: ["other"], states: [["tier", "other"]] },
+    "only the phase changed, so only the phase takes the free place",
+  );
+  ({ learning, b } = foldedAfterDelete());
+  const reasonMoved = holdLabels(learning, b, stateOf("b", "P2", "R3", "T2"), true);
+  assert.deepEqual(
+    reasonMoved,
+    { phase: "other", reasons: ["R3"], states: [["tier", "other"]] },
+    "only the reason changed, so only the reason takes the free place",
+  );
+});
+
+test('a condition without a reason is labelled "" and takes no reason\'s place', () => {
+  const learning = tinyLearning();
+  const state = projectObject(
+    widget({
+      status: {
+        conditions: [
+          cond("Ready", "False", undefined, { reason: "" }),
+          cond("Synced", "True", undefined, { reason: "R1" }),
+        ],
+      },
+    }),
+    defaultProjectionSettings,
+  );
+  const held = holdLabels(learning, undefined, state, true);
+  assert.deepEqual(held.reasons, ["", "R1"], "R1 gets the one place");
+  assert.equal(learning.reasons.size, 1);
+});
+
+test("an entry whose series are not rendered holds no reasons", () => {
+  const learning = tinyLearning();
+  const held = holdLabels(learning, undefined, stateOf("a", "P1", "R1", "T1"), false);
+  assert.deepEqual(held.reasons, []);
+  assert.equal(learning.reasons.size, 0);
+  assert.equal(learning.reasons.hold("R2"), "R2", "the place is free for a rendered entry");
 });

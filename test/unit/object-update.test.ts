@@ -1,7 +1,8 @@
 // applyChange and its siblings (core/object-update.ts) beyond the rendered
 // text: what counts as nothing changed (a replay, a metadata-only write), the
 // clock-driven refresh that re-renders only when the summary moves, and the
-// shape the cost formulas read for objects without a generation or a phase.
+// shape the cost formulas read for objects without a generation or a phase,
+// the label values of illegal phase moves, and what a kind without series holds.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { inputBit, objectFamilies } from "../../src/core/catalog.ts";
@@ -193,4 +194,27 @@ test("a condition that disappears counts no transition: it has no new status to 
     "the counts are kept as they were",
   );
   assert.equal(changedInputs(flipped, removed.entry) & inputBit.conditionTransitions, 0);
+});
+
+test("an illegal phase move names phases of the table as themselves and a made-up phase as other", () => {
+  const moves = kindSettings({ phaseTransitions: { Pending: ["Running"], Running: ["Succeeded"] } });
+  const l = learning();
+  const phased = (phase: string, resourceVersion: string) => widget({ resourceVersion, status: { phase } });
+  const pending = applyChange(undefined, phased("Pending", "1"), moves, l, NOW).entry;
+  const madeUp = applyChange(pending, phased("Exploding", "2"), moves, l, NOW);
+  assert.deepEqual(madeUp.illegalPhaseMoves, [{ from: "Pending", to: "other" }]);
+  const back = applyChange(madeUp.entry, phased("Succeeded", "3"), moves, l, NOW);
+  assert.deepEqual(
+    back.illegalPhaseMoves,
+    [{ from: "other", to: "Succeeded" }],
+    "a target only is named too",
+  );
+});
+
+test("a kind whose series are not rendered holds no condition reasons, leaving their places to kinds that render", () => {
+  const l = learning();
+  const raw = widget({ status: { conditions: [cond("Ready", "False", undefined, { reason: "Waiting" })] } });
+  const { entry } = applyChange(undefined, raw, kindSettings({ render: undefined }), l, NOW);
+  assert.deepEqual(entry.labels.reasons, []);
+  assert.equal(l.reasons.size, 0);
 });
