@@ -232,7 +232,10 @@ describe("conditions", () => {
       ],
       256,
     );
-    assert.deepEqual([withTime?.since, withTime?.sinceSource], [t("2026-01-01T00:00:00Z"), "lastTransitionTime"]);
+    assert.deepEqual(
+      [withTime?.since, withTime?.sinceSource],
+      [t("2026-01-01T00:00:00Z"), "lastTransitionTime"],
+    );
     assert.deepEqual([without?.since, without?.sinceSource], [undefined, undefined]);
   });
 
