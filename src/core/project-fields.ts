@@ -85,8 +85,8 @@ export function isSuspended(
 /** A scalar as a label value: strings as they are, numbers and booleans spelled out; anything else "". */
 function scalarText(value: Json): string {
   if (typeof value === "string") return value;
-  if (typeof value === "boolean" || (typeof value === "number" && Number.isFinite(value)))
-    return String(value);
+  // Number.isFinite is false for anything but a finite number (no coercion, unlike isFinite).
+  if (typeof value === "boolean" || Number.isFinite(value)) return String(value);
   return "";
 }
 

@@ -162,7 +162,7 @@ export function specChangeTime(managedFields: Json): number | undefined {
     const fields = entry.fieldsV1;
     if (!isRecord(fields) || !("f:spec" in fields)) continue;
     const time = parseTimestamp(entry.time);
-    if (time !== undefined && (newest === undefined || time > newest)) newest = time;
+    if (time !== undefined) newest = Math.max(newest ?? time, time);
   }
   return newest;
 }

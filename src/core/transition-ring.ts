@@ -65,10 +65,9 @@ export function recordOf(t: Transition): TransitionRecord | undefined {
         reason: capText(t.reason, ringCaps.reasonChars),
         message: capText(t.message, ringCaps.messageChars),
       };
-    default:
-      // created (the first sight is the current state, not a change), deleted, statusWrite.
-      return undefined;
   }
+  // created (the first sight is the current state, not a change), deleted, statusWrite.
+  return undefined;
 }
 
 /** `ring` with the recordable `transitions` appended, oldest dropped beyond `capacity`. Same array when nothing is recorded. */

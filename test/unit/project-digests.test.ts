@@ -57,13 +57,18 @@ describe("meta digest: what writes other than status writes change", () => {
 
   test("content never passes unseen from one section to the next", () => {
     assert.notEqual(meta({ labels: { a: "x" } }), meta({ annotations: { x: "a" } }), "labels → annotations");
+    // Each pair hashes the same pieces in the same order; only where a section starts tells them apart.
     assert.notEqual(
       meta({ annotations: { f: "o" } }),
-      meta({ finalizers: ["o", "f"] }),
+      meta({ finalizers: ["f", "o"] }),
       "annotations → finalizers",
     );
     assert.notEqual(meta({ labels: { o: "1" } }), meta({ annotations: { o: "1" } }));
-    assert.notEqual(meta({ finalizers: ["o"] }), meta({ ownerReferences: [{}] }), "finalizers → owners");
+    assert.notEqual(
+      meta({ finalizers: ["o1", "true", "false"] }),
+      meta({ ownerReferences: [{ uid: "o1", controller: true, blockOwnerDeletion: false }] }),
+      "finalizers → owners",
+    );
   });
 
   test("long annotation values count by length only; up to 64 characters by content", () => {
@@ -103,6 +108,17 @@ describe("status digest", () => {
     assert.notEqual(digest({ a: [[]] }), digest({ a: [{}] }));
   });
 
+  test("a true field changed to false changes it", () => {
+    assert.notEqual(digest({ ready: true }), digest({ ready: false }));
+    assert.notEqual(digest({ l: [true] }), digest({ l: [false] }));
+  });
+
+  test("where a list or map starts and ends is part of it: the same items nested otherwise differ", () => {
+    assert.notEqual(digest({ l: [[1], 2] }), digest({ l: [1, [], 2] }), "where a list starts");
+    assert.notEqual(digest({ l: [[1], 2] }), digest({ l: [[1, 2]] }), "where a list ends");
+    assert.notEqual(digest({ l: [{ 1: 2 }] }), digest({ l: [1, 2, {}] }), "where a map starts");
+  });
+
   test("a list's items count in order; nested maps by key and value", () => {
     assert.notEqual(digest({ l: [1, 2] }), digest({ l: [2, 1] }));
     assert.notEqual(digest({ m: { a: 1 } }), digest({ m: { b: 1 } }));
@@ -122,6 +138,8 @@ describe("status digest", () => {
     assert.equal(digest(nest(32, { a: 1 })), digest(nest(32, { a: 2 })));
     assert.notEqual(digest(nest(31, [1])), digest(nest(31, [2])));
     assert.equal(digest(nest(32, [1])), digest(nest(32, [2])));
+    assert.notEqual(digest(nest(30, [[1]])), digest(nest(30, [[2]])));
+    assert.equal(digest(nest(31, [[1]])), digest(nest(31, [[2]])), "a list in a list counts a level too");
   });
 
   test("the heartbeat field is left out at its path only; a path outside status is not looked for in it", () => {
@@ -206,6 +224,21 @@ describe("conditions", () => {
     assert.deepEqual(cuts, { labelValues: 3, conditions: 0 });
   });
 
+  test("a condition without a lastTransitionTime has no since and no source for it", () => {
+    const [withTime, without] = projectConditions(
+      [
+        { type: "A", status: "True", lastTransitionTime: "2026-01-01T00:00:00Z" },
+        { type: "B", status: "True", lastTransitionTime: "not a time" },
+      ],
+      256,
+    );
+    assert.deepEqual(
+      [withTime?.since, withTime?.sinceSource],
+      [t("2026-01-01T00:00:00Z"), "lastTransitionTime"],
+    );
+    assert.deepEqual([without?.since, without?.sinceSource], [undefined, undefined]);
+  });
+
   test("a condition's observedGeneration: a non-negative safe integer, else absent", () => {
     assert.equal(asGeneration(0), 0);
     assert.equal(asGeneration(7), 7);
@@ -224,6 +257,9 @@ describe("projectObject", () => {
     ])
       assert.throws(() => project({ metadata }), ProjectionError, JSON.stringify(metadata));
     assert.throws(() => project({ metadata: [] }), /object has no metadata$/);
+    assert.throws(() => project({ metadata: { uid: "u" } }), {
+      message: "object has no metadata.uid or metadata.name",
+    });
     assert.throws(() => project([{ metadata: { uid: "u", name: "n" } }]), ProjectionError);
     const state = project({ metadata: { uid: "u", name: "n" } });
     assert.deepEqual([state.namespace, state.resourceVersion, state.generation], ["", "", undefined]);
