@@ -10,13 +10,13 @@ import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import Koa from "koa";
 import { runSubcommand } from "../../../src/cli/index.ts";
-import type { CliIo } from "../../../src/cli/io.ts";
 import { defaultStatusPage } from "../../../src/config/status-page.ts";
 import { closeServer } from "../../../src/net/listen.ts";
 import { statusRoutes } from "../../../src/server/status-routes.ts";
 import { makeTestCertificates } from "../../helpers/tls-certs.ts";
+import { captureIo } from "../../support/capture-io.ts";
 import { statusFleet } from "../../support/status-fleet.ts";
-import { fixedSource, viewNow } from "../../support/views.ts";
+import { fixedSource } from "../../support/views.ts";
 
 const token = "reader-token";
 const certs = makeTestCertificates();
@@ -31,21 +31,6 @@ function file(name: string, content: string): string {
 const caFile = file("ca.crt", certs.caPem);
 // As `kubectl create token > file` writes it: with a trailing newline.
 const tokenFile = file("token", `${token}\n`);
-
-function captureIo(): CliIo & { out: string; err: string } {
-  const io = {
-    out: "",
-    err: "",
-    stdout: (text: string) => {
-      io.out += text;
-    },
-    stderr: (text: string) => {
-      io.err += text;
-    },
-    now: () => viewNow,
-  };
-  return io;
-}
 
 /** The status routes over HTTPS (certificate for 127.0.0.1 and localhost), only for `Bearer reader-token`. */
 async function serveTls(t: { after(fn: () => Promise<void>): void }): Promise<string> {

@@ -5,27 +5,12 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { describe, test } from "node:test";
 import { parse } from "yaml";
 import { runSubcommand } from "../../../src/cli/index.ts";
-import type { CliIo } from "../../../src/cli/io.ts";
 import { formatTable } from "../../../src/cli/status-output.ts";
 import { shortDuration } from "../../../src/status/format.ts";
+import { captureIo } from "../../support/capture-io.ts";
 import { statusFleet } from "../../support/status-fleet.ts";
 import { serveStatus } from "../../support/status-server.ts";
-import { fixedSource, viewNow } from "../../support/views.ts";
-
-function captureIo(): CliIo & { out: string; err: string } {
-  const io = {
-    out: "",
-    err: "",
-    stdout: (text: string) => {
-      io.out += text;
-    },
-    stderr: (text: string) => {
-      io.err += text;
-    },
-    now: () => viewNow,
-  };
-  return io;
-}
+import { fixedSource } from "../../support/views.ts";
 
 const golden = (name: string) => new URL(`../../golden/${name}`, import.meta.url);
 
