@@ -3,6 +3,7 @@
 // about status (detect-schema.ts: the evidence detection decides from). CRD
 // objects embed large OpenAPI schemas; only this summary is kept.
 import { detectVersions, type VersionDetection } from "./detect-schema.ts";
+import { asRecord } from "./json-record.ts";
 
 export interface CrdSummary {
   name: string;
@@ -16,22 +17,16 @@ export interface CrdSummary {
   versions: VersionDetection[];
 }
 
-type Json = Record<string, unknown>;
-
-function rec(value: unknown): Json | undefined {
-  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Json) : undefined;
-}
-
 function strings(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
 }
 
 /** Returns undefined for objects that are not usable CRDs (they are skipped, not fatal). */
 export function summarizeCrd(raw: unknown): CrdSummary | undefined {
-  const object = rec(raw);
-  const metadata = rec(object?.metadata);
-  const spec = rec(object?.spec);
-  const names = rec(spec?.names);
+  const object = asRecord(raw);
+  const metadata = asRecord(object?.metadata);
+  const spec = asRecord(object?.spec);
+  const names = asRecord(spec?.names);
   if (!metadata || !spec || !names) return undefined;
   const name = metadata.name;
   const group = spec.group;
@@ -45,9 +40,10 @@ export function summarizeCrd(raw: unknown): CrdSummary | undefined {
   ) {
     return undefined;
   }
-  const conditions = rec(object?.status)?.conditions;
+  const conditions = asRecord(object?.status)?.conditions;
   const labels: Record<string, string> = {};
-  for (const [k, v] of Object.entries(rec(metadata.labels) ?? {})) if (typeof v === "string") labels[k] = v;
+  for (const [k, v] of Object.entries(asRecord(metadata.labels) ?? {}))
+    if (typeof v === "string") labels[k] = v;
   return {
     name,
     group,
@@ -58,7 +54,7 @@ export function summarizeCrd(raw: unknown): CrdSummary | undefined {
     labels,
     established:
       Array.isArray(conditions) &&
-      conditions.some((c) => rec(c)?.type === "Established" && rec(c)?.status === "True"),
+      conditions.some((c) => asRecord(c)?.type === "Established" && asRecord(c)?.status === "True"),
     versions: detectVersions(object),
   };
 }

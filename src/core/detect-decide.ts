@@ -99,15 +99,18 @@ function chooseGeneration(
     if (sibling)
       return { source: "nested", path: sibling, why: `beside the conditions at ${dotted(conditions.path)}` };
   }
-  const { sorted } = rank(fields, [
-    { name: "not deprecated", key: (f) => (isDeprecated(f) ? 1 : 0) },
-    { name: "shallowest", key: (f) => f.length },
-    { name: "name", key: dotted },
+  const { sorted, decidedBy } = rank(fields, [
+    { name: "not under a deprecated field", key: (f) => (isDeprecated(f) ? 1 : 0) },
+    { name: "the shallowest", key: (f) => f.length },
+    { name: "first by name", key: dotted },
   ]);
   const [nested, ...rest] = sorted;
   if (nested) {
-    const also = rest.length > 0 ? `; also found: ${rest.map(dotted).join(", ")}` : "";
-    return { source: "nested", path: nested, why: `the shallowest observedGeneration in status${also}` };
+    const why =
+      rest.length === 0
+        ? "the only observedGeneration in status"
+        : `deeper in status; ${decidedBy}; also found: ${rest.map(dotted).join(", ")}`;
+    return { source: "nested", path: nested, why };
   }
   if (conditions?.observedGeneration) {
     return { source: "conditions", path: undefined, why: "only on each condition (no object-level field)" };

@@ -18,6 +18,7 @@ import {
 } from "./detect.ts";
 import { decideShape } from "./detect-decide.ts";
 import { detectVersions, type VersionDetection } from "./detect-schema.ts";
+import { asRecord, type JsonRecord } from "./json-record.ts";
 
 export interface SampleLimits {
   /** Objects that count; later ones are ignored. */
@@ -39,12 +40,6 @@ export interface Samples {
 }
 
 export const noSamples: Samples = { seen: 0, evidence: emptyEvidence };
-
-type Json = Record<string, unknown>;
-
-function rec(value: unknown): Json | undefined {
-  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Json) : undefined;
-}
 
 const key = (path: FieldPath): string => dotted(path);
 
@@ -155,8 +150,10 @@ function conditionEntries(
   list: unknown[],
   limits: SampleLimits,
 ): ConditionArrayEvidence | undefined {
-  const entries = list.slice(0, limits.maxValues).map(rec);
-  const valid = entries.filter((e): e is Json => typeof e?.type === "string" && typeof e.status === "string");
+  const entries = list.slice(0, limits.maxValues).map(asRecord);
+  const valid = entries.filter(
+    (e): e is JsonRecord => typeof e?.type === "string" && typeof e.status === "string",
+  );
   if (valid.length === 0 || valid.length !== entries.length) return undefined;
   return {
     path,
@@ -174,14 +171,14 @@ function conditionEntries(
 }
 
 /** What one object's status shows; the same rules as the schema walk. */
-function objectEvidence(object: Json, limits: SampleLimits): ShapeEvidence {
+function objectEvidence(object: JsonRecord, limits: SampleLimits): ShapeEvidence {
   const conditionArrays: ConditionArrayEvidence[] = [];
   const generationFields: FieldPath[] = [];
   const phaseFields: StringFieldEvidence[] = [];
   const stateFields: StringFieldEvidence[] = [];
   const completionFields: FieldPath[] = [];
   const notes: string[] = [];
-  const visit = (node: Json, path: FieldPath): void => {
+  const visit = (node: JsonRecord, path: FieldPath): void => {
     if (path.length > limits.maxDepth) return;
     for (const [name, value] of Object.entries(node)) {
       const at = [...path, name];
@@ -203,13 +200,13 @@ function objectEvidence(object: Json, limits: SampleLimits): ShapeEvidence {
           stateFields.push({ path: at, declaredValues: undefined, observedValues: value ? [value] : [] });
         }
       }
-      const child = rec(value);
+      const child = asRecord(value);
       if (child) visit(child, at);
     }
   };
-  const status = rec(object.status);
+  const status = asRecord(object.status);
   if (status) visit(status, ["status"]);
-  const spec = rec(object.spec);
+  const spec = asRecord(object.spec);
   const suspend = ["suspend", "paused"].find((name) => typeof spec?.[name] === "boolean");
   return {
     conditionArrays,
@@ -228,7 +225,7 @@ export function addSample(
   object: unknown,
   limits: SampleLimits = defaultSampleLimits,
 ): Samples {
-  const record = rec(object);
+  const record = asRecord(object);
   if (samples.seen >= limits.maxSamples || !record) return samples;
   return {
     seen: samples.seen + 1,

@@ -14,25 +14,20 @@ import {
   type StringFieldEvidence,
   wellKnownStates,
 } from "./detect.ts";
-
-type Json = Record<string, unknown>;
+import { asRecord, type JsonRecord } from "./json-record.ts";
 
 const maxDepth = 8;
 const maxNodes = 5000;
 
-function rec(value: unknown): Json | undefined {
-  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Json) : undefined;
-}
-
-function stringEnum(schema: Json | undefined): string[] | undefined {
+function stringEnum(schema: JsonRecord | undefined): string[] | undefined {
   const values = schema?.enum;
   if (!Array.isArray(values)) return undefined;
   const strings = values.filter((v): v is string => typeof v === "string");
   return strings.length > 0 ? strings : undefined;
 }
 
-const isString = (schema: Json | undefined): boolean => schema?.type === "string";
-const preserves = (schema: Json | undefined): boolean =>
+const isString = (schema: JsonRecord | undefined): boolean => schema?.type === "string";
+const preserves = (schema: JsonRecord | undefined): boolean =>
   schema?.["x-kubernetes-preserve-unknown-fields"] === true;
 
 /** Words that name a lifecycle step; an enum with one of them (besides Unknown) reads as a phase. */
@@ -57,10 +52,10 @@ const phaseWords = new Set(
   ].map((w) => w.toLowerCase()),
 );
 
-function phaseLike(name: string, schema: Json): boolean {
+function phaseLike(name: string, schema: JsonRecord): boolean {
   if (!isString(schema)) return false;
   if (phaseLikeName(name)) return true;
-  return (stringEnum(schema) ?? []).some((value) => phaseWords.has(value.toLowerCase()));
+  return stringEnum(schema)?.some((value) => phaseWords.has(value.toLowerCase())) ?? false;
 }
 
 interface Collected {
@@ -73,22 +68,22 @@ interface Collected {
   nodes: number;
 }
 
-function conditionItems(path: FieldPath, items: Json | undefined): ConditionArrayEvidence | undefined {
-  const props = rec(items?.properties);
-  if (!isString(rec(props?.type)) || !isString(rec(props?.status))) return undefined;
+function conditionItems(path: FieldPath, items: JsonRecord | undefined): ConditionArrayEvidence | undefined {
+  const props = asRecord(items?.properties);
+  if (!isString(asRecord(props?.type)) || !isString(asRecord(props?.status))) return undefined;
   return {
     path,
-    declaredTypes: stringEnum(rec(props?.type)),
+    declaredTypes: stringEnum(asRecord(props?.type)),
     observedTypes: [],
-    lastTransitionTime: rec(props?.lastTransitionTime) !== undefined,
-    observedGeneration: rec(props?.observedGeneration) !== undefined,
+    lastTransitionTime: asRecord(props?.lastTransitionTime) !== undefined,
+    observedGeneration: asRecord(props?.observedGeneration) !== undefined,
   };
 }
 
-function visit(schema: Json, path: FieldPath, out: Collected): void {
+function visit(schema: JsonRecord, path: FieldPath, out: Collected): void {
   if (path.length > maxDepth) return;
-  for (const [name, raw] of Object.entries(rec(schema.properties) ?? {})) {
-    const child = rec(raw);
+  for (const [name, raw] of Object.entries(asRecord(schema.properties) ?? {})) {
+    const child = asRecord(raw);
     if (!child) continue;
     if (++out.nodes > maxNodes) {
       // Said once: each level still on the stack counts one more on its way out.
@@ -98,7 +93,7 @@ function visit(schema: Json, path: FieldPath, out: Collected): void {
     }
     const at = [...path, name];
     if (child.type === "array") {
-      const conditions = conditionItems(at, rec(child.items));
+      const conditions = conditionItems(at, asRecord(child.items));
       if (conditions) out.conditionArrays.push(conditions);
       else if (name === "conditions")
         out.notes.push(`${dotted(at)}: entries lack a string type and status, not conditions`);
@@ -119,10 +114,10 @@ function visit(schema: Json, path: FieldPath, out: Collected): void {
 }
 
 /** spec.suspend, else spec.paused, when the schema declares it as a boolean. */
-function suspendField(root: Json | undefined): FieldPath | undefined {
-  const spec = rec(rec(root?.properties)?.spec);
+function suspendField(root: JsonRecord | undefined): FieldPath | undefined {
+  const spec = asRecord(asRecord(root?.properties)?.spec);
   for (const name of ["suspend", "paused"]) {
-    if (rec(rec(spec?.properties)?.[name])?.type === "boolean") return ["spec", name];
+    if (asRecord(asRecord(spec?.properties)?.[name])?.type === "boolean") return ["spec", name];
   }
   return undefined;
 }
@@ -141,11 +136,11 @@ export interface VersionDetection {
 }
 
 export function detectVersion(raw: unknown): VersionDetection | undefined {
-  const version = rec(raw);
+  const version = asRecord(raw);
   const name = version?.name;
   if (typeof name !== "string") return undefined;
-  const root = rec(rec(version?.schema)?.openAPIV3Schema);
-  const status = rec(rec(root?.properties)?.status);
+  const root = asRecord(asRecord(version?.schema)?.openAPIV3Schema);
+  const status = asRecord(asRecord(root?.properties)?.status);
   const openStatus = preserves(status) || (status === undefined && (root === undefined || preserves(root)));
   const out: Collected = {
     conditionArrays: [],
@@ -162,17 +157,16 @@ export function detectVersion(raw: unknown): VersionDetection | undefined {
     version: name,
     served: version?.served === true,
     storage: version?.storage === true,
-    statusSubresource: rec(rec(version?.subresources)?.status) !== undefined,
+    statusSubresource: asRecord(asRecord(version?.subresources)?.status) !== undefined,
     openStatus,
-    statusUndeclared: !openStatus && rec(status?.properties) === undefined,
+    statusUndeclared: !openStatus && asRecord(status?.properties) === undefined,
     evidence: { ...emptyEvidence, ...collected, suspendPath: suspendField(root) },
   };
 }
 
 /** Every version of a CRD object as the API returns it (unusable entries are skipped). */
 export function detectVersions(crd: unknown): VersionDetection[] {
-  const versions = rec(rec(crd)?.spec)?.versions;
-  return (Array.isArray(versions) ? versions : [])
-    .map(detectVersion)
-    .filter((v): v is VersionDetection => v !== undefined);
+  const versions = asRecord(asRecord(crd)?.spec)?.versions;
+  if (!Array.isArray(versions)) return [];
+  return versions.map(detectVersion).filter((v): v is VersionDetection => v !== undefined);
 }

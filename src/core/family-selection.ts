@@ -61,10 +61,10 @@ export function selectableFamilies(prefix: string): Selectable[] {
   ];
 }
 
-function matching(prefix: string, patterns: readonly string[]): FamilySelection {
+function matching(prefix: string, patterns: readonly string[] | undefined): FamilySelection {
   const out: FamilySelection = { objects: 0, aggregates: 0, perKind: 0 };
   for (const family of selectableFamilies(prefix)) {
-    if (patterns.some((p) => globMatch(p, family.name))) out[family.group] |= family.bit;
+    if (patterns?.some((p) => globMatch(p, family.name))) out[family.group] |= family.bit;
   }
   return out;
 }
@@ -83,8 +83,8 @@ export function selectFamilies(prefix: string, levels: readonly FamilyRules[]): 
       selected = matching(prefix, rules.allow);
       continue;
     }
-    const added = matching(prefix, rules.optIn ?? []);
-    const denied = matching(prefix, rules.deny ?? []);
+    const added = matching(prefix, rules.optIn);
+    const denied = matching(prefix, rules.deny);
     selected = {
       objects: (selected.objects | added.objects) & ~denied.objects,
       aggregates: (selected.aggregates | added.aggregates) & ~denied.aggregates,

@@ -136,7 +136,7 @@ const expected: Record<`${CorpusName} ${string}`, Expected> = {
       suspend: "spec.suspend",
       learning: true,
     },
-    reasons: [/the shallowest observedGeneration in status/],
+    reasons: [/the only observedGeneration in status/],
   },
   "deliveries v1": {
     summary: {

@@ -156,13 +156,13 @@ test("observedGeneration: status's own, else beside the conditions, else the sha
     {
       source: "nested",
       path: ["status", "a", "observedGeneration"],
-      why: "the shallowest observedGeneration in status; also found: status.z.observedGeneration, status.b.c.observedGeneration, status.deprecated.observedGeneration",
+      why: "deeper in status; first by name; also found: status.z.observedGeneration, status.b.c.observedGeneration, status.deprecated.observedGeneration",
     },
   );
   assert.deepEqual(generation([["status", "q", "observedGeneration"]]), {
     source: "nested",
     path: ["status", "q", "observedGeneration"],
-    why: "the shallowest observedGeneration in status",
+    why: "the only observedGeneration in status",
   });
   assert.deepEqual(generation([], [conditions(["status", "conditions"], { observedGeneration: true })]), {
     source: "conditions",
@@ -175,6 +175,26 @@ test("observedGeneration: status's own, else beside the conditions, else the sha
     why: "no observedGeneration in status or on conditions",
   });
   assert.equal(generation([]).source, "none");
+});
+
+test("nested observedGeneration: the reason names the rule that decided, a deprecated field losing even when shallower", () => {
+  const generation = (...fields: FieldPath[]) => decide({ generationFields: fields }).observedGeneration;
+  assert.deepEqual(
+    generation(["status", "deprecated", "observedGeneration"], ["status", "a", "b", "observedGeneration"]),
+    {
+      source: "nested",
+      path: ["status", "a", "b", "observedGeneration"],
+      why: "deeper in status; not under a deprecated field; also found: status.deprecated.observedGeneration",
+    },
+  );
+  assert.deepEqual(
+    generation(["status", "b", "c", "observedGeneration"], ["status", "z", "observedGeneration"]),
+    {
+      source: "nested",
+      path: ["status", "z", "observedGeneration"],
+      why: "deeper in status; the shallowest; also found: status.b.c.observedGeneration",
+    },
+  );
 });
 
 test("phase: status.phase, then status.state, then a name like phase or state, then by name", () => {
@@ -202,6 +222,10 @@ test("phase: status.phase, then status.state, then a name like phase or state, t
     "status.outcome",
     "a string without enum; first by name; also found: status.verdict",
   ]);
+  assert.deepEqual(
+    phase(field(["status", "verdict"]), field(["status", "outcome"]), field(["status", "result"])),
+    ["status.outcome", "a string without enum; first by name; also found: status.result, status.verdict"],
+  );
   assert.equal(decide({}).phase, undefined);
 });
 

@@ -74,6 +74,36 @@ test("one object: conditions, generations, phases, completion times, well-known 
   });
 });
 
+test("every completion-time name counts when it is a string directly under status", () => {
+  const names = [
+    "completionTime",
+    "completionTimestamp",
+    "completedAt",
+    "finishedAt",
+    "finishTime",
+    "stoppedAt",
+  ];
+  for (const name of names) {
+    assert.deepEqual(evidenceOf({ status: { [name]: "2026-01-01T00:00:00Z" } }).completionFields, [
+      ["status", name],
+    ]);
+    assert.deepEqual(evidenceOf({ status: { [name]: 5 } }).completionFields, [], `${name} as a number`);
+  }
+  assert.deepEqual(evidenceOf({ status: { startTime: "2026-01-01T00:00:00Z" } }).completionFields, []);
+});
+
+test("conditions have transition times only when an entry carries a non-empty string one", () => {
+  const times = (...entries: unknown[]) =>
+    evidenceOf({ status: { conditions: entries } }).conditionArrays[0]?.lastTransitionTime;
+  assert.equal(times({ type: "Ready", status: "True" }), false, "absent");
+  assert.equal(times({ type: "Ready", status: "True", lastTransitionTime: 5 }), false, "a number");
+  assert.equal(times({ type: "Ready", status: "True", lastTransitionTime: "" }), false, "empty");
+  assert.equal(
+    times({ type: "A", status: "True" }, { type: "B", status: "True", lastTransitionTime: "t" }),
+    true,
+  );
+});
+
 test("spec.suspend comes before spec.paused; no boolean switch, no suspend path", () => {
   assert.deepEqual(evidenceOf({ spec: { paused: false, suspend: false } }).suspendPath, ["spec", "suspend"]);
   assert.equal(evidenceOf({ spec: { suspend: "true" } }).suspendPath, undefined);

@@ -140,6 +140,32 @@ test("a phase is a string directly under status, named like one or with lifecycl
   ]);
 });
 
+test("each lifecycle word in a string enum makes a phase, whatever its case; other words do not", () => {
+  const words = ["Pending", "Running", "InProgress", "Succeeded", "Completed", "Complete", "Failed", "Error"];
+  words.push(
+    "Ready",
+    "Available",
+    "Provisioning",
+    "Provisioned",
+    "Deleting",
+    "Terminating",
+    "Healthy",
+    "Degraded",
+  );
+  const phaseOf = (values: string[]) => evidence(obj({ outcome: str({ enum: values }) })).phaseFields;
+  for (const word of words) {
+    for (const value of [word, word.toUpperCase()]) {
+      assert.deepEqual(
+        phaseOf(["Unknown", value]),
+        [{ path: ["status", "outcome"], declaredValues: ["Unknown", value], observedValues: [] }],
+        value,
+      );
+    }
+  }
+  for (const value of ["Unknown", "", "Pendings", "Red"]) assert.deepEqual(phaseOf([value]), [], value);
+  assert.deepEqual(evidence(obj({ outcome: str() })).phaseFields, [], "no enum and not named like a phase");
+});
+
 test("completion times count only directly under status; well-known state fields at their place", () => {
   const { completionFields, stateFields } = evidence(
     obj({
@@ -161,6 +187,18 @@ test("completion times count only directly under status; well-known state fields
     { path: ["status", "health", "status"], declaredValues: ["Healthy", "Degraded"], observedValues: [] },
     { path: ["status", "sync", "status"], declaredValues: undefined, observedValues: [] },
   ]);
+  const names = [
+    "completionTime",
+    "completionTimestamp",
+    "completedAt",
+    "finishedAt",
+    "finishTime",
+    "stoppedAt",
+  ];
+  for (const name of names) {
+    assert.deepEqual(evidence(obj({ [name]: str() })).completionFields, [["status", name]], name);
+  }
+  assert.deepEqual(evidence(obj({ startTime: str(), completion: str() })).completionFields, []);
   const notString = evidence(obj({ health: obj({ status: { type: "integer" } }) }));
   assert.deepEqual(notString.stateFields, [], "a state field is a string");
 });
@@ -203,6 +241,13 @@ test("open status: status preserves unknown fields, or there is no status and th
   assert.equal(open(version(undefined)), false, "a root schema without status");
   assert.equal(open({ name: "v1", schema: { openAPIV3Schema: { type: "object", ...preserve } } }), true);
   assert.equal(open({ name: "v1" }), true, "no schema at all");
+  // Preserving unknown fields is not inherited: a declared status is pruned to what it declares.
+  const openRoot = { type: "object", ...preserve, properties: { status: obj({ phase: str() }) } };
+  assert.equal(
+    open({ name: "v1", schema: { openAPIV3Schema: openRoot } }),
+    false,
+    "open root, declared status",
+  );
   assert.equal(
     open(version(obj({}, { "x-kubernetes-preserve-unknown-fields": "true" }))),
     false,
@@ -230,7 +275,26 @@ test("served, storage and the status subresource are read as the API gives them"
     false,
     false,
   ]);
-  assert.deepEqual(flags(version(obj({}), { subresources: { status: [] } })).at(2), false);
+  for (const odd of [[], "yes", true, 1, null]) {
+    assert.equal(
+      flags(version(obj({}), { subresources: { status: odd } })).at(2),
+      false,
+      JSON.stringify(odd),
+    );
+  }
+});
+
+test("schema values that are not objects (null, a list, a string, true) declare nothing", () => {
+  for (const odd of [null, [], "string", true]) {
+    const label = JSON.stringify(odd);
+    const [list] = evidence(
+      obj({ conditions: conditionList({ lastTransitionTime: odd, observedGeneration: odd }) }),
+    ).conditionArrays;
+    assert.deepEqual([list?.lastTransitionTime, list?.observedGeneration], [false, false], label);
+    const entries = { type: "array", items: obj({ type: odd, status: str() }) };
+    assert.deepEqual(evidence(obj({ conditions: entries })).conditionArrays, [], label);
+    assert.deepEqual(evidence(obj({ phase: odd, observedGeneration: odd })).phaseFields, [], label);
+  }
 });
 
 test("spec.suspend, else spec.paused, when declared as a boolean", () => {
