@@ -15,6 +15,7 @@ import {
   samplingDone,
 } from "../../src/core/detect-learn.ts";
 import type { VersionDetection } from "../../src/core/detect-schema.ts";
+import { completionTimeNames } from "../support/status-words.ts";
 
 const limits: SampleLimits = { maxSamples: 3, maxDepth: 6, maxValues: 4, maxPaths: 3 };
 const evidenceOf = (object: unknown, l: SampleLimits = limits): ShapeEvidence =>
@@ -75,15 +76,7 @@ test("one object: conditions, generations, phases, completion times, well-known 
 });
 
 test("every completion-time name counts when it is a string directly under status", () => {
-  const names = [
-    "completionTime",
-    "completionTimestamp",
-    "completedAt",
-    "finishedAt",
-    "finishTime",
-    "stoppedAt",
-  ];
-  for (const name of names) {
+  for (const name of completionTimeNames) {
     assert.deepEqual(evidenceOf({ status: { [name]: "2026-01-01T00:00:00Z" } }).completionFields, [
       ["status", name],
     ]);

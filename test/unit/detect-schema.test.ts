@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { detectVersion, detectVersions } from "../../src/core/detect-schema.ts";
+import { completionTimeNames, lifecycleWords } from "../support/status-words.ts";
 
 type Json = Record<string, unknown>;
 const str = (extra: Json = {}): Json => ({ type: "string", ...extra });
@@ -141,19 +142,8 @@ test("a phase is a string directly under status, named like one or with lifecycl
 });
 
 test("each lifecycle word in a string enum makes a phase, whatever its case; other words do not", () => {
-  const words = ["Pending", "Running", "InProgress", "Succeeded", "Completed", "Complete", "Failed", "Error"];
-  words.push(
-    "Ready",
-    "Available",
-    "Provisioning",
-    "Provisioned",
-    "Deleting",
-    "Terminating",
-    "Healthy",
-    "Degraded",
-  );
   const phaseOf = (values: string[]) => evidence(obj({ outcome: str({ enum: values }) })).phaseFields;
-  for (const word of words) {
+  for (const word of lifecycleWords) {
     for (const value of [word, word.toUpperCase()]) {
       assert.deepEqual(
         phaseOf(["Unknown", value]),
@@ -187,15 +177,7 @@ test("completion times count only directly under status; well-known state fields
     { path: ["status", "health", "status"], declaredValues: ["Healthy", "Degraded"], observedValues: [] },
     { path: ["status", "sync", "status"], declaredValues: undefined, observedValues: [] },
   ]);
-  const names = [
-    "completionTime",
-    "completionTimestamp",
-    "completedAt",
-    "finishedAt",
-    "finishTime",
-    "stoppedAt",
-  ];
-  for (const name of names) {
+  for (const name of completionTimeNames) {
     assert.deepEqual(evidence(obj({ [name]: str() })).completionFields, [["status", name]], name);
   }
   assert.deepEqual(evidence(obj({ startTime: str(), completion: str() })).completionFields, []);
