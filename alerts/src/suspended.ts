@@ -4,11 +4,22 @@
 // purpose: the Not-Ready rules leave them out unless `includeSuspended` is set.
 import { metricNames } from "../../src/core/catalog.ts";
 import type { AlertOptions } from "./options.ts";
+import { SCOPE_TOKEN_SCOPE } from "./scope.ts";
+
+/**
+ * In the chart's rule template the clause that leaves suspended objects out
+ * sits between these tokens; the chart keeps it, or drops it when
+ * prometheusRule.includeSuspended is set.
+ */
+export const SUSPENDED_TOKENS = { start: "@@suspended@@", end: "@@/suspended@@" } as const;
 
 /** `expr` (per object, keyed by `objectLabels`) without the objects that are suspended. */
 export function unlessSuspended(options: AlertOptions, objectLabels: string, expr: string): string {
-  if (options.includeSuspended) return expr;
+  // In parentheses either way: the chart's template renders the same text with the clause dropped.
+  if (options.includeSuspended) return `(${expr})`;
   const selector = options.selector === "" ? "" : `{${options.selector}}`;
   const suspended = `${metricNames(options.metricPrefix).suspended}${selector}`;
-  return `(${expr}) unless on (${objectLabels}) (${suspended} == 1)`;
+  const clause = ` unless on (${objectLabels}) (${suspended} == 1)`;
+  if (options.scope === SCOPE_TOKEN_SCOPE) return `(${expr})${SUSPENDED_TOKENS.start}${clause}${SUSPENDED_TOKENS.end}`;
+  return `(${expr})${clause}`;
 }

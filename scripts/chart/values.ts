@@ -94,6 +94,11 @@ function alertValues(): Group {
       true,
     ),
     rateWindow: duration(defaults.rateWindow, "Window of the rate() and increase() in the rules."),
+    includeSuspended: bool(
+      false,
+      "Count suspended objects (cr_suspended: spec.suspend, spec.paused or a configured switch) in the " +
+        "Not-Ready alerts and recording rules; by default they are left out, as nobody reconciles them on purpose.",
+    ),
     scope: scopeValues(
       "Which objects the per-object and per-namespace alerts cover; each alert's own `scope` fields replace these.",
       (what) => `${what}; empty: no constraint.`,

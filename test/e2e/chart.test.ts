@@ -182,6 +182,36 @@ test("alert tuning from values changes the rendered rules: off, for, severity, l
   );
 });
 
+test("includeSuspended from values counts suspended objects in the Not-Ready rules, as the TypeScript option does", () => {
+  const alerts = {
+    CustomResourceHeartbeatStale: { enabled: true },
+    CustomResourceConditionStale: { enabled: true },
+  };
+  const fromChart = rulesOf({
+    values: { prometheusRule: { enabled: true, includeSuspended: true, alerts } },
+  });
+  assert.deepEqual(fromChart, generateRuleGroups({ ...ALL_ALERT_OPTIONS, includeSuspended: true }));
+  const exprs = fromChart.flatMap((g) => g.rules.map((r) => r.expr));
+  assert.deepEqual(
+    exprs.filter((e) => e.includes("cr_suspended")),
+    [],
+    "no rule leaves suspended objects out",
+  );
+  const byDefault = rulesOf({ values: { prometheusRule: { enabled: true, alerts } } });
+  const leavingOut = byDefault.flatMap((g) => g.rules.filter((r) => r.expr.includes("cr_suspended")));
+  assert.deepEqual(
+    leavingOut.map((r) => ("alert" in r ? r.alert : r.record)),
+    [
+      "namespace_group_kind_status:cr_condition:count_readiness",
+      "CustomResourceNotReady",
+      "CustomResourceReadyUnknown",
+    ],
+  );
+  const path = writeRules("suspended.yaml", fromChart);
+  const check = runPromtool(["check", "rules", "--lint=all", "--lint-fatal", path]);
+  assert.equal(check.status, 0, check.output);
+});
+
 test("the family alerts and the kind/namespace scope from values render what the TypeScript options generate", () => {
   const scope = { excludeNamespaces: "kube-.*", kinds: "Widget|Gadget" };
   const notReadyScope = { kinds: "Certificate", namespaces: "team-a" };
