@@ -40,6 +40,8 @@ export interface AlertOptions {
   readonly for: {
     readonly notReady: Duration;
     readonly readyUnknown: Duration;
+    /** CustomResourceFailed: kinds without a readiness condition, judged by state fields or phase. */
+    readonly failed: Duration;
     readonly stalled: Duration;
     readonly reconcilingTooLong: Duration;
     readonly generationMismatch: Duration;
@@ -95,6 +97,7 @@ export const DEFAULT_ALERT_OPTIONS: AlertOptions = {
   for: {
     notReady: "15m",
     readyUnknown: "30m",
+    failed: "15m",
     stalled: "5m",
     reconcilingTooLong: "1h",
     generationMismatch: "15m",

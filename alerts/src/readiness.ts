@@ -5,8 +5,8 @@
 // instead of naming `type="Ready"`, so no per-object series is added. For a
 // kind without that info series (an older exporter, or the series dropped by
 // relabelling) they fall back to type="Ready", so nothing goes silent; a kind
-// whose info says it has no readiness condition (its phase decides) gets no
-// condition alert.
+// whose info says it has no readiness condition (its states or phase decide)
+// gets no condition alert: CustomResourceFailed covers it (judged-rules.ts).
 import { metricNames } from "../../src/core/catalog.ts";
 import type { AlertOptions } from "./options.ts";
 import { matchers } from "./rule-text.ts";
@@ -36,7 +36,7 @@ export function readinessSeries(
   );
 }
 
-const escapeQuoted = (text: string): string => text.replaceAll("%", "%%").replaceAll('"', '\\"');
+export const escapeQuoted = (text: string): string => text.replaceAll("%", "%%").replaceAll('"', '\\"');
 
 /**
  * A Go-template prologue for an alert annotation: sets `$ready` to the

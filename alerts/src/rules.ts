@@ -7,6 +7,7 @@
 // configure or opt in to are generated only when `families` says they are exported.
 import { metricNames } from "../../src/core/catalog.ts";
 import { exporterAlerts } from "./exporter-rules.ts";
+import { judgedFailedAlerts } from "./judged-rules.ts";
 import type { AlertingRule, RuleGroup, Severity } from "./model.ts";
 import type { AlertOptions } from "./options.ts";
 import { currentReason, readinessSeries, readinessTemplate } from "./readiness.ts";
@@ -111,6 +112,7 @@ function objectAlerts(options: AlertOptions): AlertingRule[] {
       summary: "A custom resource's readiness is unknown.",
       meaning: "has been {{ $ready }}=Unknown",
     }),
+    ...judgedFailedAlerts(options),
     ...conditionAlert(options, {
       alert: "CustomResourceStalled",
       type: "Stalled",

@@ -20,6 +20,7 @@ export function unlessSuspended(options: AlertOptions, objectLabels: string, exp
   const selector = options.selector === "" ? "" : `{${options.selector}}`;
   const suspended = `${metricNames(options.metricPrefix).suspended}${selector}`;
   const clause = ` unless on (${objectLabels}) (${suspended} == 1)`;
-  if (options.scope === SCOPE_TOKEN_SCOPE) return `(${expr})${SUSPENDED_TOKENS.start}${clause}${SUSPENDED_TOKENS.end}`;
+  if (options.scope === SCOPE_TOKEN_SCOPE)
+    return `(${expr})${SUSPENDED_TOKENS.start}${clause}${SUSPENDED_TOKENS.end}`;
   return `(${expr})${clause}`;
 }

@@ -205,6 +205,7 @@ test("includeSuspended from values counts suspended objects in the Not-Ready rul
       "namespace_group_kind_status:cr_condition:count_readiness",
       "CustomResourceNotReady",
       "CustomResourceReadyUnknown",
+      "CustomResourceFailed",
     ],
   );
   const path = writeRules("suspended.yaml", fromChart);
