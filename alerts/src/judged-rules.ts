@@ -37,7 +37,8 @@ export function judgedFailedAlerts(options: AlertOptions): AlertingRule[] {
   const alert = JUDGED_FAILED_ALERT;
   const after = options.for.failed;
   // The info series is read with the exporter's selector only: a scope narrows the objects, not the kinds' join.
-  const withoutCondition = `${n.resourceInfo}${matchers(options, 'ready_condition=""')}`;
+  // ready_condition="" also matches a series without the label: readiness_source says the exporter judged the kind.
+  const withoutCondition = `${n.resourceInfo}${matchers(options, 'ready_condition=""', 'readiness_source!=""')}`;
   return perKindSeverity(options, "warning", (kindMatcher, severity) => ({
     alert,
     expr: unlessSuspended(

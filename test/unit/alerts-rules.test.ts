@@ -101,7 +101,11 @@ test("scope limits the per-object and per-namespace alerts to kinds and namespac
     // join into the Ready fallback. cr_suspended only takes objects out, so it needs no scope.
     const info = [...rule.expr.matchAll(/cr_exporter_resource_info(\{[^}]*\})/g)].map((m) => m[1] ?? "");
     for (const selector of info)
-      assert.match(selector, /^\{job="cr-status-exporter"(, ready_condition="")?\}$/, rule.alert);
+      assert.match(
+        selector,
+        /^\{job="cr-status-exporter"(, ready_condition="", readiness_source!="")?\}$/,
+        rule.alert,
+      );
     if (info.length > 0) readinessJoins++;
     const selectors = [
       ...rule.expr.matchAll(/(?<!cr_exporter_resource_info|cr_suspended)\{job="cr-status-exporter"[^}]*\}/g),
