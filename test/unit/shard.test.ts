@@ -121,6 +121,7 @@ test("mayGainObjects is true whenever a uid can become owned", () => {
   assert.equal(mayGainObjects({ shard: 0, total: 3 }, { shard: 1, total: 3 }), true, "another shard");
   assert.equal(mayGainObjects({ shard: 3, total: 3 }, { shard: 3, total: 4 }), true, "back in range");
   assert.equal(mayGainObjects({ shard: 1, total: 3 }, { shard: 3, total: 3 }), false, "out of range");
+  assert.equal(mayGainObjects({ shard: 1, total: 3 }, { shard: 1, total: 3 }), false, "unchanged: no relist");
 });
 
 test("a bucket count that is not a positive integer is refused", () => {
