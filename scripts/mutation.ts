@@ -6,6 +6,7 @@
 // file in the user cache, so a rerun after a small edit tests only what moved.
 //   MUTATION_CONCURRENCY=N  test runner processes (default 1: a 2-core machine is shared)
 //   MUTATION_FULL=1         ignore the incremental file and test every mutant
+import { createHash } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -35,10 +36,16 @@ const cacheDir = path.join(
   "mutation",
 );
 fs.mkdirSync(cacheDir, { recursive: true });
-const slug = targets
+const joinedSlug = targets
   .map((t) => t.replace(/[^A-Za-z0-9._-]+/g, "-"))
   .sort()
   .join("+");
+// A file name may hold 255 bytes: a long list of files keeps its first part
+// readable and ends in a hash of the whole list, so each scope keeps its own file.
+const slug =
+  joinedSlug.length <= 200
+    ? joinedSlug
+    : `${joinedSlug.slice(0, 150)}+${createHash("sha256").update(joinedSlug).digest("hex").slice(0, 16)}`;
 const reportFile = path.join(root, ".cache", "mutation", `report-${slug}.json`);
 
 const options: PartialStrykerOptions = {
