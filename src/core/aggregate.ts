@@ -17,6 +17,8 @@ const keyLabels: Record<CountKey, readonly string[]> = {
   aggregatePhases: ["phase"],
   aggregateStatuses: ["result"],
   aggregateLagging: [],
+  aggregateStates: ["field", "value"],
+  aggregateSuspended: [],
 };
 
 export class AggregateCounts {
@@ -26,6 +28,8 @@ export class AggregateCounts {
     aggregatePhases: new Map(),
     aggregateStatuses: new Map(),
     aggregateLagging: new Map(),
+    aggregateStates: new Map(),
+    aggregateSuspended: new Map(),
   };
 
   #bump(family: CountKey, key: string, by: number): void {
@@ -35,7 +39,7 @@ export class AggregateCounts {
     else map.set(key, value);
   }
 
-  /** Adds (sign 1) or removes (sign -1) one object's contribution; its phase label is the one it holds. */
+  /** Adds (sign 1) or removes (sign -1) one object's contribution; its phase and state labels are the ones it holds. */
   count(entry: ObjectEntry, sign: 1 | -1): void {
     const s = entry.state;
     const ns = s.namespace;
@@ -46,6 +50,10 @@ export class AggregateCounts {
       this.#bump("aggregatePhases", `${ns}${SEP}${entry.labels.phase}`, sign);
     this.#bump("aggregateStatuses", `${ns}${SEP}${entry.summary}`, sign);
     if (entry.lag !== undefined && entry.lag > 0) this.#bump("aggregateLagging", ns, sign);
+    // The held values: bounded per field like cr_state's, and the ones this entry was counted with.
+    for (const [field, value] of entry.labels.states)
+      this.#bump("aggregateStates", `${ns}${SEP}${field}${SEP}${value}`, sign);
+    if (s.suspended) this.#bump("aggregateSuspended", ns, sign);
   }
 
   /** Text of one aggregate family for one kind (a byte string). */

@@ -55,6 +55,23 @@ const aggregateSpecs = {
     defaultSet: true,
     cost: "1 per namespace",
   },
+  // Appended, not inserted: a family's index is its bit in the selection.
+  aggregateStates: {
+    suffix: "aggregate_state_objects",
+    type: "gauge",
+    help: "Objects whose state field holds the value (values bounded per field as in cr_state).",
+    labels: ["group", "kind", "namespace", "field", "value"],
+    defaultSet: true,
+    cost: "1 per value held per state field per namespace",
+  },
+  aggregateSuspended: {
+    suffix: "aggregate_suspended_objects",
+    type: "gauge",
+    help: "Objects whose reconciliation is suspended (spec.suspend, spec.paused or a configured switch).",
+    labels: ["group", "kind", "namespace"],
+    defaultSet: true,
+    cost: "1 per namespace with suspended objects",
+  },
 } as const satisfies Record<string, KindFamilySpec>;
 
 export type AggregateFamilyKey = keyof typeof aggregateSpecs;

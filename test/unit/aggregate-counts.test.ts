@@ -7,10 +7,16 @@ import { AggregateCounts, aggregateKeys } from "../../src/core/aggregate.ts";
 import { aggregateFamilies } from "../../src/core/catalog.ts";
 import { newKindLearning } from "../../src/core/label-bounds.ts";
 import { applyChange, type ObjectEntry } from "../../src/core/object-update.ts";
+import { defaultProjectionSettings } from "../../src/core/project.ts";
 import { kindSettings } from "../support/kind-settings.ts";
 import { cond, t, type WidgetInit, widget } from "../support/objects.ts";
+import { argoStateSources } from "../support/state-fields.ts";
 
-const kind = kindSettings({ render: undefined });
+// Argo CD's health and sync as state fields, and spec.suspend as the switch: every family has something to count.
+const kind = kindSettings({
+  render: undefined,
+  projection: { ...defaultProjectionSettings, states: argoStateSources, suspendPath: ["spec", "suspend"] },
+});
 
 function entry(init: WidgetInit): ObjectEntry {
   const learning = newKindLearning({ phaseEnum: [], maxReasons: 20 });
@@ -34,6 +40,8 @@ test("the aggregate families, in catalog order", () => {
     "aggregatePhases",
     "aggregateStatuses",
     "aggregateLagging",
+    "aggregateStates",
+    "aggregateSuspended",
   ]);
 });
 
@@ -42,10 +50,13 @@ test("one object counts once per family it belongs in, labelled by namespace and
   const lagging = entry({
     namespace: "ns1",
     generation: 3,
+    spec: { suspend: true },
     status: {
       observedGeneration: 2,
       phase: "Running",
       conditions: [cond("Ready", "True"), cond("Synced", "False")],
+      health: { status: "Degraded" },
+      sync: { status: "Synced" },
     },
   });
   assert.equal(lagging.lag, 1);
@@ -58,7 +69,39 @@ test("one object counts once per family it belongs in, labelled by namespace and
     aggregatePhases: `aggregatePhases${labels("ns1", ',phase="Running"')} 1\n`,
     aggregateStatuses: `aggregateStatuses${labels("ns1", `,result="${lagging.summary}"`)} 1\n`,
     aggregateLagging: `aggregateLagging${labels("ns1")} 1\n`,
+    aggregateStates:
+      `aggregateStates${labels("ns1", ',field="health",value="Degraded"')} 1\n` +
+      `aggregateStates${labels("ns1", ',field="sync",value="Synced"')} 1\n`,
+    aggregateSuspended: `aggregateSuspended${labels("ns1")} 1\n`,
   });
+});
+
+test("state values and suspended objects add up per namespace and leave with their objects", () => {
+  const counts = new AggregateCounts();
+  const app = (name: string, namespace: string, health: string, suspend: boolean) =>
+    entry({ name, namespace, spec: { suspend }, status: { health: { status: health } } });
+  const a = app("a", "ns1", "Healthy", false);
+  const b = app("b", "ns1", "Healthy", true);
+  const c = app("c", "ns2", "Degraded", true);
+  for (const e of [a, b, c]) counts.count(e, 1);
+  assert.equal(
+    counts.render("aggregateStates", "s", "g", "K"),
+    's{group="g",kind="K",namespace="ns1",field="health",value="Healthy"} 2\n' +
+      's{group="g",kind="K",namespace="ns2",field="health",value="Degraded"} 1\n',
+  );
+  assert.equal(
+    counts.render("aggregateSuspended", "p", "g", "K"),
+    'p{group="g",kind="K",namespace="ns1"} 1\np{group="g",kind="K",namespace="ns2"} 1\n',
+  );
+  counts.count(b, -1);
+  assert.equal(
+    counts.render("aggregateSuspended", "p", "g", "K"),
+    'p{group="g",kind="K",namespace="ns2"} 1\n',
+  );
+  assert.match(counts.render("aggregateStates", "s", "g", "K"), /value="Healthy"\} 1\n/);
+  counts.count(a, -1);
+  counts.count(c, -1);
+  for (const [key, text] of Object.entries(print(counts))) assert.equal(text, "", key);
 });
 
 test("no phase, no lag or a lag of 0: not counted as phase or lagging", () => {
@@ -102,7 +145,13 @@ test("clear forgets every family", () => {
   counts.count(
     entry({
       generation: 2,
-      status: { observedGeneration: 1, phase: "Running", conditions: [cond("Ready", "True")] },
+      spec: { suspend: true },
+      status: {
+        observedGeneration: 1,
+        phase: "Running",
+        conditions: [cond("Ready", "True")],
+        health: { status: "Healthy" },
+      },
     }),
     1,
   );

@@ -15,6 +15,8 @@ const event = fc.record({
   generation: fc.integer({ min: 1, max: 3 }),
   observedGeneration: fc.integer({ min: 1, max: 3 }),
   phase: fc.option(fc.constantFrom("Pending", "Running", "Failed"), { nil: undefined }),
+  health: fc.option(fc.constantFrom("Healthy", "Degraded", "Progressing"), { nil: undefined }),
+  suspend: fc.boolean(),
   conditions: fc.shuffledSubarray(["Ready", "Synced", "Stalled"]).chain((types) =>
     fc.tuple(
       ...types.map((type) =>
@@ -29,12 +31,21 @@ const event = fc.record({
   ),
 });
 
+// A state field and a suspend switch, so the state and suspended counts move too.
+const aggregate = {
+  mode: "aggregate",
+  projection: {
+    states: [{ name: "health", path: ["status", "health", "status"] }],
+    suspendPath: ["spec", "suspend"],
+  },
+} as const;
+
 const sortedLines = (text: string) => text.split("\n").filter(Boolean).sort();
 
 test("aggregate counts after any event sequence equal the counts of the objects left", async () => {
   await fc.assert(
     fc.asyncProperty(fc.array(event, { minLength: 1, maxLength: 25 }), async (events) => {
-      const incremental = offlineCollector({ mode: "aggregate" });
+      const incremental = offlineCollector(aggregate);
       const alive = new Map<number, Record<string, unknown>>();
       events.forEach((e, i) => {
         const raw = widget({
@@ -42,9 +53,11 @@ test("aggregate counts after any event sequence equal the counts of the objects 
           namespace: e.object % 2 === 0 ? "n0" : "n1",
           resourceVersion: String(i + 1),
           generation: e.generation,
+          spec: { suspend: e.suspend },
           status: {
             observedGeneration: e.observedGeneration,
             ...(e.phase ? { phase: e.phase } : {}),
+            ...(e.health ? { health: { status: e.health } } : {}),
             conditions: e.conditions,
           },
         });
@@ -52,7 +65,7 @@ test("aggregate counts after any event sequence equal the counts of the objects 
         if (e.type === "DELETED") alive.delete(e.object);
         else alive.set(e.object, raw);
       });
-      const fresh = offlineCollector({ mode: "aggregate" });
+      const fresh = offlineCollector(aggregate);
       for (const raw of alive.values()) fresh.collector.ingest("ADDED", raw);
       assert.deepEqual(
         sortedLines(await perObjectText(incremental)),
