@@ -5,13 +5,10 @@
 // Degraded Application fires with its states in the description, the Healthy
 // one never alerts, and the alert ends when the broken one is healthy again.
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { DEFAULT_ALERT_OPTIONS, generateRuleGroups, renderRuleFile } from "../../alerts/src/index.ts";
 import { crPath, installCrd, useControlPlane } from "../cluster/index.ts";
-import { type PromAlert, PrometheusServer } from "../prometheus/index.ts";
+import type { PromAlert, PrometheusServer } from "../prometheus/index.ts";
+import { type RulesPrometheus, shippedRulesFor, startWithRules } from "../prometheus/with-rules.ts";
 import { realCrds, realCrdsUnavailable } from "../realcrds/index.ts";
 import { draftBuilders } from "../realcrds/objects/index.ts";
 import { placeDraft, refOf } from "../realcrds/testbed.ts";
@@ -22,8 +19,7 @@ const ALERT = "CustomResourceFailed";
 const unavailable = realCrdsUnavailable();
 const testbed = useControlPlane();
 let exporter: ExporterHandle | undefined;
-let prometheus: PrometheusServer | undefined;
-let ruleDir = "";
+let prometheus: RulesPrometheus | undefined;
 let namespace = "";
 let crd: ReturnType<typeof realCrds>[number]["crd"] | undefined;
 
@@ -36,26 +32,15 @@ before(async () => {
   namespace = await plane.createNamespace("argocd");
   exporter = await runExporter(plane.kubeconfigPath, { resources: [{ groups: ["argoproj.io"] }] });
   await eventually("exporter ready", async () => (await fetch(`${exporter?.exporter.url}/readyz`)).ok);
-  ruleDir = mkdtempSync(join(tmpdir(), "cr-rules-"));
-  const groups = generateRuleGroups({
-    ...DEFAULT_ALERT_OPTIONS,
-    selector: `job="${JOB}"`,
-    keepFiringFor: null,
-    for: { ...DEFAULT_ALERT_OPTIONS.for, failed: "4s" },
-  });
-  writeFileSync(join(ruleDir, "rules.yaml"), renderRuleFile(groups));
-  prometheus = await PrometheusServer.start({
-    scrape: [{ job: JOB, targets: [new URL(exporter.exporter.url).host] }],
-    ruleFiles: [join(ruleDir, "rules.yaml")],
-    scrapeInterval: "1s",
-    evaluationInterval: "1s",
-  });
+  prometheus = await startWithRules(
+    [{ job: JOB, targets: [new URL(exporter.exporter.url).host] }],
+    shippedRulesFor(JOB, { failed: "4s" }),
+  );
 });
 
 after(async () => {
   await prometheus?.stop();
   await exporter?.stop();
-  if (ruleDir) rmSync(ruleDir, { recursive: true, force: true });
 });
 
 const failedAlerts = async (server: PrometheusServer): Promise<PromAlert[]> =>
@@ -64,7 +49,7 @@ const failedAlerts = async (server: PrometheusServer): Promise<PromAlert[]> =>
 test("a Degraded Argo CD Application fires CustomResourceFailed with its states; a Healthy one does not; recovery ends it", {
   skip: unavailable,
 }, async () => {
-  const server = prometheus as PrometheusServer;
+  const server = (prometheus as RulesPrometheus).server;
   const rest = testbed.plane.admin.rest;
   const application = crd as NonNullable<typeof crd>;
   const drafts = draftBuilders["argo-cd/Application"]?.({ now: new Date() }) ?? [];

@@ -12,12 +12,10 @@
 // with the default metric set, every dashboard panel query must return data,
 // except the panels on opt-in families, which must show their note instead.
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { type RuleGroup, renderRuleFile } from "../../alerts/src/index.ts";
+import type { RuleGroup } from "../../alerts/src/index.ts";
 import { panelQueries } from "../../dashboards/src/index.ts";
 import { repositoryRoot } from "../../scripts/deploy-sync.ts";
 import {
@@ -34,7 +32,8 @@ import { find, helmTemplate } from "../deploy/render.ts";
 import { serviceMonitorScrape } from "../deploy/service-monitor.ts";
 import { resolveDeployTools } from "../deploy/tools.ts";
 import { HttpJsonClient } from "../helpers/http-json.ts";
-import { type PromAlert, PrometheusServer } from "../prometheus/index.ts";
+import type { PromAlert, PrometheusServer } from "../prometheus/index.ts";
+import { type RulesPrometheus, startWithRules } from "../prometheus/with-rules.ts";
 import { type ExporterHandle, eventually, runExporter } from "../support/exporter.ts";
 
 // The job prometheus-operator gives the chart's targets with nameOverride: crs.
@@ -42,7 +41,7 @@ const JOB = "crs";
 const testbed = useControlPlane();
 let exporter: ExporterHandle;
 let prometheus: PrometheusServer;
-let ruleDir = "";
+let withRules: RulesPrometheus | undefined;
 let ns = "";
 
 before(async () => {
@@ -68,7 +67,6 @@ before(async () => {
     apiProxy: { listen: "127.0.0.1:0" },
   });
   await eventually("exporter ready", async () => (await fetch(`${exporter.exporter.url}/readyz`)).ok);
-  ruleDir = mkdtempSync(join(tmpdir(), "cr-rules-"));
   // The chart, as a user with nameOverride and a shortened, paging NotReady alert would install it.
   const objects = helmTemplate(
     resolveDeployTools(),
@@ -95,19 +93,16 @@ before(async () => {
     },
   );
   const rules = find(objects, "PrometheusRule").spec as { groups: RuleGroup[] };
-  writeFileSync(join(ruleDir, "rules.yaml"), renderRuleFile(rules.groups));
-  prometheus = await PrometheusServer.start({
-    scrape: [serviceMonitorScrape(objects, new URL(exporter.exporter.url).host)],
-    ruleFiles: [join(ruleDir, "rules.yaml")],
-    scrapeInterval: "1s",
-    evaluationInterval: "1s",
-  });
+  withRules = await startWithRules(
+    [serviceMonitorScrape(objects, new URL(exporter.exporter.url).host)],
+    rules.groups,
+  );
+  prometheus = withRules.server;
 });
 
 after(async () => {
-  await prometheus?.stop();
+  await withRules?.stop();
   await exporter?.stop();
-  if (ruleDir) rmSync(ruleDir, { recursive: true, force: true });
 });
 
 /** A status write sent by an "operator" through the exporter's API proxy. */

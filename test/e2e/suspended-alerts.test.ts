@@ -7,13 +7,10 @@
 // neither fires nor goes pending, and exports cr_suspended 1 — until it is
 // resumed, when it fires too.
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { DEFAULT_ALERT_OPTIONS, generateRuleGroups, renderRuleFile } from "../../alerts/src/index.ts";
 import { crPath, installCrd, useControlPlane } from "../cluster/index.ts";
-import { PrometheusServer } from "../prometheus/index.ts";
+import type { PrometheusServer } from "../prometheus/index.ts";
+import { type RulesPrometheus, shippedRulesFor, startWithRules } from "../prometheus/with-rules.ts";
 import { realCrds, realCrdsUnavailable } from "../realcrds/index.ts";
 import { draftBuilders } from "../realcrds/objects/index.ts";
 import { placeDraft, refOf } from "../realcrds/testbed.ts";
@@ -24,8 +21,7 @@ const FLUX = "kustomize.toolkit.fluxcd.io";
 const unavailable = realCrdsUnavailable();
 const testbed = useControlPlane();
 let exporter: ExporterHandle | undefined;
-let prometheus: PrometheusServer | undefined;
-let ruleDir = "";
+let prometheus: RulesPrometheus | undefined;
 let namespace = "";
 let crd: ReturnType<typeof realCrds>[number]["crd"] | undefined;
 
@@ -38,26 +34,15 @@ before(async () => {
   namespace = await plane.createNamespace("flux");
   exporter = await runExporter(plane.kubeconfigPath, { resources: [{ groups: [FLUX] }] });
   await eventually("exporter ready", async () => (await fetch(`${exporter?.exporter.url}/readyz`)).ok);
-  ruleDir = mkdtempSync(join(tmpdir(), "cr-rules-"));
-  const groups = generateRuleGroups({
-    ...DEFAULT_ALERT_OPTIONS,
-    selector: `job="${JOB}"`,
-    keepFiringFor: null,
-    for: { ...DEFAULT_ALERT_OPTIONS.for, notReady: "4s" },
-  });
-  writeFileSync(join(ruleDir, "rules.yaml"), renderRuleFile(groups));
-  prometheus = await PrometheusServer.start({
-    scrape: [{ job: JOB, targets: [new URL(exporter.exporter.url).host] }],
-    ruleFiles: [join(ruleDir, "rules.yaml")],
-    scrapeInterval: "1s",
-    evaluationInterval: "1s",
-  });
+  prometheus = await startWithRules(
+    [{ job: JOB, targets: [new URL(exporter.exporter.url).host] }],
+    shippedRulesFor(JOB, { notReady: "4s" }),
+  );
 });
 
 after(async () => {
   await prometheus?.stop();
   await exporter?.stop();
-  if (ruleDir) rmSync(ruleDir, { recursive: true, force: true });
 });
 
 const notReadyAlerts = async (server: PrometheusServer) =>
@@ -66,7 +51,7 @@ const notReadyAlerts = async (server: PrometheusServer) =>
 test("a suspended Kustomization with Ready=False does not fire CustomResourceNotReady; one not suspended does", {
   skip: unavailable,
 }, async () => {
-  const server = prometheus as PrometheusServer;
+  const server = (prometheus as RulesPrometheus).server;
   const rest = testbed.plane.admin.rest;
   const drafts = draftBuilders["flux/Kustomization"]?.({ now: new Date() }) ?? [];
   const failed = drafts.find((d) => d.scenario === "failed");
