@@ -1,13 +1,14 @@
-// Kinds without a readiness condition (cr_exporter_resource_info says
-// ready_condition=""): judged by their state fields (configured `states`, or
-// Argo CD's health and sync when detected) or by their phase. The condition
-// alerts cannot see them; their cr_status can. A kind without the info series
-// is left to the condition alerts' Ready fallback, so nothing alerts twice.
+// Objects judged Failed by their state fields (configured `states`, or Argo
+// CD's health and sync when detected) or by their phase (a failed phase of a
+// kind without a readiness condition, or a `phaseResults` entry): the
+// condition alerts cannot see them; their cr_status can. Objects whose
+// readiness condition is away from True, or that are Stalled, are left to
+// the condition alerts, so one failure gives one alert.
 import { metricNames } from "../../src/core/catalog.ts";
 import type { AlertingRule } from "./model.ts";
 import type { AlertOptions } from "./options.ts";
-import { escapeQuoted } from "./readiness.ts";
-import { matchers, OBJECT, OBJECT_TEXT, perKindSeverity, runbook, scoped } from "./rule-text.ts";
+import { escapeQuoted, readinessSeries } from "./readiness.ts";
+import { OBJECT, OBJECT_TEXT, perKindSeverity, runbook, scoped } from "./rule-text.ts";
 import { unlessSuspended } from "./suspended.ts";
 
 export const JUDGED_FAILED_ALERT = "CustomResourceFailed";
@@ -36,22 +37,25 @@ export function judgedFailedAlerts(options: AlertOptions): AlertingRule[] {
   const n = metricNames(options.metricPrefix);
   const alert = JUDGED_FAILED_ALERT;
   const after = options.for.failed;
-  // The info series is read with the exporter's selector only: a scope narrows the objects, not the kinds' join.
-  // ready_condition="" also matches a series without the label: readiness_source says the exporter judged the kind.
-  const withoutCondition = `${n.resourceInfo}${matchers(options, 'ready_condition=""', 'readiness_source!=""')}`;
+  const select = (...extra: string[]): string => scoped(options, alert, ...extra);
+  // Objects whose readiness condition is away from True (CustomResourceNotReady and
+  // CustomResourceReadyUnknown report them) or that are Stalled (CustomResourceStalled).
+  const reported =
+    `max by (${OBJECT}) ((${readinessSeries(options, n.condition, select, ['status!="True"'])}) == 1)` +
+    ` or max by (${OBJECT}) (${n.condition}${select('type="Stalled"', 'status="True"')} == 1)`;
   return perKindSeverity(options, "warning", (kindMatcher, severity) => ({
     alert,
     expr: unlessSuspended(
       options,
       OBJECT,
-      `max by (${OBJECT}) ((${n.status}${scoped(options, alert, 'result="Failed"', kindMatcher)} and on (cluster, group, kind) ${withoutCondition}) == 1)`,
+      `max by (${OBJECT}) (${n.status}${select('result="Failed"', kindMatcher)} == 1) unless on (${OBJECT}) (${reported})`,
     ),
     for: after,
     ...(options.keepFiringFor ? { keep_firing_for: options.keepFiringFor } : {}),
     labels: { severity },
     annotations: {
       summary: "A custom resource judged by its state fields or phase has failed.",
-      description: `${OBJECT_TEXT} has been Failed for more than ${after}, judged by its state fields or phase (its kind has no readiness condition); now:${currentStates(options)}.`,
+      description: `${OBJECT_TEXT} has been Failed for more than ${after} by its state fields or phase, which no readiness-condition alert reports; now:${currentStates(options)}.`,
       runbook_url: runbook(options, alert),
     },
   }));

@@ -40,7 +40,7 @@ export interface AlertOptions {
   readonly for: {
     readonly notReady: Duration;
     readonly readyUnknown: Duration;
-    /** CustomResourceFailed: kinds without a readiness condition, judged by state fields or phase. */
+    /** CustomResourceFailed: Failed by state fields or phase, where no condition alert reports the object. */
     readonly failed: Duration;
     readonly stalled: Duration;
     readonly reconcilingTooLong: Duration;

@@ -86,8 +86,8 @@ test("a Degraded Argo CD Application fires CustomResourceFailed with its states;
   );
   assert.equal(
     firing.annotations.description,
-    `Application ${namespace}/broken (argoproj.io) has been Failed for more than 4s, judged by its state fields or ` +
-      "phase (its kind has no readiness condition); now: health=Degraded sync=OutOfSync.",
+    `Application ${namespace}/broken (argoproj.io) has been Failed for more than 4s by its state fields or phase, ` +
+      "which no readiness-condition alert reports; now: health=Degraded sync=OutOfSync.",
   );
   assert.deepEqual(
     [...seen].filter((s) => s.startsWith("shop:")),
