@@ -1,6 +1,7 @@
 // Reading the configured fields of an object beyond conditions and
 // generations: state fields, the suspend switch and the extra labels (from
 // labels, annotations or scalar fields). Malformed values read as absent.
+import { isRecord } from "./json-record.ts";
 import type { StateValue } from "./state.ts";
 import { parseTimestamp } from "./timestamps.ts";
 
@@ -24,10 +25,6 @@ export interface LabelSource {
 export interface SuspendSource {
   suspendPath: readonly string[] | undefined;
   suspendAnnotation: string | undefined;
-}
-
-export function isRecord(value: Json): value is Record<string, Json> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 export function readPath(root: Json, path: readonly string[]): Json {

@@ -3,10 +3,10 @@
 // the projection. It never throws for malformed status: wrong shapes become
 // "absent". It throws ProjectionError only when the object has no identity.
 import { Hasher } from "./digest.ts";
+import { isRecord } from "./json-record.ts";
 import { capLabelValue, cutText } from "./label-values.ts";
 import {
   extraLabels,
-  isRecord,
   isSuspended,
   type LabelSource,
   projectStates,

@@ -2,9 +2,9 @@
 // suspend switch and extra labels. Malformed values read as absent.
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { isRecord } from "../../src/core/json-record.ts";
 import {
   extraLabels,
-  isRecord,
   isSuspended,
   type LabelSource,
   projectStates,
