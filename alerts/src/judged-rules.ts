@@ -7,7 +7,7 @@
 import { metricNames } from "../../src/core/catalog.ts";
 import type { AlertingRule } from "./model.ts";
 import type { AlertOptions } from "./options.ts";
-import { escapeQuoted, readinessSeries } from "./readiness.ts";
+import { OBJECT_ARGS, objectSeries, readinessSeries } from "./readiness.ts";
 import { OBJECT, OBJECT_TEXT, perKindSeverity, runbook, scoped } from "./rule-text.ts";
 import { unlessSuspended } from "./suspended.ts";
 
@@ -20,15 +20,12 @@ export const JUDGED_FAILED_ALERT = "CustomResourceFailed";
  */
 export function currentStates(options: AlertOptions): string {
   const n = metricNames(options.metricPrefix);
-  const labels = ["cluster", "namespace", "group", "kind", "name"];
-  const object = `{${escapeQuoted(options.selector)}, ${labels.map((l) => `${l}=\\"%s\\"`).join(", ")}}`;
-  const args = labels.map((l) => `$labels.${l}`).join(" ");
-  const states = `max by (field, value) (${n.state}${object} == 1)`;
-  const phase = `max by (phase) (${n.phase}${object} == 1)`;
+  const states = `max by (field, value) (${objectSeries(options, n.state)} == 1)`;
+  const phase = `max by (phase) (${objectSeries(options, n.phase)} == 1)`;
   return (
     `{{ $shown := false }}` +
-    `{{ range query (printf "${states}" ${args}) | sortByLabel "field" }}{{ $shown = true }} {{ .Labels.field }}={{ .Labels.value }}{{ end }}` +
-    `{{ with query (printf "${phase}" ${args}) }}{{ $shown = true }} phase={{ . | first | label "phase" }}{{ end }}` +
+    `{{ range query (printf "${states}" ${OBJECT_ARGS}) | sortByLabel "field" }}{{ $shown = true }} {{ .Labels.field }}={{ .Labels.value }}{{ end }}` +
+    `{{ with query (printf "${phase}" ${OBJECT_ARGS}) }}{{ $shown = true }} phase={{ . | first | label "phase" }}{{ end }}` +
     `{{ if not $shown }} not exported{{ end }}`
   );
 }

@@ -36,7 +36,24 @@ export function readinessSeries(
   );
 }
 
-export const escapeQuoted = (text: string): string => text.replaceAll("%", "%%").replaceAll('"', '\\"');
+const escapeQuoted = (text: string): string => text.replaceAll("%", "%%").replaceAll('"', '\\"');
+
+/** `{selector, matchers…}` quoted for a printf in an annotation; an empty selector adds no matcher. */
+function quotedMatchers(options: AlertOptions, ...matchers: string[]): string {
+  return `{${[escapeQuoted(options.selector), ...matchers].filter((m) => m !== "").join(", ")}}`;
+}
+
+const objectLabels = ["cluster", "namespace", "group", "kind", "name"];
+/** The alerting object's labels, as printf arguments for objectSeries(). */
+export const OBJECT_ARGS = objectLabels.map((l) => `$labels.${l}`).join(" ");
+
+/**
+ * `metric{selector, cluster=\"%s\", …, name=\"%s\", extra…}` inside an annotation's printf
+ * (with OBJECT_ARGS): the series of `metric` of the alerting object.
+ */
+export function objectSeries(options: AlertOptions, metric: string, ...extra: string[]): string {
+  return `${metric}${quotedMatchers(options, ...objectLabels.map((l) => `${l}=\\"%s\\"`), ...extra)}`;
+}
 
 /**
  * A Go-template prologue for an alert annotation: sets `$ready` to the
@@ -45,7 +62,8 @@ export const escapeQuoted = (text: string): string => text.replaceAll("%", "%%")
  */
 export function readinessTemplate(options: AlertOptions): string {
   const info = metricNames(options.metricPrefix).resourceInfo;
-  const query = `max by (ready_condition) (${info}{${escapeQuoted(options.selector)}, cluster=\\"%s\\", group=\\"%s\\", kind=\\"%s\\"})`;
+  const kind = quotedMatchers(options, `cluster=\\"%s\\"`, `group=\\"%s\\"`, `kind=\\"%s\\"`);
+  const query = `max by (ready_condition) (${info}${kind})`;
   return (
     `{{ $ready := "Ready" }}{{ with query (printf "${query}" $labels.cluster $labels.group $labels.kind) }}` +
     `{{ with . | first | label "ready_condition" }}{{ $ready = . }}{{ end }}{{ end }}`
@@ -58,11 +76,8 @@ export function readinessTemplate(options: AlertOptions): string {
  * readinessTemplate) when no type is given.
  */
 export function currentReason(options: AlertOptions, type?: string): string {
-  const labels = ["cluster", "namespace", "group", "kind", "name"];
   const typeMatcher = type === undefined ? `type=\\"%s\\"` : `type=\\"${type}\\"`;
-  const query =
-    `max by (reason) (${metricNames(options.metricPrefix).conditionReason}{${escapeQuoted(options.selector)}, ${labels.map((l) => `${l}=\\"%s\\"`).join(", ")}, ` +
-    `${typeMatcher}} == 1)`;
-  const args = [...labels.map((l) => `$labels.${l}`), ...(type === undefined ? ["$ready"] : [])].join(" ");
-  return `{{ with query (printf "${query}" ${args}) }}{{ . | first | label "reason" }}{{ else }}not exported{{ end }}`;
+  const reasons = objectSeries(options, metricNames(options.metricPrefix).conditionReason, typeMatcher);
+  const args = type === undefined ? `${OBJECT_ARGS} $ready` : OBJECT_ARGS;
+  return `{{ with query (printf "max by (reason) (${reasons} == 1)" ${args}) }}{{ . | first | label "reason" }}{{ else }}not exported{{ end }}`;
 }

@@ -269,3 +269,9 @@ test("the job selector and durations come from the options", () => {
   assert.ok(notReady && isAlertingRule(notReady));
   assert.equal(notReady.for, "42m");
 });
+
+test("an empty selector adds no empty matcher to the annotations' queries", () => {
+  const text = renderRuleFile(generateRuleGroups({ ...ALL_ALERT_OPTIONS, selector: "" }));
+  assert.match(text, /cr_condition_reason\{cluster=\\"%s\\"/, "the reason query is there");
+  assert.doesNotMatch(text, /\{, /);
+});
