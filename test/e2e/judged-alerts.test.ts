@@ -5,43 +5,22 @@
 // Degraded Application fires with its states in the description, the Healthy
 // one never alerts, and the alert ends when the broken one is healthy again.
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
-import { crPath, installCrd, useControlPlane } from "../cluster/index.ts";
+import { test } from "node:test";
+import { crPath } from "../cluster/index.ts";
 import type { PromAlert, PrometheusServer } from "../prometheus/index.ts";
-import { type RulesPrometheus, shippedRulesFor, startWithRules } from "../prometheus/with-rules.ts";
-import { realCrds, realCrdsUnavailable } from "../realcrds/index.ts";
 import { draftBuilders } from "../realcrds/objects/index.ts";
 import { placeDraft, refOf } from "../realcrds/testbed.ts";
-import { type ExporterHandle, eventually, runExporter } from "../support/exporter.ts";
+import { ALERTING_JOB, useRealKindAlerting } from "../support/real-kind-alerting.ts";
 
-const JOB = "cr-status-exporter";
+const JOB = ALERTING_JOB;
 const ALERT = "CustomResourceFailed";
-const unavailable = realCrdsUnavailable();
-const testbed = useControlPlane();
-let exporter: ExporterHandle | undefined;
-let prometheus: RulesPrometheus | undefined;
-let namespace = "";
-let crd: ReturnType<typeof realCrds>[number]["crd"] | undefined;
-
-before(async () => {
-  if (unavailable) return;
-  const plane = await testbed.ready();
-  [{ crd } = { crd: undefined }] = realCrds(["argo-cd/Application"]);
-  assert.ok(crd, "Argo CD's Application CRD");
-  await installCrd(plane.admin.rest, crd);
-  namespace = await plane.createNamespace("argocd");
-  exporter = await runExporter(plane.kubeconfigPath, { resources: [{ groups: ["argoproj.io"] }] });
-  await eventually("exporter ready", async () => (await fetch(`${exporter?.exporter.url}/readyz`)).ok);
-  prometheus = await startWithRules(
-    [{ job: JOB, targets: [new URL(exporter.exporter.url).host] }],
-    shippedRulesFor(JOB, { failed: "4s" }),
-  );
+const argo = useRealKindAlerting({
+  kind: "argo-cd/Application",
+  group: "argoproj.io",
+  namespace: "argocd",
+  shorterFor: { failed: "4s" },
 });
-
-after(async () => {
-  await prometheus?.stop();
-  await exporter?.stop();
-});
+const { unavailable, testbed } = argo;
 
 const failedAlerts = async (server: PrometheusServer): Promise<PromAlert[]> =>
   (await server.alerts()).filter((a) => a.labels.alertname === ALERT);
@@ -49,9 +28,10 @@ const failedAlerts = async (server: PrometheusServer): Promise<PromAlert[]> =>
 test("a Degraded Argo CD Application fires CustomResourceFailed with its states; a Healthy one does not; recovery ends it", {
   skip: unavailable,
 }, async () => {
-  const server = (prometheus as RulesPrometheus).server;
+  const server = argo.prometheus;
   const rest = testbed.plane.admin.rest;
-  const application = crd as NonNullable<typeof crd>;
+  const application = argo.crd;
+  const namespace = argo.namespace;
   const drafts = draftBuilders["argo-cd/Application"]?.({ now: new Date() }) ?? [];
   const healthy = drafts.find((d) => d.scenario === "healthy");
   const failed = drafts.find((d) => d.scenario === "failed");

@@ -7,43 +7,22 @@
 // neither fires nor goes pending, and exports cr_suspended 1 — until it is
 // resumed, when it fires too.
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
-import { crPath, installCrd, useControlPlane } from "../cluster/index.ts";
+import { test } from "node:test";
+import { crPath } from "../cluster/index.ts";
 import type { PrometheusServer } from "../prometheus/index.ts";
-import { type RulesPrometheus, shippedRulesFor, startWithRules } from "../prometheus/with-rules.ts";
-import { realCrds, realCrdsUnavailable } from "../realcrds/index.ts";
 import { draftBuilders } from "../realcrds/objects/index.ts";
 import { placeDraft, refOf } from "../realcrds/testbed.ts";
-import { type ExporterHandle, eventually, runExporter } from "../support/exporter.ts";
+import { ALERTING_JOB, useRealKindAlerting } from "../support/real-kind-alerting.ts";
 
-const JOB = "cr-status-exporter";
+const JOB = ALERTING_JOB;
 const FLUX = "kustomize.toolkit.fluxcd.io";
-const unavailable = realCrdsUnavailable();
-const testbed = useControlPlane();
-let exporter: ExporterHandle | undefined;
-let prometheus: RulesPrometheus | undefined;
-let namespace = "";
-let crd: ReturnType<typeof realCrds>[number]["crd"] | undefined;
-
-before(async () => {
-  if (unavailable) return;
-  const plane = await testbed.ready();
-  [{ crd } = { crd: undefined }] = realCrds(["flux/Kustomization"]);
-  assert.ok(crd, "Flux's Kustomization CRD");
-  await installCrd(plane.admin.rest, crd);
-  namespace = await plane.createNamespace("flux");
-  exporter = await runExporter(plane.kubeconfigPath, { resources: [{ groups: [FLUX] }] });
-  await eventually("exporter ready", async () => (await fetch(`${exporter?.exporter.url}/readyz`)).ok);
-  prometheus = await startWithRules(
-    [{ job: JOB, targets: [new URL(exporter.exporter.url).host] }],
-    shippedRulesFor(JOB, { notReady: "4s" }),
-  );
+const flux = useRealKindAlerting({
+  kind: "flux/Kustomization",
+  group: FLUX,
+  namespace: "flux",
+  shorterFor: { notReady: "4s" },
 });
-
-after(async () => {
-  await prometheus?.stop();
-  await exporter?.stop();
-});
+const { unavailable, testbed } = flux;
 
 const notReadyAlerts = async (server: PrometheusServer) =>
   (await server.alerts()).filter((a) => a.labels.alertname === "CustomResourceNotReady");
@@ -51,8 +30,10 @@ const notReadyAlerts = async (server: PrometheusServer) =>
 test("a suspended Kustomization with Ready=False does not fire CustomResourceNotReady; one not suspended does", {
   skip: unavailable,
 }, async () => {
-  const server = (prometheus as RulesPrometheus).server;
+  const server = flux.prometheus;
   const rest = testbed.plane.admin.rest;
+  const crd = flux.crd;
+  const namespace = flux.namespace;
   const drafts = draftBuilders["flux/Kustomization"]?.({ now: new Date() }) ?? [];
   const failed = drafts.find((d) => d.scenario === "failed");
   const suspended = drafts.find((d) => d.scenario === "suspended");
@@ -63,8 +44,8 @@ test("a suspended Kustomization with Ready=False does not fire CustomResourceNot
     failed.status,
     "suspended after the failure: the same Ready=False status",
   );
-  await placeDraft(rest, crd as NonNullable<typeof crd>, namespace, "broken", failed);
-  await placeDraft(rest, crd as NonNullable<typeof crd>, namespace, "paused", suspended);
+  await placeDraft(rest, crd, namespace, "broken", failed);
+  await placeDraft(rest, crd, namespace, "paused", suspended);
 
   const both = await server.waitFor("both Kustomizations scraped with Ready=False", async () => {
     const found = await server.query(
@@ -104,11 +85,7 @@ test("a suspended Kustomization with Ready=False does not fire CustomResourceNot
   );
 
   // Resumed (Flux keeps the failed status until it reconciles): now it is not ready like any other.
-  await rest.patch(
-    crPath(refOf(crd as NonNullable<typeof crd>, namespace, "paused")),
-    { spec: { suspend: false } },
-    "merge",
-  );
+  await rest.patch(crPath(refOf(crd, namespace, "paused")), { spec: { suspend: false } }, "merge");
   await server.waitFor(
     "CustomResourceNotReady to fire for the resumed Kustomization",
     async () =>
