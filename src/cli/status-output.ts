@@ -14,7 +14,10 @@ function dash(value: string | number | null | undefined): string {
 function lag(item: ObjectItemJson): string {
   if (!item.lagging) return "-";
   const generations = item.generationLag === null ? "stale" : String(item.generationLag);
-  return item.lagSeconds > 0 ? `${generations} (${shortDuration(item.lagSeconds)})` : generations;
+  // The wait is shown whenever its start is known, "0s" too (a spec changed this very second).
+  return item.generationRequestedAt === null
+    ? generations
+    : `${generations} (${shortDuration(item.lagSeconds)})`;
 }
 
 /** One line of a message: tables stay one row per object. */
