@@ -65,6 +65,11 @@ export interface ObjectMemory {
   requestedAt: number | undefined;
   /** The ready condition was already seen in its desired status once (time to ready is observed only for the first). */
   readySeen: boolean;
+  /**
+   * The latest generation seen reconciled (readiness.ts isReconciled), first
+   * sight included: its reconcile duration is observed once.
+   */
+  reconciledGeneration: number | undefined;
 }
 
 /**

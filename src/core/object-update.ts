@@ -22,7 +22,7 @@ import {
 } from "./label-bounds.ts";
 import { noObservations, type Observations, observe } from "./observations.ts";
 import { type ProjectionSettings, projectObject } from "./project.ts";
-import { isReady, type ReadinessRules } from "./readiness.ts";
+import { isReady, isReconciled, type ReadinessRules } from "./readiness.ts";
 import {
   type KindRender,
   type ObjectCounters,
@@ -185,6 +185,9 @@ export function applyChange(
     generation: state.generation,
     requestedAt: requestTime(previous?.memory, state, lag !== undefined && lag > 0, now),
     readySeen: (previous?.memory.readySeen ?? false) || isReady(state, kind.readiness),
+    reconciledGeneration: isReconciled(state, kind.readiness)
+      ? state.generation
+      : previous?.memory.reconciledGeneration,
   };
   const summary = summarizeStatus(state, kind.readiness, now);
   const ring = previous ? appendTransitions(previous.ring, transitions) : emptyRing;
@@ -207,6 +210,7 @@ export function applyChange(
           requestedAt: memory.requestedAt,
           // Stryker disable next-line BooleanLiteral: without a previous state there is no time to ready to observe (observe() needs one)
           readySeen: previous?.memory.readySeen ?? false,
+          reconciledGeneration: previous?.memory.reconciledGeneration,
           readiness: kind.readiness,
           now,
         })
@@ -299,6 +303,7 @@ export function shapeOfState(state: ObjectState, generations: GenerationSettings
       requestedAt: requestTime(undefined, state, (lag ?? 0) > 0, now),
       // Stryker disable next-line BooleanLiteral: shapeOf reads no memory but requestedAt
       readySeen: false,
+      reconciledGeneration: undefined,
     },
     lag,
     summary: "Unknown",

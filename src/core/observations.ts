@@ -25,6 +25,8 @@ export interface ObservationInput {
   requestedAt: number | undefined;
   /** The object had been ready before this change (see isReady). */
   readySeen: boolean;
+  /** The generation last seen reconciled before this change (ObjectMemory). */
+  reconciledGeneration: number | undefined;
   readiness: ReadinessRules;
   now: number;
 }
@@ -42,10 +44,12 @@ export function observe(input: ObservationInput): Observations {
     readiness.readyCondition === undefined ? undefined : findCondition(next, readiness.readyCondition);
   let reconcile: Observations["reconcile"];
   const bumpAt = input.requestedAt;
+  // One observation per generation: a generation reconciled again (a flap
+  // that recovered, a later status write) was counted the first time.
   if (
     bumpAt !== undefined &&
     previous &&
-    !isReconciled(previous, readiness) &&
+    input.reconciledGeneration !== next.generation &&
     isReconciled(next, readiness)
   ) {
     const doneAt = ready?.since !== undefined && ready.since >= bumpAt ? ready.since : now;

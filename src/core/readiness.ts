@@ -78,19 +78,28 @@ export function desiredStatus(rules: ReadinessRules, type: string): ConditionSta
 
 /**
  * The controller has observed `generation` (default: the object's): neither
- * status.observedGeneration nor the condition's own observedGeneration is
- * behind. A controller that reports neither is taken at its word.
+ * status.observedGeneration nor the ready condition's own observedGeneration
+ * is behind. A controller that reports neither is taken at its word — unless
+ * it reports generations on its conditions only and the ready condition is
+ * not there yet (cert-manager writes Issuing before Ready): the generation is
+ * then not shown observed, so a status write of other conditions never
+ * passes for the reconciliation.
  */
 export function generationObserved(
   state: ObjectState,
   condition: ConditionState | undefined,
   generation = state.generation,
+  readyCondition: string | undefined = condition?.type,
 ): boolean {
   if (generation === undefined) return true;
-  if (state.observedGeneration !== undefined && state.observedGeneration < generation) return false;
-  if (condition?.observedGeneration !== undefined && condition.observedGeneration < generation) return false;
-  return true;
+  if (state.observedGeneration !== undefined)
+    return state.observedGeneration >= generation && !behind(condition, generation);
+  if (condition) return !behind(condition, generation);
+  return readyCondition === undefined || !state.conditions.some((c) => c.observedGeneration !== undefined);
 }
+
+const behind = (condition: ConditionState | undefined, generation: number): boolean =>
+  condition?.observedGeneration !== undefined && condition.observedGeneration < generation;
 
 export type Verdict = "Current" | "InProgress" | "Failed" | "Unknown";
 
@@ -182,7 +191,8 @@ export function judge(
     state.states.length > 0;
   if (!hasStatus) return judged("Unknown", "no_status");
   const ready = rules.readyCondition === undefined ? undefined : findCondition(state, rules.readyCondition);
-  if (!generationObserved(state, ready, generation)) return judged("InProgress", "generation");
+  if (!generationObserved(state, ready, generation, rules.readyCondition))
+    return judged("InProgress", "generation");
   if (findCondition(state, rules.reconcilingCondition)?.status === "True")
     return judged("InProgress", "reconciling");
   // An explicit phaseResults entry decides whatever the conditions say; the

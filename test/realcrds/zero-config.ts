@@ -26,14 +26,16 @@ export const zeroConfigExports: Record<string, string> = {
   // Failed after failedAfter (since status.health.lastTransitionTime); health Suspended is progress.
   "argo-cd/Application":
     "v1alpha1 | - | condition | - | - (states) | false | - | healthy=Current progressing=InProgress failed=Failed suspended=InProgress terminating=Terminating",
-  // Established/Offered: none of Ready, Succeeded, Available; Ready stands in until the sample bound.
+  // Established/Offered: none of Ready, Succeeded, Available; Ready stands in until the sample bound,
+  // and meanwhile an object without it, whose conditions carry observedGeneration, is not yet reconciled.
   "crossplane/CompositeResourceDefinition":
-    "v1 | status.conditions | condition | - | Ready (pending) | false | lastTransitionTime | healthy=Current terminating=Terminating",
+    "v1 | status.conditions | condition | - | Ready (pending) | false | lastTransitionTime | healthy=InProgress terminating=Terminating",
   "crossplane/Composition":
     "v1 | - | condition | - | - (none) | false | - | healthy=Unknown terminating=Terminating",
-  // Installed/Healthy: no readiness condition is detected, so every state is Current: set readyCondition: Healthy.
+  // Installed/Healthy: no readiness condition is detected, so no state is judged (InProgress while Ready
+  // stands in, Current after the sample bound): set readyCondition: Healthy.
   "crossplane/Provider":
-    "v1 | status.conditions | condition | - | Ready (pending) | false | lastTransitionTime | healthy=Current progressing=Current failed=Current suspended=Current terminating=Terminating",
+    "v1 | status.conditions | condition | - | Ready (pending) | false | lastTransitionTime | healthy=InProgress progressing=InProgress failed=InProgress suspended=InProgress terminating=Terminating",
   "crossplane/Operation":
     "v1alpha1 | status.conditions | condition | - | Succeeded (observed) | true | lastTransitionTime | healthy=Current progressing=InProgress failed=Failed terminating=Terminating",
   "crossplane/Object":

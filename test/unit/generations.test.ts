@@ -68,6 +68,7 @@ const memory = (generation: number | undefined, requestedAt: number | undefined)
   generation,
   requestedAt,
   readySeen: false,
+  reconciledGeneration: undefined,
 });
 /** generation 2 without managedFields: no server time says when it was requested. */
 const gen2 = p({ generation: 2, status: { observedGeneration: 1 } });

@@ -139,6 +139,7 @@ const input = (over: Partial<ObservationInput>): ObservationInput => ({
   transitions: [],
   requestedAt: undefined,
   readySeen: false,
+  reconciledGeneration: undefined,
   readiness: defaultReadinessRules,
   now: t("2026-01-01T01:00:00Z"),
   ...over,
@@ -193,7 +194,21 @@ test("reconcile: from the requested generation to its reconciliation, only when 
     undefined,
     "unknown request",
   );
-  assert.equal(reconcile({ previous: done, next: done }), undefined, "already reconciled before");
+  assert.equal(
+    reconcile({ previous: done, next: done, reconciledGeneration: 3 }),
+    undefined,
+    "already reconciled before",
+  );
+  assert.equal(
+    reconcile({ previous: notReady, next: done, reconciledGeneration: 3 }),
+    undefined,
+    "reconciled again after a flap: the generation was counted already",
+  );
+  assert.deepEqual(
+    reconcile({ previous: notReady, next: done, reconciledGeneration: 2 }),
+    { generation: 3, seconds: 40 },
+    "an older generation reconciled before",
+  );
   assert.equal(reconcile({ previous: notReady, next: notReady }), undefined, "not reconciled yet");
 });
 

@@ -321,3 +321,48 @@ test("an object without metadata.generation has nothing to observe: its conditio
   assert.equal(state.generation, undefined);
   assert.deepEqual(summarizeStatus(state, ready, t(at)), { result: "Current", changesAt: undefined });
 });
+
+test("generations reported on conditions only: an object without the readiness condition has not reconciled its generation", () => {
+  const og = (generation: number) => ({ observedGeneration: generation });
+  const judged = (status: Record<string, unknown>, over: Partial<ReadinessRules> = {}) => {
+    const j = judge(p({ generation: 2, status }), rules(over), t(at));
+    return `${j.result} by ${j.by}`;
+  };
+  const issuing = cond("Issuing", "True", at, og(2));
+  assert.equal(judged({ conditions: [issuing] }), "InProgress by generation", "Issuing written before Ready");
+  assert.equal(
+    judged({ conditions: [cond("Issuing", "True", at, og(1))] }),
+    "InProgress by generation",
+    "an older generation on the other condition",
+  );
+  assert.equal(
+    judged({ conditions: [issuing, cond("Ready", "True", at, og(2))] }),
+    "Current by condition",
+    "Ready written for the generation",
+  );
+  assert.equal(
+    judged({ conditions: [issuing, cond("Ready", "True", at, og(1))] }),
+    "InProgress by generation",
+    "Ready behind",
+  );
+  assert.equal(
+    judged({ conditions: [cond("Issuing", "True", at)] }),
+    "Current by observed",
+    "no observedGeneration anywhere: taken at its word",
+  );
+  assert.equal(
+    judged({ observedGeneration: 2, conditions: [issuing] }),
+    "Current by observed",
+    "status.observedGeneration says the generation is observed",
+  );
+  assert.equal(
+    judged({ observedGeneration: 1, conditions: [issuing] }),
+    "InProgress by generation",
+    "status.observedGeneration behind",
+  );
+  assert.equal(
+    judged({ conditions: [issuing] }, { readyCondition: undefined }),
+    "Current by observed",
+    "a kind without a readiness condition has none to wait for",
+  );
+});
