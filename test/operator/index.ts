@@ -1,4 +1,5 @@
-// The test operator (controller-runtime, gobuild/main.go) as a child process:
+// The test operator (controller-runtime, gobuild/main.go) as a child process
+// (Widgets, or with `certificates` cert-manager's Certificates):
 // $WIDGET_OPERATOR_BINARY, else built once (then cached outside the
 // repository) by build-operator.sh. It reads only the kubeconfig it is given,
 // prints a line per step, and exits when its stdin closes, so it never
@@ -38,15 +39,15 @@ export function startWidgetOperator(options: {
   kubeconfig: string;
   namespace: string;
   workDelay: string;
+  /** Reconcile cert-manager.io/v1 Certificates in cert-manager's status shape instead of Widgets. */
+  certificates?: boolean;
 }): WidgetOperator {
-  const child: ChildProcess = spawn(
-    resolveWidgetOperator(),
-    ["--namespace", options.namespace, "--work-delay", options.workDelay],
-    {
-      env: { PATH: process.env.PATH, HOME: dirname(options.kubeconfig), KUBECONFIG: options.kubeconfig },
-      stdio: ["pipe", "pipe", "pipe"],
-    },
-  );
+  const args = ["--namespace", options.namespace, "--work-delay", options.workDelay];
+  if (options.certificates) args.push("--certificates");
+  const child: ChildProcess = spawn(resolveWidgetOperator(), args, {
+    env: { PATH: process.env.PATH, HOME: dirname(options.kubeconfig), KUBECONFIG: options.kubeconfig },
+    stdio: ["pipe", "pipe", "pipe"],
+  });
   const lines: string[] = [];
   const waiters: { pattern: RegExp; resolve: (line: string) => void }[] = [];
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));

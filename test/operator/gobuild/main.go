@@ -1,5 +1,5 @@
-// A minimal controller-runtime operator for the API proxy's end-to-end test.
-// It reconciles the example.com/v1 Widgets of one namespace: a generation it
+// A minimal controller-runtime operator for the end-to-end tests. By default
+// it reconciles the example.com/v1 Widgets of one namespace: a generation it
 // has not reconciled yet is marked Ready=False (Progressing), takes
 // --work-delay of "work", then is marked Ready=True. Both are status Updates
 // (resourceVersion checked, as operators commonly write status); a conflict is
@@ -7,6 +7,9 @@
 // with backoff: the 409 retry loop of a real operator. It prints one line per
 // step on stdout, which the test reads, and exits when its stdin closes, so it
 // never outlives the test that started it.
+//
+// With --certificates it reconciles cert-manager.io/v1 Certificates instead,
+// writing status the way cert-manager does (certificateReconciler).
 package main
 
 import (
@@ -103,9 +106,113 @@ func readyField(widget *unstructured.Unstructured, name string) any {
 	return nil
 }
 
+var certificateKind = schema.GroupVersionKind{Group: "cert-manager.io", Version: "v1", Kind: "Certificate"}
+
+// certificateReconciler writes a Certificate's status in cert-manager's shape:
+// no status.observedGeneration, each condition carrying the generation it was
+// written for, and several status writes per generation — Issuing=True first
+// (the trigger), then Ready=False (DoesNotExist for generation 1, else
+// Reissuing), its reason moved to Issuing, the work, Ready=True with Issuing
+// gone, then the issued certificate's fields in two more writes while Ready
+// stays True. Each write is an Update of the object the previous one returned.
+type certificateReconciler struct {
+	client    client.Client
+	workDelay time.Duration
+}
+
+func (r *certificateReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	certificate := &unstructured.Unstructured{}
+	certificate.SetGroupVersionKind(certificateKind)
+	if err := r.client.Get(ctx, req.NamespacedName, certificate); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	generation := certificate.GetGeneration()
+	ready := findCondition(certificate, "Ready")
+	if ready != nil && ready["status"] == "True" && ready["observedGeneration"] == generation {
+		return ctrl.Result{}, nil
+	}
+	waiting := "Reissuing"
+	if generation == 1 {
+		waiting = "DoesNotExist"
+	}
+	steps := []struct {
+		name  string
+		apply func(*unstructured.Unstructured)
+	}{
+		{"issuing", func(c *unstructured.Unstructured) { setCondition(c, "Issuing", "True", "DoesNotExist") }},
+		{"not ready", func(c *unstructured.Unstructured) { setCondition(c, "Ready", "False", waiting) }},
+		{"not ready issuing", func(c *unstructured.Unstructured) { setCondition(c, "Ready", "False", "Issuing") }},
+		{"ready", func(c *unstructured.Unstructured) {
+			removeCondition(c, "Issuing")
+			setCondition(c, "Ready", "True", "Ready")
+		}},
+		{"issued", func(c *unstructured.Unstructured) {
+			now := time.Now().UTC()
+			_ = unstructured.SetNestedField(c.Object, now.Format(time.RFC3339), "status", "notBefore")
+			_ = unstructured.SetNestedField(c.Object, now.Add(90*24*time.Hour).Format(time.RFC3339), "status", "notAfter")
+		}},
+		{"renewal", func(c *unstructured.Unstructured) {
+			_ = unstructured.SetNestedField(c.Object, time.Now().UTC().Add(60*24*time.Hour).Format(time.RFC3339), "status", "renewalTime")
+			_ = unstructured.SetNestedField(c.Object, generation, "status", "revision")
+		}},
+	}
+	for _, step := range steps {
+		if step.name == "ready" {
+			time.Sleep(r.workDelay)
+		}
+		step.apply(certificate)
+		if err := r.client.Status().Update(ctx, certificate); err != nil {
+			fmt.Printf("status update of %s (%s) failed: %v\n", req.NamespacedName, step.name, err)
+			return ctrl.Result{}, err
+		}
+		fmt.Printf("%s %s generation %d\n", step.name, req.NamespacedName, generation)
+	}
+	return ctrl.Result{}, nil
+}
+
+func findCondition(object *unstructured.Unstructured, conditionType string) map[string]any {
+	conditions, _, _ := unstructured.NestedSlice(object.Object, "status", "conditions")
+	for _, item := range conditions {
+		if condition, ok := item.(map[string]any); ok && condition["type"] == conditionType {
+			return condition
+		}
+	}
+	return nil
+}
+
+// setCondition writes one condition for the object's generation; its
+// lastTransitionTime moves only when its status does.
+func setCondition(object *unstructured.Unstructured, conditionType, status, reason string) {
+	since := metav1.Now().UTC().Format(time.RFC3339)
+	if old := findCondition(object, conditionType); old != nil && old["status"] == status {
+		if kept, ok := old["lastTransitionTime"].(string); ok {
+			since = kept
+		}
+	}
+	condition := map[string]any{
+		"type": conditionType, "status": status, "reason": reason, "message": reason,
+		"lastTransitionTime": since, "observedGeneration": object.GetGeneration(),
+	}
+	removeCondition(object, conditionType)
+	conditions, _, _ := unstructured.NestedSlice(object.Object, "status", "conditions")
+	_ = unstructured.SetNestedSlice(object.Object, append(conditions, condition), "status", "conditions")
+}
+
+func removeCondition(object *unstructured.Unstructured, conditionType string) {
+	conditions, _, _ := unstructured.NestedSlice(object.Object, "status", "conditions")
+	kept := []any{}
+	for _, item := range conditions {
+		if condition, ok := item.(map[string]any); !ok || condition["type"] != conditionType {
+			kept = append(kept, item)
+		}
+	}
+	_ = unstructured.SetNestedSlice(object.Object, kept, "status", "conditions")
+}
+
 func main() {
-	namespace := flag.String("namespace", "", "the namespace whose widgets are reconciled")
+	namespace := flag.String("namespace", "", "the namespace whose objects are reconciled")
 	workDelay := flag.Duration("work-delay", time.Second, "how long each generation's work takes")
+	certificates := flag.Bool("certificates", false, "reconcile cert-manager.io/v1 Certificates (cert-manager's status shape) instead of Widgets")
 	flag.Parse()
 	if *namespace == "" {
 		fmt.Fprintln(os.Stderr, "--namespace is required")
@@ -122,12 +229,21 @@ func main() {
 		fmt.Fprintf(os.Stderr, "manager: %v\n", err)
 		os.Exit(1)
 	}
-	widget := &unstructured.Unstructured{}
-	widget.SetGroupVersionKind(widgetKind)
+	watched := &unstructured.Unstructured{}
+	var target interface {
+		Reconcile(context.Context, ctrl.Request) (ctrl.Result, error)
+	} = &reconciler{client: manager.GetClient(), workDelay: *workDelay}
+	name := "widget"
+	watched.SetGroupVersionKind(widgetKind)
+	if *certificates {
+		watched.SetGroupVersionKind(certificateKind)
+		target = &certificateReconciler{client: manager.GetClient(), workDelay: *workDelay}
+		name = "certificate"
+	}
 	err = ctrl.NewControllerManagedBy(manager).
-		Named("widget").
-		For(widget).
-		Complete(&reconciler{client: manager.GetClient(), workDelay: *workDelay})
+		Named(name).
+		For(watched).
+		Complete(target)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "controller: %v\n", err)
 		os.Exit(1)
