@@ -1,7 +1,7 @@
 // The entries of one resource type, keyed by uid (an object deleted and
 // re-created under the same name starts afresh), with the count of rendered
 // series kept as entries come and go.
-import type { ObjectEntry } from "../core/object-update.ts";
+import type { ObjectEntry } from "../core/entry.ts";
 
 function nameKey(state: { namespace: string; name: string }): string {
   return `${state.namespace}/${state.name}`;

@@ -5,16 +5,10 @@
 // that change with the clock. Counting and logging of watch activity and of
 // skipped objects is WatchTelemetry's; nothing here can take /metrics down.
 import { AggregateCounts } from "../core/aggregate.ts";
+import type { ObjectEntry } from "../core/entry.ts";
 import type { FamilySelection } from "../core/family-selection.ts";
 import { type KindLearning, newKindLearning, releaseLabels } from "../core/label-bounds.ts";
-import {
-  applyChange,
-  type KindSettings,
-  type ObjectEntry,
-  refreshSummary,
-  rejudge,
-  rerender,
-} from "../core/object-update.ts";
+import { applyChange, type KindSettings, refreshSummary, rejudge, rerender } from "../core/object-update.ts";
 import type { ObjectState, ResourceIdentity } from "../core/state.ts";
 import { ListWatch, type ListWatchHandler, silenceBoundMs } from "../kube/list-watch.ts";
 import type { SeriesSource } from "../metrics/writer.ts";

@@ -8,7 +8,7 @@
 // get(), and through traceId() for the objects a page shows (it costs a
 // sha256, too much for every object of every request).
 import type { StatusPageConfig } from "../config/status-page.ts";
-import type { ObjectEntry } from "../core/object-update.ts";
+import type { ObjectEntry } from "../core/entry.ts";
 import { toObjectView } from "../status/from-state.ts";
 import type { KindRef, ObjectView, ViewSource } from "../status/view.ts";
 import type { StateTracer } from "../tracing/state-tracer.ts";

@@ -2,6 +2,7 @@
 // defaults. The YAML shape is documented in config.example.yaml.
 import { type FamilyRules, noFamilyRules } from "../core/family-selection.ts";
 import type { MappedPhaseResult } from "../core/phase-result.ts";
+import { defaultGenerationTimeoutSeconds } from "../tracing/planner/model.ts";
 import { defaultStatusPage, type StatusPageConfig } from "./status-page.ts";
 
 export interface LabelMapping {
@@ -200,7 +201,7 @@ export const defaultConfig: Config = {
     tracesEndpoint: undefined,
     enabled: undefined,
     clusterName: "default",
-    generationTimeoutSeconds: 3600,
+    generationTimeoutSeconds: defaultGenerationTimeoutSeconds,
     leaseNamespace: undefined,
     leaseName: undefined,
   },

@@ -3,8 +3,8 @@
 // incrementally (an object's old contribution out, its new one in), so a
 // scrape only prints them.
 import { type AggregateFamilyKey, aggregateFamilies } from "./catalog.ts";
+import type { ObjectEntry } from "./entry.ts";
 import { formatValue, renderLabels } from "./exposition.ts";
-import type { ObjectEntry } from "./object-update.ts";
 
 const SEP = "\u0000";
 

@@ -2,20 +2,13 @@
 // that changed (so only their series are rendered again), and the label
 // sources (so held label values are kept when they did not change). Pure.
 import { inputBit } from "./catalog.ts";
-import type { ObjectEntry } from "./object-update.ts";
-import type { ConditionState, ObjectState } from "./state.ts";
+import type { ObjectEntry } from "./entry.ts";
+import { sameStates } from "./label-bounds.ts";
+import type { ObjectState } from "./state.ts";
 
 function sameExtraLabels(a: ObjectState, b: ObjectState): boolean {
   for (const name in b.extraLabels) if (a.extraLabels[name] !== b.extraLabels[name]) return false;
   return true;
-}
-
-export function sameStates(a: ObjectState, b: ObjectState): boolean {
-  if (a.states.length !== b.states.length) return false;
-  return b.states.every((s, i) => {
-    const before = a.states[i];
-    return before?.name === s.name && before.value === s.value;
-  });
 }
 
 /** Which render inputs differ between two entries (a bit set over catalog inputs). */
@@ -63,12 +56,4 @@ export function changedInputs(previous: ObjectEntry | undefined, next: ObjectEnt
   if (c.generationChanges !== d.generationChanges) changed |= inputBit.generationChanges;
   if (c.transitions !== d.transitions) changed |= inputBit.conditionTransitions;
   return changed;
-}
-
-export function sameReasons(a: readonly ConditionState[], b: readonly ConditionState[]): boolean {
-  if (a.length !== b.length) return false;
-  return a.every((c, i) => {
-    const other = b[i];
-    return other?.type === c.type && other.reason === c.reason;
-  });
 }

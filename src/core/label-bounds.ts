@@ -8,8 +8,7 @@
 // get their own values again. One instance per kind, owned by its collector
 // and passed explicitly to the pure core, which holds and releases through
 // object-update.ts (every entry keeps the labels it holds).
-import { sameReasons, sameStates } from "./entry-diff.ts";
-import type { ObjectState } from "./state.ts";
+import type { ConditionState, ObjectState } from "./state.ts";
 
 export const otherLabelValue = "other";
 
@@ -160,4 +159,22 @@ export function holdLabels(
     states = state.states.map((s) => [s.name, stateBound(learning, s.name).hold(s.value)] as const);
   }
   return { phase, reasons, states };
+}
+
+/** The same state field names and values in the same order (times do not count). */
+export function sameStates(a: ObjectState, b: ObjectState): boolean {
+  if (a.states.length !== b.states.length) return false;
+  return b.states.every((s, i) => {
+    const before = a.states[i];
+    return before?.name === s.name && before.value === s.value;
+  });
+}
+
+/** The same condition types and reasons in the same order (statuses do not count). */
+export function sameReasons(a: readonly ConditionState[], b: readonly ConditionState[]): boolean {
+  if (a.length !== b.length) return false;
+  return a.every((c, i) => {
+    const other = b[i];
+    return other?.type === c.type && other.reason === c.reason;
+  });
 }

@@ -4,6 +4,7 @@
 // sets are passed in by their one owner (the collector).
 import type { ObjectShape } from "./catalog.ts";
 import { rememberTimes } from "./condition-times.ts";
+import type { ObjectEntry } from "./entry.ts";
 import { changedInputs } from "./entry-diff.ts";
 import {
   type GenerationSettings,
@@ -12,26 +13,13 @@ import {
   type ObservedGenerationSource,
   requestTime,
 } from "./generations.ts";
-import { type StatusResult, summarizeStatus } from "./kstatus.ts";
-import {
-  type HeldLabels,
-  holdLabels,
-  type KindLearning,
-  noHeldLabels,
-  otherLabelValue,
-} from "./label-bounds.ts";
+import { holdLabels, type KindLearning, noHeldLabels, otherLabelValue } from "./label-bounds.ts";
 import { noObservations, type Observations, observe } from "./observations.ts";
 import { type ProjectionSettings, projectObject } from "./project.ts";
-import { isReady, isReconciled, type ReadinessRules } from "./readiness.ts";
-import {
-  type KindRender,
-  type ObjectCounters,
-  type ObjectSeries,
-  renderSeries,
-  zeroCounters,
-} from "./render.ts";
+import { isReady, isReconciled, type ReadinessRules, summarizeStatus } from "./readiness.ts";
+import { type KindRender, type ObjectCounters, renderSeries, zeroCounters } from "./render.ts";
 import type { ObjectState, Transition } from "./state.ts";
-import { appendTransitions, emptyRing, type TransitionRecord } from "./transition-ring.ts";
+import { appendTransitions, emptyRing } from "./transition-ring.ts";
 import { diffStates } from "./transitions.ts";
 
 /** Everything per resource type that turns raw objects into entries. */
@@ -44,26 +32,6 @@ export interface KindSettings {
   phaseTransitions: Readonly<Record<string, readonly string[]>> | undefined;
   /** How per-object series are rendered; undefined in aggregate mode (no per-object series). */
   render: KindRender | undefined;
-}
-
-export interface ObjectEntry {
-  state: ObjectState;
-  counters: ObjectCounters;
-  memory: ObjectMemory;
-  lag: number | undefined;
-  summary: StatusResult;
-  /** Epoch seconds at which `summary` changes with no new event (Ready=False turning Failed). */
-  changesAt: number | undefined;
-  /** The bounded phase and reason label values this entry holds in the kind's learned sets. */
-  labels: HeldLabels;
-  /** undefined in aggregate mode, or when the series cap left this object out. */
-  series: ObjectSeries | undefined;
-  /**
-   * What changed while this process watched the object, newest last (bounded:
-   * see transition-ring.ts), for the status page. It starts empty at first
-   * sight: what the object was then is its state, not a change.
-   */
-  ring: readonly TransitionRecord[];
 }
 
 export interface Change {

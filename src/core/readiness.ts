@@ -1,11 +1,11 @@
-// One readiness model. cr_status (kstatus.ts), the reconcile and time-to-ready
+// One readiness model. cr_status (summarizeStatus below), the reconcile and time-to-ready
 // histograms (observations.ts) and the span planner ask the same questions —
 // which condition means ready and which status it wants, is the current
 // generation observed, is the object stalled, does its phase decide, is it
 // reconciled — and get the same answers from the same per-resource rules.
 // Pure: the clock is an argument.
 import { type PhaseMapping, phaseResult } from "./phase-result.ts";
-import type { ConditionState, ConditionStatus, ObjectState, StateValue } from "./state.ts";
+import type { ConditionState, ConditionStatus, ObjectState, StateValue, StatusResult } from "./state.ts";
 
 /**
  * A state field's part in readiness (Argo CD: health Healthy, Degraded
@@ -174,7 +174,7 @@ function judgeStates(state: ObjectState, rules: ReadinessRules, now: number): Ju
 /**
  * The object's readiness at `now` (epoch seconds), for `generation` (default
  * its own). Deletion is not judged here: a terminating object is still ready
- * or not (kstatus.ts puts Terminating first).
+ * or not (summarizeStatus puts Terminating first).
  */
 export function judge(
   state: ObjectState,
@@ -254,4 +254,22 @@ export function isReady(state: ObjectState, rules: ReadinessRules): boolean {
 /** A missing field is not ready, whatever the list holds (even "", which no field is projected as). */
 function isReadyValue(ready: readonly string[], value: string | undefined): boolean {
   return value !== undefined && ready.includes(value);
+}
+
+/** The kstatus-like summary of an object, and when it would next change with no new event. */
+export interface StatusSummary {
+  result: StatusResult;
+  /** Epoch seconds at which the result turns Failed without any new event, if pending. */
+  changesAt: number | undefined;
+}
+
+/**
+ * The readiness judgement as one word, with Terminating first. Time-dependent
+ * only through "the ready condition away from its desired status for longer
+ * than failedAfterSeconds", so it also says when it would next change.
+ */
+export function summarizeStatus(state: ObjectState, rules: ReadinessRules, now: number): StatusSummary {
+  if (state.deletionTimestamp !== undefined) return { result: "Terminating", changesAt: undefined };
+  const { result, failsAt } = judge(state, rules, now);
+  return { result, changesAt: failsAt };
 }

@@ -5,9 +5,8 @@
 // depends on the clock: times are exported as timestamps.
 import { inputMask, type ObjectFamilyKey, objectFamilies } from "./catalog.ts";
 import { encodeLabelValue, formatValue, renderLabels } from "./exposition.ts";
-import type { StatusResult } from "./kstatus.ts";
 import type { HeldLabels } from "./label-bounds.ts";
-import type { ConditionStatus, ObjectState } from "./state.ts";
+import type { ConditionStatus, ObjectState, StatusResult } from "./state.ts";
 
 /** Per resource type: what rendering needs besides the object. */
 export interface KindRender {

@@ -137,3 +137,7 @@ export type Transition =
     }
   | { kind: "statusWrite"; noop: boolean; at: number }
   | { kind: "terminating"; at: number };
+
+/** The kstatus-like one-word summary of an object (readiness.ts summarizeStatus). */
+export const statusResults = ["Current", "InProgress", "Failed", "Terminating", "Unknown"] as const;
+export type StatusResult = (typeof statusResults)[number];

@@ -4,9 +4,9 @@
 // object.
 
 import { requestTime } from "../core/generations.ts";
-import { type StatusResult, summarizeStatus } from "../core/kstatus.ts";
 import type { ReadinessRules } from "../core/readiness.ts";
-import type { ConditionState, ObjectState, ResourceIdentity } from "../core/state.ts";
+import { summarizeStatus } from "../core/readiness.ts";
+import type { ConditionState, ObjectState, ResourceIdentity, StatusResult } from "../core/state.ts";
 import { conditionChangesSince, emptyRing, type TransitionRecord } from "../core/transition-ring.ts";
 import type { ConditionView, ObjectView } from "./view.ts";
 

@@ -4,7 +4,7 @@
 // null, so every item has the same keys.
 
 import type { StatusPageConfig } from "../config/status-page.ts";
-import type { StatusResult } from "../core/kstatus.ts";
+import type { StatusResult } from "../core/state.ts";
 import { generationLag, isFlapping, isLagging, isNotReady, lagSeconds, stateSince } from "./derive.ts";
 import { type LinkTemplates, objectLinks } from "./links.ts";
 import type { QuerySettings } from "./query.ts";

@@ -3,9 +3,10 @@
 // parameter is an error naming the parameter, the value and what was
 // expected; an unknown parameter is an error too (a typo must not silently
 // show everything). Empty values mean "no filter", as HTML forms send them.
-import { type StatusResult, statusResults } from "../core/kstatus.ts";
+
 import { parseLabelSelector } from "../core/selectors.ts";
 import type { ConditionStatus } from "../core/state.ts";
+import { type StatusResult, statusResults } from "../core/state.ts";
 
 export const sortOrders = ["notReady", "name", "kind", "lag", "flapping", "age"] as const;
 export type SortOrder = (typeof sortOrders)[number];

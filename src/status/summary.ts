@@ -1,7 +1,7 @@
 // Counts per kind × kstatus result, plus the not-Ready, lagging, terminating
 // and flapping counts a person scans first. Kinds with no objects are listed
 // with zeros, so "no objects" is visible rather than missing.
-import { type StatusResult, statusResults } from "../core/kstatus.ts";
+import { type StatusResult, statusResults } from "../core/state.ts";
 import { isFlapping, isLagging, isNotReady } from "./derive.ts";
 import { matches, type QuerySettings } from "./query.ts";
 import type { ObjectFilter } from "./query-params.ts";

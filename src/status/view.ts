@@ -3,8 +3,7 @@
 // messages, generation lag, termination, and the recent transitions this
 // exporter saw. It holds only what a person looks at; the query layer never
 // reads raw objects or the metric store.
-import type { StatusResult } from "../core/kstatus.ts";
-import type { ConditionStatus, ConditionTimeSource } from "../core/state.ts";
+import type { ConditionStatus, ConditionTimeSource, StatusResult } from "../core/state.ts";
 import type { TransitionRecord } from "../core/transition-ring.ts";
 
 export type { TransitionRecord };

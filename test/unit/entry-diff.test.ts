@@ -4,9 +4,10 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { type Input, inputBit } from "../../src/core/catalog.ts";
-import { changedInputs, sameReasons, sameStates } from "../../src/core/entry-diff.ts";
-import { newKindLearning } from "../../src/core/label-bounds.ts";
-import { applyChange, type ObjectEntry } from "../../src/core/object-update.ts";
+import type { ObjectEntry } from "../../src/core/entry.ts";
+import { changedInputs } from "../../src/core/entry-diff.ts";
+import { newKindLearning, sameReasons, sameStates } from "../../src/core/label-bounds.ts";
+import { applyChange } from "../../src/core/object-update.ts";
 import { defaultProjectionSettings } from "../../src/core/project.ts";
 import { defaultReadinessRules } from "../../src/core/readiness.ts";
 import type { ConditionState, ObjectState } from "../../src/core/state.ts";

@@ -3,14 +3,9 @@
 // carried through the clock-driven refresh and a re-render.
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import type { ObjectEntry } from "../../src/core/entry.ts";
 import { newKindLearning } from "../../src/core/label-bounds.ts";
-import {
-  applyChange,
-  type KindSettings,
-  type ObjectEntry,
-  refreshSummary,
-  rerender,
-} from "../../src/core/object-update.ts";
+import { applyChange, type KindSettings, refreshSummary, rerender } from "../../src/core/object-update.ts";
 import { defaultProjectionSettings } from "../../src/core/project.ts";
 import { defaultReadinessRules } from "../../src/core/readiness.ts";
 import { emptyRing, ringCaps } from "../../src/core/transition-ring.ts";

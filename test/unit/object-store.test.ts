@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { ObjectStore } from "../../src/collectors/object-store.ts";
-import type { ObjectEntry } from "../../src/core/object-update.ts";
+import type { ObjectEntry } from "../../src/core/entry.ts";
 
 /** Only what the store reads: the name and the series count (undefined: not rendered). */
 const entry = (name: string, series: number | undefined, namespace = "ns1") =>

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import type { ObjectEntry } from "../../src/core/entry.ts";
 import { newKindLearning } from "../../src/core/label-bounds.ts";
-import { applyChange, type KindSettings, type ObjectEntry } from "../../src/core/object-update.ts";
+import { applyChange, type KindSettings } from "../../src/core/object-update.ts";
 import { noObservations, type ObservationInput, observe } from "../../src/core/observations.ts";
 import { defaultProjectionSettings, projectObject } from "../../src/core/project.ts";
 import { defaultReadinessRules } from "../../src/core/readiness.ts";

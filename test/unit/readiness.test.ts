@@ -2,7 +2,6 @@
 // built on it: a table of objects × rules → result and when it changes next.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { summarizeStatus } from "../../src/core/kstatus.ts";
 import { defaultProjectionSettings, projectObject } from "../../src/core/project.ts";
 import {
   defaultReadinessRules,
@@ -12,6 +11,7 @@ import {
   isSettled,
   judge,
   type ReadinessRules,
+  summarizeStatus,
 } from "../../src/core/readiness.ts";
 import { cond, t, type WidgetInit, widget } from "../support/objects.ts";
 

@@ -5,11 +5,12 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { inputBit, type ObjectFamilyKey, objectFamilies, slotOf } from "../../src/core/catalog.ts";
+import type { ObjectEntry } from "../../src/core/entry.ts";
 import { changedInputs } from "../../src/core/entry-diff.ts";
 import { fromByteString } from "../../src/core/exposition.ts";
 import type { ObservedGenerationSource } from "../../src/core/generations.ts";
 import { newKindLearning } from "../../src/core/label-bounds.ts";
-import { applyChange, type KindSettings, type ObjectEntry, shapeOf } from "../../src/core/object-update.ts";
+import { applyChange, type KindSettings, shapeOf } from "../../src/core/object-update.ts";
 import { defaultProjectionSettings } from "../../src/core/project.ts";
 import { defaultReadinessRules } from "../../src/core/readiness.ts";
 import { newKindRender, renderSeries } from "../../src/core/render.ts";

@@ -6,8 +6,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
+import type { ObjectEntry } from "../../src/core/entry.ts";
 import { newKindLearning } from "../../src/core/label-bounds.ts";
-import { applyChange, type ObjectEntry, refreshSummary, rerender } from "../../src/core/object-update.ts";
+import { applyChange, refreshSummary, rerender } from "../../src/core/object-update.ts";
 import { defaultProjectionSettings } from "../../src/core/project.ts";
 import { defaultReadinessRules } from "../../src/core/readiness.ts";
 import { kindSettings } from "../support/kind-settings.ts";

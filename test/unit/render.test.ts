@@ -4,9 +4,10 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { inputBit, objectFamilies, slotOf } from "../../src/core/catalog.ts";
+import type { ObjectEntry } from "../../src/core/entry.ts";
 import { fromByteString } from "../../src/core/exposition.ts";
 import { newKindLearning } from "../../src/core/label-bounds.ts";
-import { applyChange, type ObjectEntry } from "../../src/core/object-update.ts";
+import { applyChange } from "../../src/core/object-update.ts";
 import { defaultProjectionSettings } from "../../src/core/project.ts";
 import {
   type KindRender,

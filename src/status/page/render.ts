@@ -1,7 +1,7 @@
 // The status page: what is not Ready, why, and since when, rendered on the
 // server as one HTML document that reads without script. Filters are plain
 // URL parameters (a GET form), so a filtered view is a link to share.
-import { type StatusResult, statusResults } from "../../core/kstatus.ts";
+import { type StatusResult, statusResults } from "../../core/state.ts";
 import { utcTime } from "../format.ts";
 import type { OutputSettings } from "../json.ts";
 import type { QueryPage } from "../query.ts";

@@ -124,9 +124,12 @@ export interface PlannerSettings {
   maxReasonChangeEvents: number;
 }
 
+/** How long a generation's root stays open by default: `tracing.generationTimeout`'s default is this value. */
+export const defaultGenerationTimeoutSeconds = 3600;
+
 export const defaultPlannerSettings: Omit<PlannerSettings, "cluster"> = {
   trackedConditions: undefined,
-  timeoutMs: 30 * 60 * 1000,
+  timeoutMs: defaultGenerationTimeoutSeconds * 1000,
   maxReasonChangeEvents: 16,
 };
 
