@@ -69,6 +69,7 @@ export interface App {
   stop(): Promise<void>;
 }
 
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: the composition root: every component built and wired in one place, in start order
 export async function buildApp(initial: Config, deps: AppDeps): Promise<App> {
   const { logger } = deps;
   const nowSeconds = deps.nowSeconds ?? (() => Date.now() / 1000);

@@ -54,6 +54,23 @@ export function shardLeaseName(name: string | undefined, sharding: Config["shard
   return `${name}-shard-${sharding.shard}`;
 }
 
+/** The Lease elector that lets one replica of a shard export spans; undefined without a Lease name and namespace. */
+function leaseElector(
+  name: string | undefined,
+  namespace: string | undefined,
+  deps: TracingDeps,
+): LeaseElector | undefined {
+  if (!name || !namespace) return undefined;
+  return new LeaseElector({
+    request: deps.client.request,
+    namespace,
+    name,
+    identity: deps.env.POD_NAME ?? `${hostname()}-${process.pid}`,
+    logger: deps.logger,
+    nowMs: deps.nowMs,
+  });
+}
+
 export async function buildTracing(config: Config, deps: TracingDeps): Promise<TracingParts> {
   const { logger, env } = deps;
   const t = config.tracing;
@@ -75,17 +92,7 @@ export async function buildTracing(config: Config, deps: TracingDeps): Promise<T
   if (target?.otlp.warning) logger.warn("tracing endpoint", { warning: target.otlp.warning });
   const sampling = rootSampling(env);
   const leaseName = shardLeaseName(t.leaseName, config.sharding);
-  const elector =
-    leaseName && t.leaseNamespace
-      ? new LeaseElector({
-          request: deps.client.request,
-          namespace: t.leaseNamespace,
-          name: leaseName,
-          identity: env.POD_NAME ?? `${hostname()}-${process.pid}`,
-          logger,
-          nowMs: deps.nowMs,
-        })
-      : undefined;
+  const elector = leaseElector(leaseName, t.leaseNamespace, deps);
   const metrics = registerTracingMetrics(deps.registry, config.metricPrefix);
   const { createTracing } = await import("../tracing/sdk-setup.ts");
   const tracer = createTracing({

@@ -116,6 +116,7 @@ Exit codes:
 Logs are JSON lines on stderr, configuration errors included.
 `;
 
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: one switch over every flag, in the order --help lists them
 export function parseFlags(argv: string[]): Flags {
   try {
     const { values } = parseArgs({

@@ -76,6 +76,7 @@ async function readResponse(res: http.IncomingMessage, limitBytes: number): Prom
   }
 }
 
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: request() and stream() share the agent, headers and TLS of one KubeConfig
 export function createKubeClient(kubeConfig: KubeConfig): KubeClient {
   const cluster = kubeConfig.getCurrentCluster();
   if (!cluster)

@@ -78,6 +78,7 @@ export class StatefulSetShards {
    * following it afterwards. Rejects when it does not exist, may not be read
    * (401/403), or is not read within the start timeout.
    */
+  // biome-ignore lint/complexity/noExcessiveLinesPerFunction: one promise settled by the first read, the timeout or a refusal: the guards must see each other
   start(): Promise<ShardAssignment> {
     const { client, namespace, logger } = this.#options;
     const what = `StatefulSet ${this.statefulSet} (of pod ${this.#options.pod})`;

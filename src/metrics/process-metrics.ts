@@ -110,6 +110,7 @@ function eventLoopLag(registry: Registry): void {
   }
 }
 
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: one registration per process metric family, a few lines each
 export function registerProcessMetrics(registry: Registry): void {
   following(
     registry,

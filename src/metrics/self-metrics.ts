@@ -87,6 +87,7 @@ function kindMetrics(registry: Registry, prefix: string): KindMetrics {
   };
 }
 
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: the self-metric families declared as one literal
 export function createSelfMetrics(prefix: string, version: string): SelfMetrics {
   // Created as OpenMetrics so histograms may carry exemplars; the writer switches
   // the format per scrape.

@@ -80,6 +80,7 @@ function isRoute(path: string): boolean {
   return path === "/" || path === "/favicon.ico" || path.startsWith("/api/");
 }
 
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: one router, a few lines per route
 export function statusRoutes(options: StatusRoutesOptions): Middleware {
   const limits = options.limits ?? defaultQueryLimits;
   const { source } = options;

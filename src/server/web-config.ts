@@ -95,69 +95,76 @@ export function parseWebConfig(text: string, source: string): WebConfig {
   if (document === null || document === undefined) return { tls: undefined };
   const root = keysOf(problems, "", document, ["tls_server_config"]);
   const raw = root?.tls_server_config;
-  let tls: TlsServerConfig | undefined;
-  if (raw !== undefined) {
-    const path = "tls_server_config";
-    const t = keysOf(problems, path, raw, [
-      "cert_file",
-      "key_file",
-      "client_ca_file",
-      "client_auth_type",
-      "min_version",
-      "max_version",
-    ]);
-    const file = (key: string, required: boolean): string | undefined => {
-      const value = t?.[key];
-      if (value === undefined || value === "") {
-        if (required) problems.push(`${path}.${key}: required (a PEM file)`);
-        return undefined;
-      }
-      if (typeof value !== "string") {
-        problems.push(`${path}.${key}: expected a file path, got ${JSON.stringify(value)}`);
-        return undefined;
-      }
-      return resolve(dirname(source), value);
-    };
-    const version = (key: string, fallback: SecureVersion | undefined): SecureVersion | undefined => {
-      const value = t?.[key];
-      if (value === undefined) return fallback;
-      const mapped = typeof value === "string" ? tlsVersions[value] : undefined;
-      if (!mapped) {
-        problems.push(
-          `${path}.${key}: expected one of ${Object.keys(tlsVersions).join(", ")}, got ${JSON.stringify(value)}`,
-        );
-      }
-      return mapped;
-    };
-    const certFile = file("cert_file", true);
-    const keyFile = file("key_file", true);
-    const clientCaFile = file("client_ca_file", false);
-    const authType = t?.client_auth_type ?? "NoClientCert";
-    if (!clientAuthTypes.includes(authType as ClientAuthType)) {
-      problems.push(
-        `${path}.client_auth_type: expected one of ${clientAuthTypes.join(", ")}, got ${JSON.stringify(authType)}`,
-      );
-    }
-    const clientAuthType = authType as ClientAuthType;
-    const verifies =
-      clientAuthType === "VerifyClientCertIfGiven" || clientAuthType === "RequireAndVerifyClientCert";
-    if (verifies && !clientCaFile) {
-      problems.push(`${path}.client_ca_file: required with client_auth_type ${clientAuthType}`);
-    }
-    if (clientCaFile && clientAuthType === "NoClientCert") {
-      problems.push(
-        `${path}.client_auth_type: client_ca_file is set but no client certificate is asked for; ` +
-          "set client_auth_type (e.g. RequireAndVerifyClientCert)",
-      );
-    }
-    const minVersion = version("min_version", "TLSv1.2");
-    const maxVersion = version("max_version", undefined);
-    if (certFile && keyFile && minVersion) {
-      tls = { certFile, keyFile, clientCaFile, clientAuthType, minVersion, maxVersion };
-    }
-  }
+  const tls = raw === undefined ? undefined : parseTlsServerConfig(problems, raw, source);
   if (problems.length > 0) throw new ConfigError(problems.map((p) => `${source}: ${p}`));
   return { tls };
+}
+
+/** `tls_server_config`, its problems added to `problems`; undefined when a required part is missing or wrong. */
+function parseTlsServerConfig(problems: string[], raw: unknown, source: string): TlsServerConfig | undefined {
+  const path = "tls_server_config";
+  const t = keysOf(problems, path, raw, [
+    "cert_file",
+    "key_file",
+    "client_ca_file",
+    "client_auth_type",
+    "min_version",
+    "max_version",
+  ]);
+  const file = (key: string, required: boolean): string | undefined => {
+    const value = t?.[key];
+    if (value === undefined || value === "") {
+      if (required) problems.push(`${path}.${key}: required (a PEM file)`);
+      return undefined;
+    }
+    if (typeof value !== "string") {
+      problems.push(`${path}.${key}: expected a file path, got ${JSON.stringify(value)}`);
+      return undefined;
+    }
+    return resolve(dirname(source), value);
+  };
+  const version = (key: string, fallback: SecureVersion | undefined): SecureVersion | undefined => {
+    const value = t?.[key];
+    if (value === undefined) return fallback;
+    const mapped = typeof value === "string" ? tlsVersions[value] : undefined;
+    if (!mapped) {
+      problems.push(
+        `${path}.${key}: expected one of ${Object.keys(tlsVersions).join(", ")}, got ${JSON.stringify(value)}`,
+      );
+    }
+    return mapped;
+  };
+  const certFile = file("cert_file", true);
+  const keyFile = file("key_file", true);
+  const clientCaFile = file("client_ca_file", false);
+  const clientAuthType = clientAuth(problems, t?.client_auth_type ?? "NoClientCert", clientCaFile);
+  const minVersion = version("min_version", "TLSv1.2");
+  const maxVersion = version("max_version", undefined);
+  if (!certFile || !keyFile || !minVersion) return undefined;
+  return { certFile, keyFile, clientCaFile, clientAuthType, minVersion, maxVersion };
+}
+
+/** client_auth_type, checked against client_ca_file: verifying needs a CA, a CA is pointless without asking. */
+function clientAuth(problems: string[], authType: unknown, clientCaFile: string | undefined): ClientAuthType {
+  const path = "tls_server_config";
+  if (!clientAuthTypes.includes(authType as ClientAuthType)) {
+    problems.push(
+      `${path}.client_auth_type: expected one of ${clientAuthTypes.join(", ")}, got ${JSON.stringify(authType)}`,
+    );
+  }
+  const clientAuthType = authType as ClientAuthType;
+  const verifies =
+    clientAuthType === "VerifyClientCertIfGiven" || clientAuthType === "RequireAndVerifyClientCert";
+  if (verifies && !clientCaFile) {
+    problems.push(`${path}.client_ca_file: required with client_auth_type ${clientAuthType}`);
+  }
+  if (clientCaFile && clientAuthType === "NoClientCert") {
+    problems.push(
+      `${path}.client_auth_type: client_ca_file is set but no client certificate is asked for; ` +
+        "set client_auth_type (e.g. RequireAndVerifyClientCert)",
+    );
+  }
+  return clientAuthType;
 }
 
 export function loadWebConfig(path: string): WebConfig {

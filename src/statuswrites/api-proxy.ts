@@ -74,6 +74,7 @@ export interface ApiProxy {
   close(): Promise<void>;
 }
 
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: listener, upstream, TLS and operator kubeconfig share the proxy state
 export async function startApiProxy(
   options: ApiProxyOptions,
   metrics: StatusWriteMetrics,
@@ -127,6 +128,7 @@ export async function startApiProxy(
     });
   };
 
+  // biome-ignore lint/complexity/noExcessiveLinesPerFunction: one relayed request: classification, upstream call and counting share its state
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
     const startedMs = now();
     const method = req.method ?? "GET";

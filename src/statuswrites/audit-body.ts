@@ -45,6 +45,7 @@ export interface BodyLimits {
 }
 
 /** The batch in the request's body, or why it was refused (code 0: the caller went away). */
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: one body read: its size limits, decoding and abort paths settle one promise
 export function readAuditBatch(req: IncomingMessage, limits: BodyLimits): Promise<BatchResult> {
   const header = req.headers["content-length"];
   const declared = header === undefined ? undefined : Number(header);

@@ -72,6 +72,7 @@ function digest(value: string): Buffer {
   return createHash("sha256").update(value).digest();
 }
 
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: listener, batch handling and metrics share the server state
 export async function startAuditReceiver(
   options: AuditReceiverOptions,
   metrics: StatusWriteMetrics,

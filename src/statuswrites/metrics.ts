@@ -107,6 +107,7 @@ class SeriesBudget {
   }
 }
 
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: the status-write families declared as one literal
 export function createStatusWriteMetrics(
   registry: Registry,
   prefix = "cr_",

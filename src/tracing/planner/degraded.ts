@@ -2,7 +2,7 @@
 // a spec change (a flap), as a `<Kind> degraded` root span; on kinds without a
 // status subresource, every such interval (they are traced by conditions only).
 import { desiredStatus, findCondition } from "../../core/readiness.ts";
-import type { ObjectState } from "../../core/state.ts";
+import type { ConditionState, ObjectState } from "../../core/state.ts";
 import * as attr from "../attributes.ts";
 import { degradedTraceKey, spanIdOf, traceIdOf } from "../ids.ts";
 import type { ObjectObservation } from "../state-tracer.ts";
@@ -11,7 +11,7 @@ import { openPhase, updateChildren } from "./intervals.ts";
 import type { Episode, SpanAttributes, SpanLinkPlan } from "./model.ts";
 import { firstReason, noteReason } from "./reasons.ts";
 import { generationLink, identityAttributes } from "./span-fields.ts";
-import { conditionStart, observed, rfc3339, sinceKey, transitionEnd } from "./stamps.ts";
+import { conditionStart, observed, rfc3339, type Stamp, sinceKey, transitionEnd } from "./stamps.ts";
 import type { Step } from "./step.ts";
 
 export function planDegraded(
@@ -55,7 +55,18 @@ export function planDegraded(
     state.closedDegradedSince = since;
     return;
   }
+  openDegraded(step, o, current, { ready, since, start, mode });
+}
 
+/** Opens the degraded episode of `ready`'s interval (keyed by `since`, starting at `start`) with its children. */
+function openDegraded(
+  step: Step,
+  o: ObjectObservation,
+  current: ObjectState,
+  interval: { ready: ConditionState; since: string; start: Stamp; mode: "generation" | "conditions" },
+): void {
+  const { settings, state } = step;
+  const { ready, since, start, mode } = interval;
   const key = degradedTraceKey(settings.cluster, current.uid, ready.type, since);
   const first = firstReason(ready);
   const attributes: SpanAttributes = {
