@@ -1,5 +1,6 @@
 // The configuration as the rest of the program sees it, after validation and
 // defaults. The YAML shape is documented in config.example.yaml.
+import { defaultMetricPrefix } from "../core/catalog.ts";
 import { type FamilyRules, noFamilyRules } from "../core/family-selection.ts";
 import type { MappedPhaseResult } from "../core/phase-result.ts";
 import { defaultGenerationTimeoutSeconds } from "../tracing/planner/model.ts";
@@ -177,7 +178,7 @@ export const defaultResourceOptions: ResourceOptions = {
 
 export const defaultConfig: Config = {
   listen: "127.0.0.1:9184",
-  metricPrefix: "cr_",
+  metricPrefix: defaultMetricPrefix,
   logLevel: "info",
   metrics: noFamilyRules,
   crdDiscovery: true,

@@ -1,6 +1,6 @@
 // The per-kind part of the metric family catalog (see catalog.ts): the
-// aggregate-mode families, the histograms and counters per kind that object
-// changes feed, and the exporter's own families (always exported).
+// aggregate-mode families and the histograms and counters per kind that
+// object changes feed (the exporter's own families: catalog-exporter.ts).
 import type { FamilyType } from "./catalog-objects.ts";
 
 interface KindFamilySpec {
@@ -127,32 +127,3 @@ export interface PerKindFamily extends KindFamilySpec {
 export const perKindFamilies: readonly PerKindFamily[] = Object.entries(perKindSpecs).map(
   ([key, spec], index) => ({ ...(spec as KindFamilySpec), key: key as PerKindFamilyKey, index }),
 );
-
-/** The exporter's own families and the status-write request families: always exported, not selectable. */
-export const fixedFamilySuffixes = {
-  resourceSynced: "exporter_resource_synced",
-  resourceObjects: "exporter_resource_objects",
-  resourceSeries: "exporter_resource_series",
-  resourceInfo: "exporter_resource_info",
-  watchEvents: "exporter_watch_events_total",
-  watchErrors: "exporter_watch_errors_total",
-  relists: "exporter_relists_total",
-  listDuration: "exporter_list_duration_seconds",
-  lastEvent: "exporter_last_event_timestamp_seconds",
-  lastSync: "exporter_last_sync_timestamp_seconds",
-  dataTimestamp: "exporter_resource_data_timestamp_seconds",
-  handlerErrors: "exporter_handler_errors_total",
-  seriesDropped: "exporter_series_dropped_total",
-  labelValuesTruncated: "exporter_label_values_truncated_total",
-  conditionsDropped: "exporter_conditions_dropped_total",
-  configReloadSuccess: "exporter_config_reload_success",
-  configReloads: "exporter_config_reloads_total",
-  configHash: "exporter_config_hash",
-  buildInfo: "exporter_build_info",
-  scrapeDuration: "exporter_scrape_duration_seconds",
-  shards: "exporter_shards",
-  statusUpdateRequests: "status_update_requests_total",
-  statusUpdateFailures: "status_update_failures_total",
-  statusUpdateRequestDuration: "status_update_request_duration_seconds",
-  statusUpdateRequestsByUser: "status_update_requests_by_user_total",
-} as const;

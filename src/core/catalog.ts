@@ -4,16 +4,19 @@
 // full names are derived from it; the renderer, the writer, the
 // configuration's allow/deny lists, docs/metrics.md (by a test), the alert
 // rules and the dashboards all read it. Per-object families are in
-// catalog-objects.ts, the others in catalog-kinds.ts.
+// catalog-objects.ts, per-kind and aggregate ones in catalog-kinds.ts, the
+// exporter's own (self, status-write and tracing families) in
+// catalog-exporter.ts: a new family is one entry in one of them.
+import { fixedFamilySuffixes } from "./catalog-exporter.ts";
 import {
   type AggregateFamilyKey,
   aggregateFamilies,
-  fixedFamilySuffixes,
   type PerKindFamilyKey,
   perKindFamilies,
 } from "./catalog-kinds.ts";
 import { type ObjectFamilyKey, objectFamilies } from "./catalog-objects.ts";
 
+export * from "./catalog-exporter.ts";
 export * from "./catalog-kinds.ts";
 export * from "./catalog-objects.ts";
 

@@ -4,7 +4,9 @@
 // confirmed (confirmed-labels.ts), and all four families share one series
 // budget; past it, a new combination is counted with its group, kind,
 // namespace and user folded into "other". Every fold is counted.
-import { Counter, Histogram, type Registry } from "@prometheus-io/client";
+import type { Registry } from "@prometheus-io/client";
+import { defaultMetricPrefix, statusWriteDurationBuckets } from "../core/catalog.ts";
+import { ExporterFamilies } from "../metrics/families.ts";
 import type { FailureReason } from "./classify.ts";
 import { type FoldedLabel, otherLabel } from "./confirmed-labels.ts";
 
@@ -50,11 +52,8 @@ export interface StatusWriteMetricsOptions {
   maxSeries?: number;
 }
 
-// Status writes take milliseconds when healthy, seconds under apiserver load
-// or a slow admission webhook (whose own timeout defaults to 10 s).
-const durationBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 /** Series of one histogram label set: the buckets, +Inf, _sum and _count. */
-const histogramSeries = durationBuckets.length + 3;
+const histogramSeries = statusWriteDurationBuckets.length + 3;
 
 export const otherUser = otherLabel;
 
@@ -107,49 +106,10 @@ class SeriesBudget {
   }
 }
 
-// biome-ignore lint/complexity/noExcessiveLinesPerFunction: the status-write families declared as one literal
-export function createStatusWriteMetrics(
-  registry: Registry,
-  prefix = "cr_",
-  options: StatusWriteMetricsOptions = {},
-): StatusWriteMetrics {
-  const registers = [registry];
-  const requests = new Counter({
-    name: `${prefix}status_update_requests_total`,
-    help: "Writes to a /status subresource, by HTTP response code.",
-    labelNames: ["group", "kind", "namespace", "verb", "code", "source"] as const,
-    registers,
-  });
-  const failures = new Counter({
-    name: `${prefix}status_update_failures_total`,
-    help: "Failed status writes by reason.",
-    labelNames: ["group", "kind", "namespace", "reason", "source"] as const,
-    registers,
-  });
-  const duration = new Histogram({
-    name: `${prefix}status_update_request_duration_seconds`,
-    help: "Latency of status writes.",
-    labelNames: ["group", "kind", "verb", "source"] as const,
-    buckets: durationBuckets,
-    registers,
-  });
-  const byUser = new Counter({
-    name: `${prefix}status_update_requests_by_user_total`,
-    help: "Writes to a /status subresource seen by the audit receiver, by writer identity and HTTP response code.",
-    labelNames: ["user", "group", "kind", "code"] as const,
-    registers,
-  });
-  const foldedCount = new Counter({
-    name: `${prefix}status_update_labels_folded_total`,
-    help: 'Status writes counted with a label folded into "other", by label and cause (unconfirmed by the apiserver, or over the series budget).',
-    labelNames: ["source", "label", "cause"] as const,
-    registers,
-  });
-  const maxUsers = options.maxUsers ?? 100;
-  const budget = new SeriesBudget(options.maxSeries ?? 10_000);
+/** The user label of a writer: itself for the first `maxUsers` writers, then "other" (and "user" noted as folded). */
+function userLabeler(maxUsers: number): (user: string, folded: Set<FoldedLabel>) => string {
   const users = new Set<string>();
-
-  const userLabel = (user: string, folded: Set<FoldedLabel>): string => {
+  return (user, folded) => {
     if (users.has(user)) return user;
     if (users.size >= maxUsers) {
       folded.add("user");
@@ -158,6 +118,22 @@ export function createStatusWriteMetrics(
     users.add(user);
     return user;
   };
+}
+
+export function createStatusWriteMetrics(
+  registry: Registry,
+  prefix = defaultMetricPrefix,
+  options: StatusWriteMetricsOptions = {},
+): StatusWriteMetrics {
+  const f = new ExporterFamilies(registry, prefix);
+  const requests = f.counter("statusUpdateRequests");
+  const failures = f.counter("statusUpdateFailures");
+  const duration = f.histogram("statusUpdateRequestDuration");
+  const byUser = f.counter("statusUpdateRequestsByUser");
+  const foldedCount = f.counter("statusUpdateLabelsFolded");
+  const maxUsers = options.maxUsers ?? 100;
+  const budget = new SeriesBudget(options.maxSeries ?? 10_000);
+  const userLabel = userLabeler(maxUsers);
 
   return {
     record(o) {

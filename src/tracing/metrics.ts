@@ -1,7 +1,8 @@
 // Tracing's own health, registered in the exporter's self-metrics registry
 // when tracing is on: whether this replica is the one exporting, what happened
 // to the spans it planned, and how many root spans are open.
-import { Counter, Gauge, type Registry } from "@prometheus-io/client";
+import type { Counter, Registry } from "@prometheus-io/client";
+import { ExporterFamilies } from "../metrics/families.ts";
 
 export interface TracingMetrics {
   spansEmitted: Counter;
@@ -13,39 +14,17 @@ export interface TracingMetrics {
 
 export function registerTracingMetrics(registry: Registry, prefix: string): TracingMetrics {
   let sources = { isLeader: () => false, openEpisodes: () => 0 };
-  const registers = [registry];
-  new Gauge({
-    name: `${prefix}exporter_tracing_leader`,
-    help: "1 when this replica exports spans (it holds the tracing Lease, or no Lease is configured), else 0.",
-    registers,
-    collect() {
-      this.set(sources.isLeader() ? 1 : 0);
-    },
+  const f = new ExporterFamilies(registry, prefix);
+  f.gauge("tracingLeader", function () {
+    this.set(sources.isLeader() ? 1 : 0);
   });
-  new Gauge({
-    name: `${prefix}exporter_tracing_open_episodes`,
-    help: "Objects with an open root span: a generation not yet reconciled, or a degraded interval.",
-    registers,
-    collect() {
-      this.set(sources.openEpisodes());
-    },
+  f.gauge("tracingOpenEpisodes", function () {
+    this.set(sources.openEpisodes());
   });
   return {
-    spansEmitted: new Counter({
-      name: `${prefix}exporter_tracing_spans_emitted_total`,
-      help: "Spans handed to the OpenTelemetry SDK for export.",
-      registers,
-    }),
-    spansDeduplicated: new Counter({
-      name: `${prefix}exporter_tracing_spans_deduplicated_total`,
-      help: "Spans not emitted because this process had emitted them already (relists, replays).",
-      registers,
-    }),
-    spansExportFailed: new Counter({
-      name: `${prefix}exporter_tracing_spans_export_failed_total`,
-      help: "Spans the OTLP exporter could not deliver.",
-      registers,
-    }),
+    spansEmitted: f.counter("tracingSpansEmitted"),
+    spansDeduplicated: f.counter("tracingSpansDeduplicated"),
+    spansExportFailed: f.counter("tracingSpansExportFailed"),
     follow(next) {
       sources = next;
     },
