@@ -10,27 +10,16 @@ const SEP = "\u0000";
 
 type CountKey = AggregateFamilyKey;
 
-/** Extra labels of each aggregate family beyond group, kind, namespace. */
-const keyLabels: Record<CountKey, readonly string[]> = {
-  aggregateObjects: [],
-  aggregateConditions: ["type", "status"],
-  aggregatePhases: ["phase"],
-  aggregateStatuses: ["result"],
-  aggregateLagging: [],
-  aggregateStates: ["field", "value"],
-  aggregateSuspended: [],
-};
+/** Each aggregate family's labels, from the catalog (group, kind, namespace first). */
+const familyLabels = Object.fromEntries(aggregateFamilies.map((f) => [f.key, f.labels])) as Record<
+  CountKey,
+  readonly string[]
+>;
 
 export class AggregateCounts {
-  readonly #counts: Record<CountKey, Map<string, number>> = {
-    aggregateObjects: new Map(),
-    aggregateConditions: new Map(),
-    aggregatePhases: new Map(),
-    aggregateStatuses: new Map(),
-    aggregateLagging: new Map(),
-    aggregateStates: new Map(),
-    aggregateSuspended: new Map(),
-  };
+  readonly #counts = Object.fromEntries(
+    aggregateFamilies.map((f) => [f.key, new Map<string, number>()]),
+  ) as Record<CountKey, Map<string, number>>;
 
   #bump(family: CountKey, key: string, by: number): void {
     const map = this.#counts[family];
@@ -60,10 +49,7 @@ export class AggregateCounts {
   render(family: CountKey, name: string, group: string, kind: string): string {
     let out = "";
     for (const [key, value] of this.#counts[family]) {
-      const labels = renderLabels(
-        ["group", "kind", "namespace", ...keyLabels[family]],
-        [group, kind, ...key.split(SEP)],
-      );
+      const labels = renderLabels(familyLabels[family], [group, kind, ...key.split(SEP)]);
       out += `${name}${labels} ${formatValue(value)}\n`;
     }
     return out;
