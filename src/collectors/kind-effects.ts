@@ -5,6 +5,7 @@ import { perKindFamilies } from "../core/catalog.ts";
 import { otherLabelValue } from "../core/label-bounds.ts";
 import type { Observations } from "../core/observations.ts";
 import type { KindMetrics } from "../metrics/self-metrics.ts";
+import type { TracedGeneration } from "../tracing/state-tracer.ts";
 
 const bit = Object.fromEntries(perKindFamilies.map((f) => [f.key, 1 << f.index])) as Record<
   (typeof perKindFamilies)[number]["key"],
@@ -66,7 +67,8 @@ export class KindEffects {
     }
   }
 
-  observe(observations: Observations, traceId: (generation: number) => string | undefined): void {
+  /** `traced`: the generation root the object is traced under after this change, for the exemplar. */
+  observe(observations: Observations, traced: TracedGeneration | undefined): void {
     const m = this.#metrics;
     if (this.#selected & bit.conditionStateDuration) {
       for (const d of observations.stateDurations) {
@@ -85,7 +87,8 @@ export class KindEffects {
     }
     const reconcile = observations.reconcile;
     if (reconcile && this.#selected & bit.reconcileDuration) {
-      const id = reconcile.generation !== undefined ? traceId(reconcile.generation) : undefined;
+      const id =
+        traced !== undefined && traced.generation === reconcile.generation ? traced.traceId : undefined;
       // With exemplars enabled the histogram only takes the object form of observe().
       // The client's typings tie exemplar label names to the metric's own; OpenMetrics does not.
       const exemplarLabels = (id ? { trace_id: id } : {}) as unknown as KindLabels;

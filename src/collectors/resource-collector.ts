@@ -12,6 +12,7 @@ import { applyChange, type KindSettings, refreshSummary, rejudge, rerender } fro
 import type { ObjectState, ResourceIdentity } from "../core/state.ts";
 import { ListWatch, type ListWatchHandler, silenceBoundMs } from "../kube/list-watch.ts";
 import type { SeriesSource } from "../metrics/writer.ts";
+import type { TracedGeneration } from "../tracing/state-tracer.ts";
 import { kindSettingsFor, listPath, scopeHandler, uidOf } from "./collector-parts.ts";
 import type {
   CollectorDeps,
@@ -265,13 +266,12 @@ export class ResourceCollector {
     this.#replace(key, previous, entry);
     // Side effects (none when no transition happened) come after the object's own
     // series are right, and a failure in one of them never leaves it half-updated.
-    if (change.trace) this.#trace(change.trace.previous, change.trace.current, now, replay);
-    const tracer = this.#deps.tracer;
-    // After tracing, so the reconcile-duration exemplar can name the trace just completed.
+    // Tracing hands back the trace the reconcile-duration exemplar names.
+    const traced = change.trace
+      ? this.#trace(change.trace.previous, change.trace.current, now, replay)
+      : undefined;
     this.#guarded("histograms", () => {
-      this.#effects.observe(change.observations, (generation) =>
-        tracer?.traceIdFor(this.#settings.identity, key, generation),
-      );
+      this.#effects.observe(change.observations, traced);
       this.#effects.illegalPhaseMoves(change.illegalPhaseMoves, entry.state.namespace);
     });
     return key;
@@ -299,11 +299,12 @@ export class ResourceCollector {
     return { ...next, series: undefined };
   }
 
-  #guarded(what: string, fn: () => void): void {
+  #guarded<T>(what: string, fn: () => T): T | undefined {
     try {
-      fn();
+      return fn();
     } catch (error) {
       this.#telemetry.objectSkipped(error, `${what} failed for an object`);
+      return undefined;
     }
   }
 
@@ -322,19 +323,19 @@ export class ResourceCollector {
     return entry;
   }
 
-  /** Hands one change to tracing, with this resource's readiness rules. */
+  /** Hands one change to tracing, with this resource's readiness rules; what tracing traces the object under now. */
   #trace(
     previous: ObjectState | undefined,
     current: ObjectState | undefined,
     now: number,
     replay: boolean,
-  ): void {
+  ): TracedGeneration | undefined {
     const tracer = this.#deps.tracer;
-    if (!tracer) return;
+    if (!tracer) return undefined;
     const { identity: resource, statusSubresource } = this.#settings;
     const readiness = this.#kind.readiness;
     const change = { resource, statusSubresource, readiness, previous, current, nowMs: now * 1000, replay };
-    this.#guarded("tracing", () => tracer.observe(change));
+    return this.#guarded("tracing", () => tracer.observe(change));
   }
 
   #updateGauges(): void {

@@ -9,7 +9,7 @@ import { generationTraceKey, traceIdOf } from "./ids.ts";
 import type { TracingMetrics } from "./metrics.ts";
 import type { ObjectTraceState, PlannerSettings, SpanPlan } from "./planner/model.ts";
 import { planInterrupt, planObservation, planTick } from "./planner/plan.ts";
-import type { ObjectObservation, StateTracer } from "./state-tracer.ts";
+import type { ObjectObservation, StateTracer, TracedGeneration } from "./state-tracer.ts";
 
 export interface SpanSink {
   emit(plan: SpanPlan): void;
@@ -60,14 +60,17 @@ class PlanningTracer implements StateTracer {
     this.#metrics = options.metrics;
   }
 
-  observe(o: ObjectObservation): void {
-    if (this.#stopped) return;
+  observe(o: ObjectObservation): TracedGeneration | undefined {
+    if (this.#stopped) return undefined;
     const uid = o.current?.uid ?? o.previous?.uid;
-    if (uid === undefined) return;
+    if (uid === undefined) return undefined;
     const result = planObservation(this.#settings, this.#states.get(uid), o);
     if (result.state) this.#states.set(uid, result.state);
     else this.#states.delete(uid);
     this.#emit(result.spans);
+    const generation = result.state?.tracedGeneration;
+    const traceId = generation === undefined ? undefined : this.traceIdFor(o.resource, uid, generation);
+    return generation !== undefined && traceId !== undefined ? { generation, traceId } : undefined;
   }
 
   traceIdFor(_resource: ResourceIdentity, uid: string, generation: number): string | undefined {

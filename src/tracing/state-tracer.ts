@@ -20,8 +20,20 @@ export interface ObjectObservation {
   replay: boolean;
 }
 
+/** The generation root span an object is traced under, as an exemplar names it. */
+export interface TracedGeneration {
+  generation: number;
+  /** Hex trace id. */
+  traceId: string;
+}
+
 export interface StateTracer {
-  observe(o: ObjectObservation): void;
+  /**
+   * Plans and emits the spans of one change. Returns the generation the
+   * object is traced under after it (sampled), for the exemplar of the
+   * reconcile histogram this same change may observe; undefined when none.
+   */
+  observe(o: ObjectObservation): TracedGeneration | undefined;
   /**
    * Hex trace id of the generation root span for this object and generation,
    * for exemplars on cr_reconcile_duration_seconds. Undefined when that

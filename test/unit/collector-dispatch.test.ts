@@ -40,7 +40,7 @@ function recordingLogger() {
   return { logger, messages: () => lines.map((l) => `${l.msg}: ${l.fields.error}`) };
 }
 
-function tracerThat(fails: Partial<Record<"observe" | "forget" | "traceIdFor", string>>) {
+function tracerThat(fails: Partial<Record<"observe" | "forget" | "traceIdFor" | "histogram", string>>) {
   const replays: string[] = [];
   const tracer: StateTracer = {
     observe(o) {
@@ -238,12 +238,17 @@ test("a failing tracer or histogram is logged as what failed", () => {
   for (const [fails, ingest, expected] of [
     [{ observe: "observe broke" }, false, "tracing failed for an object: observe broke"],
     [{ forget: "forget broke" }, true, "tracing failed for an object: forget broke"],
-    [{ traceIdFor: "trace id broke" }, false, "histograms failed for an object: trace id broke"],
+    [{ histogram: "histogram broke" }, false, "histograms failed for an object: histogram broke"],
   ] as const) {
     const { logger, messages } = recordingLogger();
     let owned = true;
     const { tracer } = tracerThat(fails);
     const c = offlineCollector({ tracer, logger, owns: () => owned });
+    if ("histogram" in fails) {
+      c.metrics.kinds.reconcileDuration.observe = () => {
+        throw new Error(fails.histogram);
+      };
+    }
     c.collector.ingest("ADDED", widget({ generation: 2, status: { observedGeneration: 1 } }));
     c.collector.ingest(
       "MODIFIED",

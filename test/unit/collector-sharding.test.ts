@@ -109,8 +109,9 @@ for (const mode of ["objects", "aggregate"] as const) {
 class RecordingTracer implements StateTracer {
   readonly observed: ObjectObservation[] = [];
   readonly forgotten: string[] = [];
-  observe(o: ObjectObservation): void {
+  observe(o: ObjectObservation): undefined {
     this.observed.push(o);
+    return undefined;
   }
   traceIdFor(): string | undefined {
     return undefined;

@@ -41,10 +41,10 @@ async function counts(metrics: ReturnType<typeof createSelfMetrics>): Promise<st
 test("every selected family gets its observation, labelled with the kind", async () => {
   const metrics = createSelfMetrics("cr_", "0.0.0-test");
   const effects = new KindEffects(metrics.kinds, widget, all);
-  effects.observe(observations, (generation) => (generation === 2 ? "trace-2" : undefined));
+  effects.observe(observations, { generation: 2, traceId: "trace-2" });
   effects.observe(
     { ...observations, stateDurations: [{ type: "Ready", status: "False", seconds: 5 }] },
-    () => undefined,
+    undefined,
   );
   effects.illegalPhaseMoves([{ from: "Running", to: "Pending" }], "ns1");
   assert.deepEqual(await counts(metrics), [
@@ -61,7 +61,7 @@ test("every selected family gets its observation, labelled with the kind", async
 test("families not selected get nothing", async () => {
   const metrics = createSelfMetrics("cr_", "0.0.0-test");
   const effects = new KindEffects(metrics.kinds, widget, 0);
-  effects.observe(observations, () => "t");
+  effects.observe(observations, { generation: 2, traceId: "t" });
   effects.illegalPhaseMoves([{ from: "Running", to: "Pending" }], "ns1");
   assert.deepEqual(await counts(metrics), []);
 });
@@ -70,7 +70,7 @@ test("each family is gated by its own bit", async () => {
   for (const family of perKindFamilies) {
     const metrics = createSelfMetrics("cr_", "0.0.0-test");
     const effects = new KindEffects(metrics.kinds, widget, bit(family.key));
-    effects.observe(observations, () => undefined);
+    effects.observe(observations, undefined);
     effects.illegalPhaseMoves([{ from: "Running", to: "Pending" }], "ns1");
     const names = new Set((await counts(metrics)).map((line) => line.split(" ")[0]?.replace(/_count$/, "")));
     assert.deepEqual([...names], [`cr_${family.suffix}`], family.key);
@@ -82,7 +82,7 @@ test("a selection that drops a family removes this kind's series of it, and keep
   const widgets = new KindEffects(metrics.kinds, widget, all);
   const gadgets = new KindEffects(metrics.kinds, gadget, all);
   for (const effects of [widgets, gadgets]) {
-    effects.observe(observations, () => undefined);
+    effects.observe(observations, undefined);
     effects.illegalPhaseMoves([{ from: "Running", to: "Pending" }], "ns1");
   }
   const before = await counts(metrics);
@@ -96,7 +96,7 @@ test("a selection that drops a family removes this kind's series of it, and keep
   );
   // Selected again, a family starts afresh for this kind.
   widgets.select(all);
-  widgets.observe({ ...noDurations, timeToReadySeconds: 1 }, () => undefined);
+  widgets.observe({ ...noDurations, timeToReadySeconds: 1 }, undefined);
   assert.ok(
     (await counts(metrics)).includes("cr_time_to_ready_seconds_count group=example.com,kind=Widget 1"),
   );
@@ -107,13 +107,13 @@ const noDurations: Observations = { stateDurations: [], reconcile: undefined, ti
 test("dropping one family keeps this kind's others", async () => {
   const metrics = createSelfMetrics("cr_", "0.0.0-test");
   const effects = new KindEffects(metrics.kinds, widget, all);
-  effects.observe(observations, () => undefined);
+  effects.observe(observations, undefined);
   effects.illegalPhaseMoves([{ from: "Running", to: "Pending" }], "ns1");
   for (const family of perKindFamilies) {
     const kept = all & ~bit(family.key);
     const fresh = createSelfMetrics("cr_", "0.0.0-test");
     const e = new KindEffects(fresh.kinds, widget, all);
-    e.observe(observations, () => undefined);
+    e.observe(observations, undefined);
     e.illegalPhaseMoves([{ from: "Running", to: "Pending" }], "ns1");
     e.select(kept);
     const names = new Set((await counts(fresh)).map((line) => line.split(" ")[0]?.replace(/_count$/, "")));
@@ -144,7 +144,7 @@ test("a condition type holding the key separator still loses its series when the
   const effects = new KindEffects(metrics.kinds, widget, all);
   effects.observe(
     { ...noDurations, stateDurations: [{ type: "A\u0000B", status: "True", seconds: 1 }] },
-    () => undefined,
+    undefined,
   );
   assert.equal((await counts(metrics)).length, 1);
   effects.select(0);
@@ -160,11 +160,11 @@ test("a condition-duration family selected again gives the first condition types
   });
   effects.observe(
     durations(Array.from({ length: maxHistogramConditionTypes }, (_, i) => `Old${i}`)),
-    () => undefined,
+    undefined,
   );
   effects.select(all & ~bit("conditionStateDuration"));
   effects.select(all);
-  effects.observe(durations(["New"]), () => undefined);
+  effects.observe(durations(["New"]), undefined);
   assert.deepEqual(await counts(metrics), [
     "cr_condition_state_duration_seconds_count group=example.com,kind=Widget,type=New,status=True 1",
   ]);
@@ -176,12 +176,12 @@ test("past the first condition types, further types share the 'other' histogram"
   const types = Array.from({ length: maxHistogramConditionTypes + 2 }, (_, i) => `T${i}`);
   effects.observe(
     { ...noDurations, stateDurations: types.map((type) => ({ type, status: "True", seconds: 1 })) },
-    () => undefined,
+    undefined,
   );
   // A type that has its own histogram keeps it.
   effects.observe(
     { ...noDurations, stateDurations: [{ type: "T0", status: "True", seconds: 1 }] },
-    () => undefined,
+    undefined,
   );
   const lines = await counts(metrics);
   assert.equal(lines.length, maxHistogramConditionTypes + 1);
@@ -196,4 +196,13 @@ test("past the first condition types, further types share the 'other' histogram"
     ),
     "the two types past the cap",
   );
+});
+
+test("the exemplar names the traced generation only when it is the one reconciled", async () => {
+  const metrics = createSelfMetrics("cr_", "0.0.0-test");
+  const effects = new KindEffects(metrics.kinds, widget, all);
+  effects.observe(observations, { generation: 3, traceId: "trace-3" });
+  const text = await metrics.registry.metrics();
+  assert.match(text, /cr_reconcile_duration_seconds_count\{[^}]*\} 1/);
+  assert.doesNotMatch(text, /trace_id=/, "generation 3 is traced, generation 2 was reconciled");
 });
