@@ -38,10 +38,9 @@ type reconciler struct {
 }
 
 func (r *reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	widget := &unstructured.Unstructured{}
-	widget.SetGroupVersionKind(widgetKind)
-	if err := r.client.Get(ctx, req.NamespacedName, widget); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
+	widget, err := get(ctx, r.client, widgetKind, req)
+	if widget == nil {
+		return ctrl.Result{}, err
 	}
 	generation := widget.GetGeneration()
 	observed, _, _ := unstructured.NestedInt64(widget.Object, "status", "observedGeneration")
@@ -97,13 +96,17 @@ func readyStatus(widget *unstructured.Unstructured) string {
 }
 
 func readyField(widget *unstructured.Unstructured, name string) any {
-	conditions, _, _ := unstructured.NestedSlice(widget.Object, "status", "conditions")
-	for _, item := range conditions {
-		if condition, ok := item.(map[string]any); ok && condition["type"] == "Ready" {
-			return condition[name]
-		}
+	return findCondition(widget, "Ready")[name]
+}
+
+// get reads the object of a request; nil (with the error, none for NotFound) when it cannot.
+func get(ctx context.Context, c client.Client, kind schema.GroupVersionKind, req ctrl.Request) (*unstructured.Unstructured, error) {
+	object := &unstructured.Unstructured{}
+	object.SetGroupVersionKind(kind)
+	if err := c.Get(ctx, req.NamespacedName, object); err != nil {
+		return nil, client.IgnoreNotFound(err)
 	}
-	return nil
+	return object, nil
 }
 
 var certificateKind = schema.GroupVersionKind{Group: "cert-manager.io", Version: "v1", Kind: "Certificate"}
@@ -121,10 +124,9 @@ type certificateReconciler struct {
 }
 
 func (r *certificateReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	certificate := &unstructured.Unstructured{}
-	certificate.SetGroupVersionKind(certificateKind)
-	if err := r.client.Get(ctx, req.NamespacedName, certificate); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
+	certificate, err := get(ctx, r.client, certificateKind, req)
+	if certificate == nil {
+		return ctrl.Result{}, err
 	}
 	generation := certificate.GetGeneration()
 	ready := findCondition(certificate, "Ready")
