@@ -2,38 +2,66 @@
 import { parseArgs } from "node:util";
 import { ConfigError } from "./validate.ts";
 
-export interface Flags {
-  config: string | undefined;
-  kubeconfig: string | undefined;
-  context: string | undefined;
-  listen: string | undefined;
-  metricPrefix: string | undefined;
-  logLevel: string | undefined;
-  metricAllowlist: string | undefined;
-  metricDenylist: string | undefined;
-  metricOptInList: string | undefined;
-  tracingEndpoint: string | undefined;
-  tracingTracesEndpoint: string | undefined;
-  apiProxyListen: string | undefined;
-  apiProxyAllowNonLoopback: boolean;
-  apiProxyKubeconfig: string | undefined;
-  apiProxyPlainHttp: boolean;
-  apiProxyUserFromKubeconfig: string | undefined;
-  auditListen: string | undefined;
-  auditTlsCert: string | undefined;
-  auditTlsKey: string | undefined;
-  auditTokenFile: string | undefined;
-  auditClientCa: string | undefined;
-  webConfigFile: string | undefined;
-  shard: string | undefined;
-  totalShards: string | undefined;
-  pod: string | undefined;
-  podNamespace: string | undefined;
-  /** Validate this configuration file and exit. */
-  checkConfig: string | undefined;
-  help: boolean;
-  version: boolean;
+/**
+ * Every flag, once: its type, and the configuration key it sets (dotted;
+ * none for flags that are not configuration). `whole`: a whole number given
+ * as text (anything else stays text, so validation names what was given).
+ * The metric-list flags replace the file's global metrics rules together
+ * (flagOverrides). `usage` documents each (a test keeps the two equal).
+ */
+const flagSpecs = {
+  config: { type: "string" },
+  "check-config": { type: "string" },
+  kubeconfig: { type: "string" },
+  context: { type: "string" },
+  listen: { type: "string", to: "listen" },
+  "metric-prefix": { type: "string", to: "metricPrefix" },
+  "log-level": { type: "string", to: "logLevel" },
+  "metric-allowlist": { type: "string" },
+  "metric-denylist": { type: "string" },
+  "metric-opt-in-list": { type: "string" },
+  "tracing-endpoint": { type: "string", to: "tracing.endpoint" },
+  "tracing-traces-endpoint": { type: "string", to: "tracing.tracesEndpoint" },
+  "api-proxy-listen": { type: "string", to: "apiProxy.listen" },
+  "api-proxy-allow-non-loopback": { type: "boolean", to: "apiProxy.allowNonLoopback" },
+  "api-proxy-kubeconfig": { type: "string", to: "apiProxy.kubeconfigPath" },
+  "api-proxy-user-from-kubeconfig": { type: "string", to: "apiProxy.userFromKubeconfig" },
+  "api-proxy-plain-http": { type: "boolean", to: "apiProxy.plainHttp" },
+  "audit-listen": { type: "string", to: "auditReceiver.listen" },
+  "audit-tls-cert": { type: "string", to: "auditReceiver.certFile" },
+  "audit-tls-key": { type: "string", to: "auditReceiver.keyFile" },
+  "audit-token-file": { type: "string", to: "auditReceiver.bearerTokenFile" },
+  "audit-client-ca": { type: "string", to: "auditReceiver.clientCaFile" },
+  "web-config-file": { type: "string", to: "webConfigFile" },
+  shard: { type: "string", to: "sharding.shard", whole: true },
+  "total-shards": { type: "string", to: "sharding.totalShards", whole: true },
+  pod: { type: "string", to: "sharding.pod" },
+  "pod-namespace": { type: "string", to: "sharding.podNamespace" },
+  version: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+} as const satisfies Record<string, FlagSpec>;
+
+interface FlagSpec {
+  type: "string" | "boolean";
+  to?: string;
+  whole?: boolean;
+  short?: string;
 }
+
+type FlagName = keyof typeof flagSpecs;
+/** kebab-case → camelCase, as each flag's field in Flags is named. */
+type Camel<S extends string> = S extends `${infer Head}-${infer Tail}`
+  ? `${Head}${Capitalize<Camel<Tail>>}`
+  : S;
+type FlagValue<S extends FlagSpec> = S["type"] extends "boolean" ? boolean : string | undefined;
+
+/** The parsed command line: one field per flag, named in camelCase (a boolean is false when not given). */
+export type Flags = { [K in FlagName as Camel<K>]: FlagValue<(typeof flagSpecs)[K]> };
+
+/** The flags, as `usage` names them. */
+export const flagNames = Object.keys(flagSpecs) as FlagName[];
+
+const camel = (name: string): string => name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 
 export const usage = `Usage: cr-status-exporter [flags]
        cr-status-exporter status [flags]    what is not Ready, from the cluster or a running exporter
@@ -116,95 +144,57 @@ Exit codes:
 Logs are JSON lines on stderr, configuration errors included.
 `;
 
-// biome-ignore lint/complexity/noExcessiveLinesPerFunction: one switch over every flag, in the order --help lists them
 export function parseFlags(argv: string[]): Flags {
+  const options = Object.fromEntries(
+    Object.entries(flagSpecs).map(([name, spec]: [string, FlagSpec]) => [
+      name,
+      { type: spec.type, ...(spec.short && { short: spec.short }) },
+    ]),
+  );
+  let values: Record<string, string | boolean | undefined>;
   try {
-    const { values } = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        config: { type: "string" },
-        kubeconfig: { type: "string" },
-        context: { type: "string" },
-        listen: { type: "string" },
-        "metric-prefix": { type: "string" },
-        "log-level": { type: "string" },
-        "metric-allowlist": { type: "string" },
-        "metric-denylist": { type: "string" },
-        "metric-opt-in-list": { type: "string" },
-        "tracing-endpoint": { type: "string" },
-        "tracing-traces-endpoint": { type: "string" },
-        "api-proxy-listen": { type: "string" },
-        "api-proxy-allow-non-loopback": { type: "boolean", default: false },
-        "api-proxy-kubeconfig": { type: "string" },
-        "api-proxy-plain-http": { type: "boolean", default: false },
-        "api-proxy-user-from-kubeconfig": { type: "string" },
-        "audit-listen": { type: "string" },
-        "audit-tls-cert": { type: "string" },
-        "audit-tls-key": { type: "string" },
-        "audit-token-file": { type: "string" },
-        "audit-client-ca": { type: "string" },
-        "web-config-file": { type: "string" },
-        shard: { type: "string" },
-        "total-shards": { type: "string" },
-        pod: { type: "string" },
-        "pod-namespace": { type: "string" },
-        "check-config": { type: "string" },
-        help: { type: "boolean", short: "h", default: false },
-        version: { type: "boolean", default: false },
-      },
-    });
-    return {
-      config: values.config,
-      kubeconfig: values.kubeconfig,
-      context: values.context,
-      listen: values.listen,
-      metricPrefix: values["metric-prefix"],
-      logLevel: values["log-level"],
-      metricAllowlist: values["metric-allowlist"],
-      metricDenylist: values["metric-denylist"],
-      metricOptInList: values["metric-opt-in-list"],
-      tracingEndpoint: values["tracing-endpoint"],
-      tracingTracesEndpoint: values["tracing-traces-endpoint"],
-      apiProxyListen: values["api-proxy-listen"],
-      apiProxyAllowNonLoopback: values["api-proxy-allow-non-loopback"] ?? false,
-      apiProxyKubeconfig: values["api-proxy-kubeconfig"],
-      apiProxyPlainHttp: values["api-proxy-plain-http"] ?? false,
-      apiProxyUserFromKubeconfig: values["api-proxy-user-from-kubeconfig"],
-      auditListen: values["audit-listen"],
-      auditTlsCert: values["audit-tls-cert"],
-      auditTlsKey: values["audit-tls-key"],
-      auditTokenFile: values["audit-token-file"],
-      auditClientCa: values["audit-client-ca"],
-      webConfigFile: values["web-config-file"],
-      shard: values.shard,
-      totalShards: values["total-shards"],
-      pod: values.pod,
-      podNamespace: values["pod-namespace"],
-      checkConfig: values["check-config"],
-      help: values.help ?? false,
-      version: values.version ?? false,
-    };
+    ({ values } = parseArgs({ args: argv, strict: true, allowPositionals: false, options }));
   } catch (error) {
     throw new ConfigError([`command line: ${(error as Error).message}`]);
   }
+  const flags = Object.fromEntries(
+    Object.entries(flagSpecs).map(([name, spec]: [string, FlagSpec]) => [
+      camel(name),
+      values[name] ?? (spec.type === "boolean" ? false : undefined),
+    ]),
+  );
+  return flags as Flags;
 }
+
+/** Sets `value` at the dotted `path` of `target`, making the objects on the way. */
+function setPath(target: Record<string, unknown>, path: string, value: unknown): void {
+  const keys = path.split(".");
+  const last = keys.pop() as string;
+  let at = target;
+  for (const key of keys) {
+    at[key] ??= {};
+    at = at[key] as Record<string, unknown>;
+  }
+  at[last] = value;
+}
+
+const list = (text: string | undefined): string[] | undefined =>
+  text
+    ?.split(",")
+    .map((item) => item.trim())
+    .filter((item) => item !== "");
 
 /** The flags as raw configuration, laid over the file's before validation. */
 export function flagOverrides(flags: Flags): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  const set = (target: Record<string, unknown>, key: string, value: unknown): void => {
-    if (value !== undefined) target[key] = value;
-  };
-  set(out, "listen", flags.listen);
-  set(out, "metricPrefix", flags.metricPrefix);
-  set(out, "logLevel", flags.logLevel);
-  const list = (text: string | undefined): string[] | undefined =>
-    text
-      ?.split(",")
-      .map((item) => item.trim())
-      .filter((item) => item !== "");
+  const given = flags as unknown as Record<string, string | boolean | undefined>;
+  for (const [name, spec] of Object.entries(flagSpecs) as [string, FlagSpec][]) {
+    const value = given[camel(name)];
+    // A boolean flag only ever turns its key on; a flag not given leaves the file's value.
+    if (spec.to === undefined || value === undefined || value === false) continue;
+    const text = typeof value === "string" ? value : undefined;
+    setPath(out, spec.to, spec.whole && text !== undefined && /^\d+$/.test(text) ? Number(text) : value);
+  }
   if (flags.metricAllowlist ?? flags.metricDenylist ?? flags.metricOptInList) {
     // Every key is set (undefined where no flag was given) so that the flags
     // replace the file's global rules instead of mixing with them.
@@ -214,32 +204,5 @@ export function flagOverrides(flags: Flags): Record<string, unknown> {
       optIn: list(flags.metricOptInList),
     };
   }
-  set(out, "webConfigFile", flags.webConfigFile);
-  const tracing: Record<string, unknown> = {};
-  set(tracing, "endpoint", flags.tracingEndpoint);
-  set(tracing, "tracesEndpoint", flags.tracingTracesEndpoint);
-  if (Object.keys(tracing).length > 0) out.tracing = tracing;
-  const proxy: Record<string, unknown> = {};
-  set(proxy, "listen", flags.apiProxyListen);
-  if (flags.apiProxyAllowNonLoopback) proxy.allowNonLoopback = true;
-  set(proxy, "kubeconfigPath", flags.apiProxyKubeconfig);
-  if (flags.apiProxyPlainHttp) proxy.plainHttp = true;
-  set(proxy, "userFromKubeconfig", flags.apiProxyUserFromKubeconfig);
-  if (Object.keys(proxy).length > 0) out.apiProxy = proxy;
-  const audit: Record<string, unknown> = {};
-  set(audit, "listen", flags.auditListen);
-  set(audit, "certFile", flags.auditTlsCert);
-  set(audit, "keyFile", flags.auditTlsKey);
-  set(audit, "bearerTokenFile", flags.auditTokenFile);
-  set(audit, "clientCaFile", flags.auditClientCa);
-  if (Object.keys(audit).length > 0) out.auditReceiver = audit;
-  // Numbers stay text when they are not whole numbers, so validation names what was given.
-  const whole = (text: string | undefined): unknown => (text && /^\d+$/.test(text) ? Number(text) : text);
-  const sharding: Record<string, unknown> = {};
-  set(sharding, "shard", whole(flags.shard));
-  set(sharding, "totalShards", whole(flags.totalShards));
-  set(sharding, "pod", flags.pod);
-  set(sharding, "podNamespace", flags.podNamespace);
-  if (Object.keys(sharding).length > 0) out.sharding = sharding;
   return out;
 }
