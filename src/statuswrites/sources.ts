@@ -9,12 +9,12 @@ import { readFieldFile } from "../config/field-file.ts";
 import type { ApiProxyConfig, AuditReceiverConfig } from "../config/schema.ts";
 import type { KubeClient } from "../kube/client.ts";
 import type { Logger } from "../log.ts";
-import { startApiProxy } from "./api-proxy.ts";
-import { createApiserverKindResolver } from "./apiserver-resolver.ts";
-import { startAuditReceiver } from "./audit-receiver.ts";
+import { startAuditReceiver } from "./audit/audit-receiver.ts";
 import { createStatusWriteMetrics } from "./metrics.ts";
-import { operatorUserFrom } from "./operator-user.ts";
-import { upstreamOf } from "./upstream.ts";
+import { startApiProxy } from "./proxy/api-proxy.ts";
+import { createApiserverKindResolver } from "./proxy/apiserver-resolver.ts";
+import { operatorUserFrom } from "./proxy/operator-user.ts";
+import { upstreamOf } from "./proxy/upstream.ts";
 
 export interface StatusWriteSourceSettings {
   apiProxy: ApiProxyConfig | undefined;

@@ -17,7 +17,7 @@ import {
   createStatusWriteMetrics,
   startApiProxy,
 } from "../../src/statuswrites/index.ts";
-import { proxyTimeouts } from "../../src/statuswrites/proxy-server.ts";
+import { proxyTimeouts } from "../../src/statuswrites/proxy/proxy-server.ts";
 import { createCr, installCrd, RestClient, refFor, useControlPlane, waitUntil } from "../cluster/index.ts";
 import { closedAfter, sendBody } from "../helpers/hostile-http.ts";
 

@@ -14,10 +14,10 @@ import { type TLSSocket, connect as tlsConnect } from "node:tls";
 import { Registry } from "@prometheus-io/client";
 import { silentLogger } from "../../../src/log.ts";
 import { closeServer, listenOn } from "../../../src/net/listen.ts";
-import { type ApiProxy, startApiProxy } from "../../../src/statuswrites/api-proxy.ts";
 import { staticKindResolver } from "../../../src/statuswrites/kinds.ts";
 import { createStatusWriteMetrics } from "../../../src/statuswrites/metrics.ts";
-import { proxyTimeouts } from "../../../src/statuswrites/proxy-server.ts";
+import { type ApiProxy, startApiProxy } from "../../../src/statuswrites/proxy/api-proxy.ts";
+import { proxyTimeouts } from "../../../src/statuswrites/proxy/proxy-server.ts";
 import { closedAfter, sendBody } from "../../helpers/hostile-http.ts";
 import { makeTestCertificates } from "../../helpers/tls-certs.ts";
 

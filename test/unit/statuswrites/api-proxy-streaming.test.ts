@@ -9,9 +9,9 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { Registry } from "@prometheus-io/client";
 import { silentLogger } from "../../../src/log.ts";
 import { closeServer, listenOn } from "../../../src/net/listen.ts";
-import { type ApiProxy, startApiProxy } from "../../../src/statuswrites/api-proxy.ts";
 import { staticKindResolver } from "../../../src/statuswrites/kinds.ts";
 import { createStatusWriteMetrics } from "../../../src/statuswrites/metrics.ts";
+import { type ApiProxy, startApiProxy } from "../../../src/statuswrites/proxy/api-proxy.ts";
 import { HttpJsonClient } from "../../helpers/http-json.ts";
 import { makeTestCertificates } from "../../helpers/tls-certs.ts";
 

@@ -14,9 +14,9 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { Registry } from "@prometheus-io/client";
 import { parse } from "yaml";
 import { createLogger } from "../../../src/log.ts";
-import { type ApiProxy, startApiProxy } from "../../../src/statuswrites/api-proxy.ts";
 import { staticKindResolver } from "../../../src/statuswrites/kinds.ts";
 import { createStatusWriteMetrics } from "../../../src/statuswrites/metrics.ts";
+import { type ApiProxy, startApiProxy } from "../../../src/statuswrites/proxy/api-proxy.ts";
 import { HttpJsonClient } from "../../helpers/http-json.ts";
 import { makeTestCertificates } from "../../helpers/tls-certs.ts";
 

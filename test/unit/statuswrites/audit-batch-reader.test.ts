@@ -3,8 +3,8 @@
 // EventList as a whole, whatever the chunks.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { AuditBatchReader } from "../../../src/statuswrites/audit-batch-reader.ts";
-import { AuditPayloadError } from "../../../src/statuswrites/audit-events.ts";
+import { AuditBatchReader } from "../../../src/statuswrites/audit/audit-batch-reader.ts";
+import { AuditPayloadError } from "../../../src/statuswrites/audit/audit-events.ts";
 
 const limits = { maxItemBytes: 1 << 20, maxMemberBytes: 64 * 1024 };
 

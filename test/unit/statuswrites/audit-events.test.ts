@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { AuditPayloadError, parseAuditEventList } from "../../../src/statuswrites/audit-events.ts";
+import { AuditPayloadError, parseAuditEventList } from "../../../src/statuswrites/audit/audit-events.ts";
 
 function event(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {

@@ -11,7 +11,7 @@ import { after, before, test } from "node:test";
 import { connect as tlsConnect } from "node:tls";
 import { Registry } from "@prometheus-io/client";
 import { silentLogger } from "../../../src/log.ts";
-import { type AuditReceiver, startAuditReceiver } from "../../../src/statuswrites/audit-receiver.ts";
+import { type AuditReceiver, startAuditReceiver } from "../../../src/statuswrites/audit/audit-receiver.ts";
 import { createStatusWriteMetrics } from "../../../src/statuswrites/metrics.ts";
 import { makeTestCertificates, type TestCertificates } from "../../helpers/tls-certs.ts";
 

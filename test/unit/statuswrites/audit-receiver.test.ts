@@ -5,7 +5,7 @@ import { request } from "node:https";
 import { after, before, test } from "node:test";
 import { Registry } from "@prometheus-io/client";
 import { createLogger } from "../../../src/log.ts";
-import { type AuditReceiver, startAuditReceiver } from "../../../src/statuswrites/audit-receiver.ts";
+import { type AuditReceiver, startAuditReceiver } from "../../../src/statuswrites/audit/audit-receiver.ts";
 import { staticKindResolver } from "../../../src/statuswrites/kinds.ts";
 import { createStatusWriteMetrics } from "../../../src/statuswrites/metrics.ts";
 import { makeTestCertificates, type TestCertificates } from "../../helpers/tls-certs.ts";

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
-import { JsonStreamError, ObjectStream } from "../../../src/statuswrites/event-list-stream.ts";
+import { JsonStreamError, ObjectStream } from "../../../src/statuswrites/audit/event-list-stream.ts";
 
 const limits = { maxItemBytes: 1 << 20, maxMemberBytes: 1 << 20 };
 

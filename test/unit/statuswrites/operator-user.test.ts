@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { stringify } from "yaml";
-import { operatorUserFrom } from "../../../src/statuswrites/operator-user.ts";
+import { operatorUserFrom } from "../../../src/statuswrites/proxy/operator-user.ts";
 
 const directory = mkdtempSync(join(tmpdir(), "cr-operator-user-"));
 after(() => rmSync(directory, { recursive: true, force: true }));

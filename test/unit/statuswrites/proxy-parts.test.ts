@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { Registry } from "@prometheus-io/client";
-import { BoundedPrefix } from "../../../src/statuswrites/bounded-prefix.ts";
-import { endToEndHeaders } from "../../../src/statuswrites/headers.ts";
 import { createStatusWriteMetrics } from "../../../src/statuswrites/metrics.ts";
+import { BoundedPrefix } from "../../../src/statuswrites/proxy/bounded-prefix.ts";
+import { endToEndHeaders } from "../../../src/statuswrites/proxy/headers.ts";
 
 test("BoundedPrefix keeps only the first bytes", () => {
   const prefix = new BoundedPrefix(10);

@@ -12,19 +12,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { parse } from "yaml";
-import {
-  createServingCertificate,
-  ipAddressBytes,
-  loopbackNames,
-} from "../../../src/statuswrites/certificates.ts";
-import { bitString, integer, objectIdentifier, time, tlv } from "../../../src/statuswrites/der.ts";
-import { operatorKubeconfigYaml } from "../../../src/statuswrites/operator-kubeconfig.ts";
+import { createServingCertificate, ipAddressBytes, loopbackNames } from "../../../src/server/certificates.ts";
+import { bitString, integer, objectIdentifier, time, tlv } from "../../../src/server/der.ts";
+import { operatorKubeconfigYaml } from "../../../src/statuswrites/proxy/operator-kubeconfig.ts";
 import {
   kubeconfigServerUrl,
   loadOrCreateProxyTls,
   servingNames,
   unusableBecause,
-} from "../../../src/statuswrites/proxy-tls.ts";
+} from "../../../src/statuswrites/proxy/proxy-tls.ts";
 
 const directory = mkdtempSync(join(tmpdir(), "cr-proxy-tls-"));
 after(() => rmSync(directory, { recursive: true, force: true }));

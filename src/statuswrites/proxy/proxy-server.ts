@@ -12,8 +12,8 @@ import {
 } from "node:http";
 import { createServer as createHttpsServer, type Server as HttpsServer } from "node:https";
 import type { TLSSocket } from "node:tls";
-import type { Logger } from "../log.ts";
-import type { ServingCertificate } from "./certificates.ts";
+import type { Logger } from "../../log.ts";
+import type { ServingCertificate } from "../../server/certificates.ts";
 
 /**
  * How long a caller may take, and how often Node.js checks: a TLS handshake

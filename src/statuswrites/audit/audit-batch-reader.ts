@@ -3,8 +3,9 @@
 // dropped, and status writes are kept grouped by everything their labels come
 // from, with one duration each. A batch of tens of megabytes so costs one event
 // plus 8 bytes per status write, never the body, its string or its events.
+
+import { classifyFailure, type FailureReason } from "../classify.ts";
 import { type AuditBatch, checkEnvelope, readEvent } from "./audit-events.ts";
-import { classifyFailure, type FailureReason } from "./classify.ts";
 import { ObjectStream, type StreamLimits } from "./event-list-stream.ts";
 
 /** Status writes of one batch that differ only in their object name and duration. */

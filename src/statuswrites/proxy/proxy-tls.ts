@@ -6,9 +6,13 @@
 import { createPrivateKey, X509Certificate } from "node:crypto";
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { isIP } from "node:net";
-import type { Logger } from "../log.ts";
-import { createServingCertificate, loopbackNames, type ServingCertificate } from "./certificates.ts";
-import { isLoopbackHost } from "./listen-address.ts";
+import type { Logger } from "../../log.ts";
+import {
+  createServingCertificate,
+  loopbackNames,
+  type ServingCertificate,
+} from "../../server/certificates.ts";
+import { isLoopbackHost } from "../listen-address.ts";
 
 export interface ProxyTlsOptions {
   ipAddresses: readonly string[];

@@ -10,13 +10,13 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createServer, type Server } from "node:https";
 import type { TLSSocket } from "node:tls";
-import type { Logger } from "../log.ts";
-import { closeServer, listenOn, parseHostPort } from "../net/listen.ts";
+import type { Logger } from "../../log.ts";
+import { closeServer, listenOn, parseHostPort } from "../../net/listen.ts";
+import { type ConfirmedLabels, confirmedLabels } from "../confirmed-labels.ts";
+import { type KindResolver, unconfirmingKindResolver } from "../kinds.ts";
+import type { StatusWriteMetrics } from "../metrics.ts";
 import type { StatusWriteGroup } from "./audit-batch-reader.ts";
 import { InFlightBytes, readAuditBatch } from "./audit-body.ts";
-import { type ConfirmedLabels, confirmedLabels } from "./confirmed-labels.ts";
-import { type KindResolver, unconfirmingKindResolver } from "./kinds.ts";
-import type { StatusWriteMetrics } from "./metrics.ts";
 
 export interface AuditReceiverOptions {
   /** host:port. The apiserver usually runs elsewhere, so any address is allowed: every request is authenticated. */

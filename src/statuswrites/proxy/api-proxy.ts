@@ -13,15 +13,16 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Agent, request as httpsRequest } from "node:https";
 import { pipeline } from "node:stream";
-import type { Logger } from "../log.ts";
-import { closeServer, listenOn, parseHostPort } from "../net/listen.ts";
+import type { Logger } from "../../log.ts";
+import { closeServer, listenOn, parseHostPort } from "../../net/listen.ts";
+import { classifyFailure, isFailureCode, parseStatusPrefix } from "../classify.ts";
+import { confirmedLabels } from "../confirmed-labels.ts";
+import { type KindResolver, unconfirmingKindResolver } from "../kinds.ts";
+import { assertLoopbackUnlessAllowed } from "../listen-address.ts";
+import type { StatusWriteMetrics } from "../metrics.ts";
+import { isStatusWrite, parseResourceRequest, type ResourceRequest } from "../request-path.ts";
 import { BoundedPrefix } from "./bounded-prefix.ts";
-import { classifyFailure, isFailureCode, parseStatusPrefix } from "./classify.ts";
-import { confirmedLabels } from "./confirmed-labels.ts";
 import { endToEndHeaders, headerValue } from "./headers.ts";
-import { type KindResolver, unconfirmingKindResolver } from "./kinds.ts";
-import { assertLoopbackUnlessAllowed } from "./listen-address.ts";
-import type { StatusWriteMetrics } from "./metrics.ts";
 import { writeOperatorKubeconfig } from "./operator-kubeconfig.ts";
 import type { OperatorUser } from "./operator-user.ts";
 import {
@@ -33,7 +34,6 @@ import {
   respondStatus,
 } from "./proxy-server.ts";
 import { kubeconfigServerUrl, servingMaterial, servingNames } from "./proxy-tls.ts";
-import { isStatusWrite, parseResourceRequest, type ResourceRequest } from "./request-path.ts";
 import type { Upstream } from "./upstream.ts";
 
 export interface ApiProxyOptions {

@@ -2,8 +2,8 @@
 // apiserver's audit webhook backend posts it (pure: no I/O). A batch that is
 // not an EventList is rejected as a whole; single malformed events inside a
 // valid batch are skipped and counted, so one bad event never loses the rest.
-import type { StatusSummary } from "./classify.ts";
-import { writeVerbs } from "./request-path.ts";
+import type { StatusSummary } from "../classify.ts";
+import { writeVerbs } from "../request-path.ts";
 
 export interface AuditStatusWrite {
   group: string;

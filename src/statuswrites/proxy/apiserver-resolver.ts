@@ -3,8 +3,8 @@
 // is open to every authenticated user; listing namespaces needs `list
 // namespaces`, and without it namespaces are confirmed by successful writes
 // only (docs/status-writes.md, "Bounded labels").
-import type { Logger } from "../log.ts";
-import { type ApiResourceList, createDiscoveryKindResolver, type KindResolver } from "./kinds.ts";
+import type { Logger } from "../../log.ts";
+import { type ApiResourceList, createDiscoveryKindResolver, type KindResolver } from "../kinds.ts";
 
 /** A GET with the exporter's identity: HTTP status and parsed JSON body. */
 export type ApiGet = (
