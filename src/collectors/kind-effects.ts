@@ -88,7 +88,7 @@ export class KindEffects {
     const reconcile = observations.reconcile;
     if (reconcile && this.#selected & bit.reconcileDuration) {
       const id =
-        traced !== undefined && traced.generation === reconcile.generation ? traced.traceId : undefined;
+        traced !== undefined && traced.generation === reconcile.generation ? traced.traceId() : undefined;
       // With exemplars enabled the histogram only takes the object form of observe().
       // The client's typings tie exemplar label names to the metric's own; OpenMetrics does not.
       const exemplarLabels = (id ? { trace_id: id } : {}) as unknown as KindLabels;

@@ -149,13 +149,12 @@ export function applyChange(
   const transitions = diffStates(previous?.state, state, now);
   const counters = count(previous?.counters ?? zeroCounters, transitions);
   const lag = generationLag(state, generationSettings(kind));
+  const reconciled = isReconciled(state, kind.readiness);
   const memory: ObjectMemory = {
     generation: state.generation,
     requestedAt: requestTime(previous?.memory, state, lag !== undefined && lag > 0, now),
     readySeen: (previous?.memory.readySeen ?? false) || isReady(state, kind.readiness),
-    reconciledGeneration: isReconciled(state, kind.readiness)
-      ? state.generation
-      : previous?.memory.reconciledGeneration,
+    reconciledGeneration: reconciled ? state.generation : previous?.memory.reconciledGeneration,
   };
   const summary = summarizeStatus(state, kind.readiness, now);
   const ring = previous ? appendTransitions(previous.ring, transitions) : emptyRing;
@@ -179,6 +178,7 @@ export function applyChange(
           // Stryker disable next-line BooleanLiteral: without a previous state there is no time to ready to observe (observe() needs one)
           readySeen: previous?.memory.readySeen ?? false,
           reconciledGeneration: previous?.memory.reconciledGeneration,
+          reconciled,
           readiness: kind.readiness,
           now,
         })

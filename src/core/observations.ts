@@ -1,7 +1,7 @@
 // Histogram observations implied by one change of an object. Pure:
 // timestamps come from the object where the API gives them (so results
 // survive exporter restarts), else from `now`.
-import { findCondition, isReady, isReconciled, type ReadinessRules } from "./readiness.ts";
+import { findCondition, isReady, type ReadinessRules } from "./readiness.ts";
 import type { ObjectState, Transition } from "./state.ts";
 
 export interface Observations {
@@ -27,6 +27,8 @@ export interface ObservationInput {
   readySeen: boolean;
   /** The generation last seen reconciled before this change (ObjectMemory). */
   reconciledGeneration: number | undefined;
+  /** The next state is reconciled (readiness.ts isReconciled), as the caller judged it once. */
+  reconciled: boolean;
   readiness: ReadinessRules;
   now: number;
 }
@@ -50,7 +52,7 @@ export function observe(input: ObservationInput): Observations {
     bumpAt !== undefined &&
     previous &&
     input.reconciledGeneration !== next.generation &&
-    isReconciled(next, readiness)
+    input.reconciled
   ) {
     const doneAt = ready?.since !== undefined && ready.since >= bumpAt ? ready.since : now;
     reconcile = { generation: next.generation, seconds: Math.max(0, doneAt - bumpAt) };

@@ -3,11 +3,9 @@
 // and written after the per-object families on /metrics. Names, help and
 // labels come from the catalog (src/core/catalog.ts).
 import { Counter, type Gauge, Histogram, Registry } from "@prometheus-io/client";
-import { type ExporterLabels, perKindFamilies, type resourceLabels } from "../core/catalog.ts";
+import { type ExporterLabels, perKindFamilies } from "../core/catalog.ts";
 import { ExporterFamilies } from "./families.ts";
 import { registerProcessMetrics } from "./process-metrics.ts";
-
-type ResourceLabel = (typeof resourceLabels)[number];
 
 /** Histograms and counters per kind, fed by object changes (selectable per resource, see the catalog). */
 export interface KindMetrics {
@@ -17,29 +15,30 @@ export interface KindMetrics {
   phaseIllegalTransitions: Counter<"group" | "kind" | "namespace" | "from" | "to">;
 }
 
+/** The exporter's own metrics, typed by their catalog entries' labels. */
 export interface SelfMetrics {
   registry: Registry;
-  synced: Gauge<ResourceLabel>;
-  objects: Gauge<ResourceLabel>;
-  series: Gauge<ResourceLabel>;
+  synced: Gauge<ExporterLabels<"resourceSynced">>;
+  objects: Gauge<ExporterLabels<"resourceObjects">>;
+  series: Gauge<ExporterLabels<"resourceSeries">>;
   resourceInfo: Gauge<ExporterLabels<"resourceInfo">>;
-  watchEvents: Counter<ResourceLabel | "type">;
-  watchErrors: Counter<ResourceLabel | "operation" | "code">;
-  relists: Counter<ResourceLabel | "reason">;
-  listDuration: Histogram<ResourceLabel>;
-  lastEvent: Gauge<ResourceLabel>;
-  lastSync: Gauge<ResourceLabel>;
-  dataTimestamp: Gauge<ResourceLabel>;
-  handlerErrors: Counter<ResourceLabel>;
-  seriesDropped: Counter<ResourceLabel>;
-  labelValuesTruncated: Counter<ResourceLabel>;
-  conditionsDropped: Counter<ResourceLabel>;
-  configReloadSuccess: Gauge;
-  configReloads: Counter<"result">;
-  configHash: Gauge<"hash">;
-  buildInfo: Gauge<"version" | "node_version">;
-  scrapeDuration: Histogram;
-  shards: Gauge<"shard">;
+  watchEvents: Counter<ExporterLabels<"watchEvents">>;
+  watchErrors: Counter<ExporterLabels<"watchErrors">>;
+  relists: Counter<ExporterLabels<"relists">>;
+  listDuration: Histogram<ExporterLabels<"listDuration">>;
+  lastEvent: Gauge<ExporterLabels<"lastEvent">>;
+  lastSync: Gauge<ExporterLabels<"lastSync">>;
+  dataTimestamp: Gauge<ExporterLabels<"dataTimestamp">>;
+  handlerErrors: Counter<ExporterLabels<"handlerErrors">>;
+  seriesDropped: Counter<ExporterLabels<"seriesDropped">>;
+  labelValuesTruncated: Counter<ExporterLabels<"labelValuesTruncated">>;
+  conditionsDropped: Counter<ExporterLabels<"conditionsDropped">>;
+  configReloadSuccess: Gauge<ExporterLabels<"configReloadSuccess">>;
+  configReloads: Counter<ExporterLabels<"configReloads">>;
+  configHash: Gauge<ExporterLabels<"configHash">>;
+  buildInfo: Gauge<ExporterLabels<"buildInfo">>;
+  scrapeDuration: Histogram<ExporterLabels<"scrapeDuration">>;
+  shards: Gauge<ExporterLabels<"shards">>;
   kinds: KindMetrics;
 }
 
@@ -67,7 +66,7 @@ function kindMetrics(registry: Registry, prefix: string): KindMetrics {
     phaseIllegalTransitions: new Counter({
       name: prefix + illegal.suffix,
       help: illegal.help,
-      labelNames: ["group", "kind", "namespace", "from", "to"],
+      labelNames: illegal.labels as ("group" | "kind" | "namespace" | "from" | "to")[],
       registers: [registry],
     }),
   };

@@ -69,13 +69,17 @@ class PlanningTracer implements StateTracer {
     else this.#states.delete(uid);
     this.#emit(result.spans);
     const generation = result.state?.tracedGeneration;
-    const traceId = generation === undefined ? undefined : this.traceIdFor(o.resource, uid, generation);
-    return generation !== undefined && traceId !== undefined ? { generation, traceId } : undefined;
+    if (generation === undefined) return undefined;
+    return { generation, traceId: () => this.#sampledTraceId(uid, generation) };
   }
 
   traceIdFor(_resource: ResourceIdentity, uid: string, generation: number): string | undefined {
     const state = this.#states.get(uid);
     if (state?.tracedGeneration !== generation) return undefined;
+    return this.#sampledTraceId(uid, generation);
+  }
+
+  #sampledTraceId(uid: string, generation: number): string | undefined {
     const traceId = traceIdOf(generationTraceKey(this.#settings.cluster, uid, generation));
     return this.#sink.isSampled(traceId) ? traceId : undefined;
   }

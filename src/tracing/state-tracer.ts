@@ -23,15 +23,18 @@ export interface ObjectObservation {
 /** The generation root span an object is traced under, as an exemplar names it. */
 export interface TracedGeneration {
   generation: number;
-  /** Hex trace id. */
-  traceId: string;
+  /**
+   * Hex trace id, undefined when the trace is not sampled. A call, made only
+   * when an exemplar needs it: it hashes, and most changes observe no reconcile.
+   */
+  traceId(): string | undefined;
 }
 
 export interface StateTracer {
   /**
    * Plans and emits the spans of one change. Returns the generation the
-   * object is traced under after it (sampled), for the exemplar of the
-   * reconcile histogram this same change may observe; undefined when none.
+   * object is traced under after it, for the exemplar of the reconcile
+   * histogram this same change may observe; undefined when none.
    */
   observe(o: ObjectObservation): TracedGeneration | undefined;
   /**

@@ -41,7 +41,7 @@ async function counts(metrics: ReturnType<typeof createSelfMetrics>): Promise<st
 test("every selected family gets its observation, labelled with the kind", async () => {
   const metrics = createSelfMetrics("cr_", "0.0.0-test");
   const effects = new KindEffects(metrics.kinds, widget, all);
-  effects.observe(observations, { generation: 2, traceId: "trace-2" });
+  effects.observe(observations, { generation: 2, traceId: () => "trace-2" });
   effects.observe(
     { ...observations, stateDurations: [{ type: "Ready", status: "False", seconds: 5 }] },
     undefined,
@@ -61,7 +61,7 @@ test("every selected family gets its observation, labelled with the kind", async
 test("families not selected get nothing", async () => {
   const metrics = createSelfMetrics("cr_", "0.0.0-test");
   const effects = new KindEffects(metrics.kinds, widget, 0);
-  effects.observe(observations, { generation: 2, traceId: "t" });
+  effects.observe(observations, { generation: 2, traceId: () => "t" });
   effects.illegalPhaseMoves([{ from: "Running", to: "Pending" }], "ns1");
   assert.deepEqual(await counts(metrics), []);
 });
@@ -201,7 +201,7 @@ test("past the first condition types, further types share the 'other' histogram"
 test("the exemplar names the traced generation only when it is the one reconciled", async () => {
   const metrics = createSelfMetrics("cr_", "0.0.0-test");
   const effects = new KindEffects(metrics.kinds, widget, all);
-  effects.observe(observations, { generation: 3, traceId: "trace-3" });
+  effects.observe(observations, { generation: 3, traceId: () => "trace-3" });
   const text = await metrics.registry.metrics();
   assert.match(text, /cr_reconcile_duration_seconds_count\{[^}]*\} 1/);
   assert.doesNotMatch(text, /trace_id=/, "generation 3 is traced, generation 2 was reconciled");

@@ -5,7 +5,7 @@ import { newKindLearning } from "../../src/core/label-bounds.ts";
 import { applyChange, type KindSettings } from "../../src/core/object-update.ts";
 import { noObservations, type ObservationInput, observe } from "../../src/core/observations.ts";
 import { defaultProjectionSettings, projectObject } from "../../src/core/project.ts";
-import { defaultReadinessRules } from "../../src/core/readiness.ts";
+import { defaultReadinessRules, isReconciled } from "../../src/core/readiness.ts";
 import type { ObjectState, Transition } from "../../src/core/state.ts";
 import { cond, t, type WidgetInit, widget } from "../support/objects.ts";
 
@@ -134,17 +134,21 @@ const readyAt = (at: string, extra: WidgetInit = {}): ObjectState =>
     ...extra,
     status: { observedGeneration: extra.generation ?? 1, conditions: [cond("Ready", "True", at)] },
   });
-const input = (over: Partial<ObservationInput>): ObservationInput => ({
-  previous: undefined,
-  next: notReady,
-  transitions: [],
-  requestedAt: undefined,
-  readySeen: false,
-  reconciledGeneration: undefined,
-  readiness: defaultReadinessRules,
-  now: t("2026-01-01T01:00:00Z"),
-  ...over,
-});
+/** `reconciled` follows `next` unless given, as applyChange judges it. */
+const input = (over: Partial<ObservationInput>): ObservationInput => {
+  const given = {
+    previous: undefined,
+    next: notReady,
+    transitions: [],
+    requestedAt: undefined,
+    readySeen: false,
+    reconciledGeneration: undefined,
+    readiness: defaultReadinessRules,
+    now: t("2026-01-01T01:00:00Z"),
+    ...over,
+  };
+  return { reconciled: isReconciled(given.next, given.readiness), ...given };
+};
 const conditionMove = (
   from: "True" | "False" | undefined,
   since: number | undefined,
