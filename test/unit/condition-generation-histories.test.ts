@@ -90,8 +90,8 @@ async function replay(writes: readonly Write[], deleted = false): Promise<Replay
   const specChanges: number[] = [];
   collector.collector.ingest("ADDED", raw({ at: 0, generation: 1, conditions: [] }, resourceVersion, []));
   for (const write of writes) {
-    if (write.generation > 1 && !specChanges.includes(write.at) && specChanges.length < write.generation - 1)
-      specChanges.push(write.at);
+    // A write of a newer generation is its spec change (one managedFields entry per generation after the first).
+    while (specChanges.length < write.generation - 1) specChanges.push(write.at);
     collector.clock.now = T + write.at;
     collector.collector.ingest("MODIFIED", raw(write, ++resourceVersion, specChanges));
   }
