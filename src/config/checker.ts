@@ -21,6 +21,10 @@ const maxInteger = 2_147_483_647;
 const maxDurationSeconds = 2_147_483;
 
 export class Checker {
+  static readonly maxInteger = maxInteger;
+  static readonly maxDurationSeconds = maxDurationSeconds;
+  /** A duration as text: a number and its unit. */
+  static readonly durationPattern = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/;
   readonly problems: string[] = [];
 
   fail(path: string, expected: string, value: unknown): undefined {
@@ -77,7 +81,7 @@ export class Checker {
     let seconds: number | undefined;
     if (typeof value === "number") seconds = value;
     else if (typeof value === "string") {
-      const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/.exec(value);
+      const match = Checker.durationPattern.exec(value);
       if (match) {
         const factor = { ms: 0.001, s: 1, m: 60, h: 3600 }[match[2] as "ms" | "s" | "m" | "h"];
         seconds = Number(match[1]) * factor;

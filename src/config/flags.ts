@@ -58,6 +58,13 @@ type FlagValue<S extends FlagSpec> = S["type"] extends "boolean" ? boolean : str
 /** The parsed command line: one field per flag, named in camelCase (a boolean is false when not given). */
 export type Flags = { [K in FlagName as Camel<K>]: FlagValue<(typeof flagSpecs)[K]> };
 
+/** The flag that sets each configuration key (dotted), for the configuration reference. */
+export const flagOfKey: ReadonlyMap<string, string> = new Map(
+  Object.entries(flagSpecs as Record<string, FlagSpec>).flatMap(([name, spec]) =>
+    spec.to === undefined ? [] : [[spec.to, `--${name}`] as const],
+  ),
+);
+
 /** The flags, as `usage` names them. */
 export const flagNames = Object.keys(flagSpecs) as FlagName[];
 

@@ -2,6 +2,8 @@
 // lists of family names or globs over the full names as exported. allow and
 // deny are mutually exclusive, as in kube-state-metrics; a pattern that
 // matches no family is an error, so a typo never passes silently.
+
+import { Type } from "typebox";
 import { type FamilyRules, selectableFamilies, unmatchedPatterns } from "../core/family-selection.ts";
 import type { Checker } from "./checker.ts";
 
@@ -29,6 +31,14 @@ function patterns(c: Checker, path: string, value: unknown, prefix: string): str
   }
   return valid;
 }
+
+const patternList = Type.Array(Type.String({ pattern: familyPattern.source }));
+
+/** What a file may hold at `metrics` (globally and per resource). */
+export const familyRulesSchema = Type.Object(
+  { allow: Type.Optional(patternList), deny: Type.Optional(patternList), optIn: Type.Optional(patternList) },
+  { additionalProperties: false },
+);
 
 export function familyRules(
   c: Checker,

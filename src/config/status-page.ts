@@ -1,53 +1,58 @@
 // The `statusPage` section: links from the status page and the API to a
 // Grafana dashboard and to traces, the page's auto-refresh, and what counts as
 // flapping. Kept apart from validate.ts so the section reads in one place.
-import { type LinkTemplates, templateProblem } from "../status/links.ts";
-import type { Checker } from "./checker.ts";
+import { Type } from "typebox";
+import { templateProblem } from "../status/links.ts";
+import { custom, duration, type OptionValues, section, tableDefaults, whole } from "./option.ts";
 
-export interface StatusPageConfig extends LinkTemplates {
-  /** Seconds between the page's automatic refreshes; 0 turns them off. */
-  refreshSeconds: number;
-  /** How far back condition status changes count towards flapping. */
-  flappingWindowSeconds: number;
-  /** Condition status changes inside the window that make an object flapping. */
-  flappingTransitions: number;
-}
+const urlTemplate = (key: string, doc: string) =>
+  custom<string | undefined>({
+    key,
+    doc,
+    default: undefined,
+    shown: "",
+    schema: Type.String({ minLength: 1 }),
+    read: (c, path, value) => {
+      const text = c.string(path, value);
+      if (text === undefined) return undefined;
+      const problem = templateProblem(text);
+      return problem ? c.fail(path, problem, text) : text;
+    },
+  });
 
-export const defaultStatusPage: StatusPageConfig = {
-  dashboardUrl: undefined,
-  traceUrl: undefined,
-  refreshSeconds: 30,
-  flappingWindowSeconds: 900,
-  flappingTransitions: 4,
+const statusPageTable = {
+  dashboardUrl: urlTemplate(
+    "dashboardUrl",
+    "Link from each object to a dashboard; a URL template of {group} {version} {kind} {namespace} {name} {uid}.",
+  ),
+  traceUrl: urlTemplate(
+    "traceUrl",
+    "Link from each object to its trace; a URL template of {traceId} (and the others).",
+  ),
+  refreshSeconds: duration("refresh", "The page refreshes itself this often (0s: never).", 30, "30s"),
+  flappingWindowSeconds: duration(
+    "flappingWindow",
+    "Condition status changes within this window count towards flapping.",
+    900,
+    "15m",
+  ),
+  flappingTransitions: whole(
+    "flappingTransitions",
+    'This many changes in the window make an object "flapping".',
+    1,
+    4,
+  ),
 };
 
-export const statusPageKeys = [
-  "dashboardUrl",
-  "traceUrl",
-  "refresh",
-  "flappingWindow",
-  "flappingTransitions",
-];
+/** Links to dashboards and traces, the page's auto-refresh, and what counts as flapping. */
+export type StatusPageConfig = OptionValues<typeof statusPageTable>;
 
-function template(c: Checker, path: string, value: unknown): string | undefined {
-  const text = c.string(path, value);
-  if (text === undefined) return undefined;
-  const problem = templateProblem(text);
-  return problem ? c.fail(path, problem, text) : text;
-}
+export const defaultStatusPage: StatusPageConfig = tableDefaults(statusPageTable);
 
-export function statusPageConfig(c: Checker, value: unknown): StatusPageConfig {
-  if (value === undefined) return defaultStatusPage;
-  const raw = c.object("statusPage", value, statusPageKeys);
-  if (!raw) return defaultStatusPage;
-  const d = defaultStatusPage;
-  return {
-    dashboardUrl: template(c, "statusPage.dashboardUrl", raw.dashboardUrl),
-    traceUrl: template(c, "statusPage.traceUrl", raw.traceUrl),
-    refreshSeconds: c.duration("statusPage.refresh", raw.refresh) ?? d.refreshSeconds,
-    flappingWindowSeconds:
-      c.duration("statusPage.flappingWindow", raw.flappingWindow) ?? d.flappingWindowSeconds,
-    flappingTransitions:
-      c.integer("statusPage.flappingTransitions", raw.flappingTransitions, 1) ?? d.flappingTransitions,
-  };
-}
+export const statusPageSection = section({
+  key: "statusPage",
+  doc: "The status page (/), the JSON API (/api/v1/…) and `cr-status-exporter status` (docs/api.md).",
+  table: statusPageTable,
+  default: defaultStatusPage,
+  finish: (_c, _path, values) => values,
+});

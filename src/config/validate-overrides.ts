@@ -4,10 +4,28 @@
 // into an explicit entry placed first. Each override names the kind (and
 // optionally the group), or the plural resource; what it gives replaces the
 // entry's value for that kind, the rest is the entry's.
+import { type TSchema, Type } from "typebox";
 import { Checker, type Raw } from "./checker.ts";
-import type { KindOverride, ResourceOptions } from "./schema.ts";
+import { type OptionTable, tableSchema } from "./option.ts";
+import type { ResourceOptions } from "./resource-options.ts";
 
 export const overrideSelectorKeys = ["kind", "group", "resource"] as const;
+
+/** Options for some kinds of a discovery entry (`kinds:`), merged over the entry's. */
+export interface KindOverride {
+  kind: string | undefined;
+  resource: string | undefined;
+  /** undefined: any group the entry selects. */
+  group: string | undefined;
+  /** The entry's options with the override's on top. */
+  options: ResourceOptions;
+}
+
+/** What a file may hold in one `kinds` item: which kinds, and any of the options. */
+export function overrideSchema(options: OptionTable): TSchema {
+  const name = Type.String({ minLength: 1 });
+  return tableSchema(options, { kind: name, group: name, resource: name });
+}
 
 /**
  * `kinds: [{ kind|resource, group?, …options }]`. `entry`: the entry's raw

@@ -1,262 +1,139 @@
 // Validation of the `resources` entries: selectors (explicit or discovery)
 // and the per-resource options.
-import { sanitizeLabelName } from "../core/exposition.ts";
+import { Type } from "typebox";
 import type { Checker, Raw } from "./checker.ts";
-import { familyRules } from "./metrics-rules.ts";
 import {
-  defaultResourceOptions,
-  type LabelMapping,
-  type ResourceOptions,
-  type ResourceSelector,
-} from "./schema.ts";
-import { kindOverrides } from "./validate-overrides.ts";
-import { stateOptions } from "./validate-states.ts";
-import { namespaceList } from "./watch-limits.ts";
+  custom,
+  type OptionValues,
+  type ReadContext,
+  readTable,
+  tableKeys,
+  tableSchema,
+  text,
+  toggle,
+} from "./option.ts";
+import { dns1123 } from "./resource-fields.ts";
+import { type ResourceOptions, resourceOptionTable } from "./resource-options.ts";
+import { type KindOverride, kindOverrides, overrideSchema } from "./validate-overrides.ts";
 
-export const dottedPath = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
-export const dns1123 = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-export const prefixPattern = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
+/** How an entry selects resource types: explicitly (group + resource or kind) or by discovery. */
+export const selectorTable = {
+  group: text("group", "Explicit: the API group (exact).", {
+    pattern: dns1123,
+    what: "an API group such as example.com",
+  }),
+  version: text("version", "Explicit: the version. Unset: the CRD's storage version.", {
+    pattern: /^v[0-9]+((alpha|beta)[0-9]+)?$/,
+    what: "a version such as v1",
+  }),
+  resource: text("resource", "Explicit: the plural resource name.", {
+    pattern: /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/,
+    what: "a plural resource name",
+  }),
+  kind: text("kind", "Explicit: the kind (instead of, or with, resource).", {
+    pattern: /^[A-Z][A-Za-z0-9]*$/,
+    what: "a Kind such as Widget",
+  }),
+  namespaced: toggle(
+    "namespaced",
+    "Explicit: whether the resource is namespaced (needed with crdDiscovery: false).",
+    undefined,
+  ),
+  groups: custom<string[]>({
+    key: "groups",
+    doc: "Discovery: API group globs (*.example.com, *).",
+    default: [],
+    shown: "[]",
+    schema: Type.Array(Type.String({ minLength: 1 })),
+    read: (c, path, value) => c.stringList(path, value),
+  }),
+  categories: custom<string[]>({
+    key: "categories",
+    doc: "Discovery: CRD spec.names.categories (any of).",
+    default: [],
+    shown: "[]",
+    schema: Type.Array(Type.String({ minLength: 1 })),
+    read: (c, path, value) => c.stringList(path, value),
+  }),
+  crdSelector: text("crdSelector", "Discovery: a label selector on the CRD objects."),
+};
 
-const optionKeys = [
-  "namespaces",
-  "labelSelector",
-  "conditionsPath",
-  "observedGenerationPath",
-  "phasePath",
-  "heartbeatField",
-  "readyCondition",
-  "failedAfter",
-  "phaseResults",
-  "states",
-  "suspendPath",
-  "suspendAnnotation",
-  "labels",
-  "maxReasons",
-  "phaseTransitions",
-  "mode",
-  "maxSeries",
-  "metrics",
-] as const;
+/** Selects resource types (explicitly, or by discovering CRDs), with their options. */
+export type ResourceSelector = OptionValues<typeof selectorTable> & {
+  options: ResourceOptions;
+  /** Discovery: per-kind options (first match wins). */
+  overrides: KindOverride[];
+};
 
-const selectorKeys = [
-  "group",
-  "version",
-  "resource",
-  "kind",
-  "namespaced",
-  "groups",
-  "categories",
-  "crdSelector",
-] as const;
+const optionKeys = tableKeys(resourceOptionTable);
 
-function labelMappings(c: Checker, path: string, value: unknown): LabelMapping[] | undefined {
-  if (value === undefined) return undefined;
-  if (!Array.isArray(value))
-    return c.fail(path, "a list of {fromLabel|fromAnnotation|fromPath, name}", value);
-  const out: LabelMapping[] = [];
-  const reserved = new Set([
-    "group",
-    "kind",
-    "namespace",
-    "name",
-    "type",
-    "status",
-    "reason",
-    "phase",
-    "result",
-    "field",
-    "value",
-  ]);
-  const names = new Set<string>();
-  value.forEach((item, i) => {
-    const p = `${path}[${i}]`;
-    const raw = c.object(p, item, ["fromLabel", "fromAnnotation", "fromPath", "name"]);
-    if (!raw) return;
-    const fromLabel = c.string(`${p}.fromLabel`, raw.fromLabel);
-    const fromAnnotation = c.string(`${p}.fromAnnotation`, raw.fromAnnotation);
-    const fromPath = c.string(
-      `${p}.fromPath`,
-      raw.fromPath,
-      dottedPath,
-      "a dotted path to a scalar field such as spec.suspend",
-    );
-    const given = [fromLabel, fromAnnotation, fromPath].filter((v) => v !== undefined);
-    if (given.length !== 1) {
-      if ([raw.fromLabel, raw.fromAnnotation, raw.fromPath].filter((v) => v !== undefined).length !== 1)
-        c.problems.push(`${p}: expected exactly one of fromLabel, fromAnnotation or fromPath`);
-      return;
-    }
-    const key = given[0] as string;
-    const name =
-      c.string(`${p}.name`, raw.name, /^[a-zA-Z_][a-zA-Z0-9_]*$/, "a Prometheus label name") ??
-      sanitizeLabelName(key);
-    if (reserved.has(name)) {
-      c.problems.push(`${p}.name: "${name}" is reserved by the exporter's own labels; choose another name`);
-      return;
-    }
-    if (names.has(name)) {
-      c.problems.push(`${p}.name: "${name}" is given twice`);
-      return;
-    }
-    names.add(name);
-    const from = fromLabel !== undefined ? "label" : fromAnnotation !== undefined ? "annotation" : "path";
-    out.push({ from, key, name });
-  });
-  return out;
-}
+/** What a file may hold in one `resources` entry. */
+export const selectorSchema = tableSchema(
+  { ...selectorTable, ...resourceOptionTable },
+  { kinds: Type.Array(overrideSchema(resourceOptionTable)) },
+);
 
-function phaseTransitions(c: Checker, path: string, value: unknown): Record<string, string[]> | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    return c.fail(path, "a mapping from phase to the list of phases it may move to", value);
-  }
-  const out: Record<string, string[]> = {};
-  for (const [from, to] of Object.entries(value)) {
-    const list = c.stringList(`${path}.${from}`, to);
-    if (list) out[from] = list;
-  }
-  return out;
-}
-
-const phaseResultValues = ["Current", "InProgress", "Failed"] as const;
-
-function phaseResults(
-  c: Checker,
-  path: string,
-  value: unknown,
-): Record<string, (typeof phaseResultValues)[number]> | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    return c.fail(path, `a mapping from phase to one of ${phaseResultValues.join(", ")}`, value);
-  }
-  const out: Record<string, (typeof phaseResultValues)[number]> = {};
-  for (const [phase, result] of Object.entries(value)) {
-    const checked = c.oneOf(`${path}.${phase}`, result, phaseResultValues);
-    if (checked) out[phase] = checked;
-  }
-  return out;
-}
-
-function resourceOptions(c: Checker, path: string, raw: Raw, prefix: string): ResourceOptions {
-  const d = defaultResourceOptions;
+function resourceOptions(c: Checker, path: string, raw: Raw, context: ReadContext): ResourceOptions {
   if (raw.conditionReasons !== undefined) {
     c.problems.push(
       `${path}.conditionReasons: no longer an option: cr_condition_reason is in the default set; ` +
         "turn it off with metrics: { deny: [cr_condition_reason] }",
     );
   }
-  return {
-    namespaces: namespaceList(c, `${path}.namespaces`, raw.namespaces) ?? d.namespaces,
-    labelSelector: c.string(`${path}.labelSelector`, raw.labelSelector),
-    conditionsPath: c.string(`${path}.conditionsPath`, raw.conditionsPath, dottedPath, "a dotted field path"),
-    observedGenerationPath: c.string(
-      `${path}.observedGenerationPath`,
-      raw.observedGenerationPath,
-      dottedPath,
-      "a dotted field path",
-    ),
-    phasePath: c.string(`${path}.phasePath`, raw.phasePath, dottedPath, "a dotted field path"),
-    heartbeatField: c.string(`${path}.heartbeatField`, raw.heartbeatField, dottedPath, "a dotted field path"),
-    readyCondition:
-      c.string(
-        `${path}.readyCondition`,
-        raw.readyCondition,
-        /^[A-Za-z0-9][-A-Za-z0-9_.]*$/,
-        "a condition type such as Ready",
-      ) ?? d.readyCondition,
-    failedAfterSeconds: c.duration(`${path}.failedAfter`, raw.failedAfter) ?? d.failedAfterSeconds,
-    phaseResults: phaseResults(c, `${path}.phaseResults`, raw.phaseResults),
-    states: stateOptions(c, `${path}.states`, raw.states),
-    suspendPath: c.string(
-      `${path}.suspendPath`,
-      raw.suspendPath,
-      dottedPath,
-      "a dotted field path such as spec.suspend",
-    ),
-    suspendAnnotation: c.string(
-      `${path}.suspendAnnotation`,
-      raw.suspendAnnotation,
-      /^([a-z0-9]([-a-z0-9.]*[a-z0-9])?\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/,
-      "an annotation key such as crossplane.io/paused",
-    ),
-    labels: labelMappings(c, `${path}.labels`, raw.labels) ?? d.labels,
-    maxReasons: c.integer(`${path}.maxReasons`, raw.maxReasons, 1) ?? d.maxReasons,
-    phaseTransitions: phaseTransitions(c, `${path}.phaseTransitions`, raw.phaseTransitions),
-    mode: c.oneOf(`${path}.mode`, raw.mode, ["objects", "aggregate"] as const) ?? d.mode,
-    maxSeries: c.integer(`${path}.maxSeries`, raw.maxSeries, 0) ?? d.maxSeries,
-    metrics: familyRules(c, `${path}.metrics`, raw.metrics, prefix) ?? d.metrics,
-  };
+  return readTable(c, path, raw, resourceOptionTable, context);
 }
 
+/** One `resources` entry: its selector, its options and its per-kind overrides. */
 export function selector(
   c: Checker,
   path: string,
   value: unknown,
-  crdDiscovery: boolean,
-  prefix: string,
+  context: ReadContext,
 ): ResourceSelector | undefined {
   // conditionReasons is accepted as a key only to explain where it went.
-  const raw = c.object(path, value, [...selectorKeys, ...optionKeys, "conditionReasons", "kinds"]);
+  const raw = c.object(path, value, [
+    ...tableKeys(selectorTable),
+    ...optionKeys,
+    "conditionReasons",
+    "kinds",
+  ]);
   if (!raw) return undefined;
   const s: ResourceSelector = {
-    group: c.string(`${path}.group`, raw.group, dns1123, "an API group such as example.com"),
-    version: c.string(
-      `${path}.version`,
-      raw.version,
-      /^v[0-9]+((alpha|beta)[0-9]+)?$/,
-      "a version such as v1",
-    ),
-    resource: c.string(
-      `${path}.resource`,
-      raw.resource,
-      /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/,
-      "a plural resource name",
-    ),
-    kind: c.string(`${path}.kind`, raw.kind, /^[A-Z][A-Za-z0-9]*$/, "a Kind such as Widget"),
-    namespaced: c.boolean(`${path}.namespaced`, raw.namespaced),
-    groups: c.stringList(`${path}.groups`, raw.groups) ?? [],
-    categories: c.stringList(`${path}.categories`, raw.categories) ?? [],
-    crdSelector: c.string(`${path}.crdSelector`, raw.crdSelector),
-    options: resourceOptions(c, path, raw, prefix),
+    ...readTable(c, path, raw, selectorTable, context),
+    options: resourceOptions(c, path, raw, context),
     overrides: [],
   };
   if (raw.kinds !== undefined) {
-    const entryOptions = Object.fromEntries(
-      Object.entries(raw).filter(([k]) => optionKeys.includes(k as never)),
-    );
+    const entryOptions = Object.fromEntries(Object.entries(raw).filter(([k]) => optionKeys.includes(k)));
     s.overrides = kindOverrides(
       c,
       `${path}.kinds`,
       raw.kinds,
       entryOptions,
       optionKeys,
-      (checker, at, options) => resourceOptions(checker, at, options, prefix),
+      (checker, at, options) => resourceOptions(checker, at, options, context),
     );
   }
+  const problem = selectionProblem(s, raw.kinds !== undefined, context.crdDiscovery);
+  if (problem) c.problems.push(`${path}${problem}`);
+  return s;
+}
+
+/** What is wrong with how an entry selects (after its path), or undefined. */
+function selectionProblem(s: ResourceSelector, hasKinds: boolean, crdDiscovery: boolean): string | undefined {
   const explicit = s.group !== undefined || s.resource !== undefined || s.kind !== undefined;
   const discovery = s.groups.length > 0 || s.categories.length > 0 || s.crdSelector !== undefined;
-  if (explicit && discovery) {
-    c.problems.push(
-      `${path}: give either group with resource/kind (explicit) or groups/categories/crdSelector (discovery), not both`,
-    );
-  } else if (!explicit && !discovery) {
-    c.problems.push(
-      `${path}: expected group with resource or kind, or one of groups, categories, crdSelector`,
-    );
-  } else if (explicit && (s.group === undefined || (s.resource === undefined && s.kind === undefined))) {
-    c.problems.push(`${path}: an explicit resource needs group and resource (or kind)`);
-  } else if (
-    explicit &&
-    !crdDiscovery &&
-    (!s.version || !s.resource || !s.kind || s.namespaced === undefined)
-  ) {
-    c.problems.push(`${path}: with crdDiscovery: false, give group, version, resource, kind and namespaced`);
-  } else if (explicit && raw.kinds !== undefined) {
-    c.problems.push(
-      `${path}.kinds: per-kind options belong to discovery entries; an explicit entry's own options are its kind's`,
-    );
-  } else if (discovery && !crdDiscovery) {
-    c.problems.push(`${path}: discovery (groups/categories/crdSelector) needs crdDiscovery: true`);
-  }
-  return s;
+  if (explicit && discovery)
+    return ": give either group with resource/kind (explicit) or groups/categories/crdSelector (discovery), not both";
+  if (!explicit && !discovery)
+    return ": expected group with resource or kind, or one of groups, categories, crdSelector";
+  if (explicit && (s.group === undefined || (s.resource === undefined && s.kind === undefined)))
+    return ": an explicit resource needs group and resource (or kind)";
+  if (explicit && !crdDiscovery && (!s.version || !s.resource || !s.kind || s.namespaced === undefined))
+    return ": with crdDiscovery: false, give group, version, resource, kind and namespaced";
+  if (explicit && hasKinds)
+    return ".kinds: per-kind options belong to discovery entries; an explicit entry's own options are its kind's";
+  if (discovery && !crdDiscovery)
+    return ": discovery (groups/categories/crdSelector) needs crdDiscovery: true";
+  return undefined;
 }

@@ -1,9 +1,19 @@
 // Validation of `sharding`: a fixed shard (`shard` of `totalShards`), or the
 // shard of a StatefulSet pod (`pod`, `podNamespace`: the ordinal from the pod
 // name, the count from the StatefulSet's replicas).
-import type { Checker } from "./checker.ts";
-import type { ShardingConfig } from "./schema.ts";
-import { dns1123 } from "./validate-resources.ts";
+import { Type } from "typebox";
+import { Checker } from "./checker.ts";
+import { custom } from "./option.ts";
+import { dns1123 } from "./resource-fields.ts";
+
+/**
+ * Which objects this process keeps, renders and traces (off when undefined):
+ * a fixed shard, or the shard of a StatefulSet pod (ordinal from the pod's
+ * name, shard count from the StatefulSet's replicas, followed as it scales).
+ */
+export type ShardingConfig =
+  | { kind: "fixed"; shard: number; total: number }
+  | { kind: "statefulset"; pod: string; podNamespace: string };
 
 /** A StatefulSet pod's name: the StatefulSet's name, a dash, the ordinal. */
 export const statefulSetPodName = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?)-(0|[1-9][0-9]*)$/;
@@ -65,3 +75,23 @@ export function sharding(c: Checker, value: unknown): ShardingConfig | undefined
   }
   return { kind: "fixed", shard, total };
 }
+
+const count = (minimum: number) => Type.Integer({ minimum, maximum: Checker.maxInteger });
+
+export const shardingOption = custom<ShardingConfig | undefined>({
+  key: "sharding",
+  doc: "Keep, export and trace only the objects whose uid hashes to one shard: a fixed one (shard of totalShards), or a StatefulSet pod's (pod, podNamespace: its ordinal of the StatefulSet's replicas, followed as it scales). Off unless given.",
+  default: undefined,
+  shown: "",
+  schema: Type.Union([
+    Type.Object({ shard: count(0), totalShards: count(1) }, { additionalProperties: false }),
+    Type.Object(
+      {
+        pod: Type.String({ pattern: statefulSetPodName.source }),
+        podNamespace: Type.String({ pattern: dns1123.source }),
+      },
+      { additionalProperties: false },
+    ),
+  ]),
+  read: (c, _path, value) => sharding(c, value),
+});

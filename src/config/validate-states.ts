@@ -1,7 +1,21 @@
 // Validation of a resource entry's `states`: string fields exported as state
 // sets (cr_state) and, with `ready`/`failed`, part of the readiness rule.
+import { Type } from "typebox";
 import type { Checker } from "./checker.ts";
-import type { StateOption } from "./schema.ts";
+
+/** A string field exported as a state set (cr_state), optionally part of readiness. */
+export interface StateOption {
+  /** The `field` label value. */
+  name: string;
+  /** Dotted path from the object root. */
+  path: string;
+  /** The fixed values (e.g. the CRD's enum); undefined: the CRD's enum where detected, else learned. */
+  values: string[] | undefined;
+  /** Values that mean ready (empty: the field does not gate readiness). */
+  ready: string[];
+  /** Values that turn cr_status Failed once held for failedAfter. */
+  failed: string[];
+}
 
 const statePath = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
 const stateName = /^[a-z][a-zA-Z0-9_]*$/;
@@ -22,6 +36,22 @@ function valueList(
     return false;
   });
 }
+
+const valuesSchema = Type.Array(Type.String({ minLength: 1 }));
+
+/** What a file may hold at `states`. */
+export const stateOptionsSchema = Type.Array(
+  Type.Object(
+    {
+      name: Type.String({ pattern: stateName.source }),
+      path: Type.String({ pattern: statePath.source }),
+      values: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { maxItems: maxStateValues })),
+      ready: Type.Optional(valuesSchema),
+      failed: Type.Optional(valuesSchema),
+    },
+    { additionalProperties: false },
+  ),
+);
 
 /** `states: [{ name, path, values?, ready?, failed? }]`; undefined when absent. */
 export function stateOptions(c: Checker, path: string, value: unknown): StateOption[] | undefined {

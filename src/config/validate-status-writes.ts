@@ -1,69 +1,103 @@
-// Validation of the status-write sources: the sidecar API proxy and the audit
-// webhook receiver.
-import type { Checker } from "./checker.ts";
-import type { Config } from "./schema.ts";
+// The status-write sources' sections: the sidecar API proxy and the audit
+// webhook receiver (both off unless given).
+import type { Checker, Raw } from "./checker.ts";
+import { type OptionValues, section, text, toggle } from "./option.ts";
 
-const hostPort = /^(\[[0-9a-fA-F:]+\]|[^:]*):\d{1,5}$/;
+const hostPort = { pattern: /^(\[[0-9a-fA-F:]+\]|[^:]*):\d{1,5}$/, what: "host:port" };
 
-export function apiProxy(c: Checker, value: unknown): Config["apiProxy"] {
-  if (value === undefined) return undefined;
-  const raw = c.object("apiProxy", value, [
+const apiProxyTable = {
+  listen: text(
     "listen",
-    "allowNonLoopback",
+    "Where the proxy listens (required; loopback only unless allowNonLoopback).",
+    hostPort,
+  ),
+  allowNonLoopback: toggle("allowNonLoopback", "Allow a listen address that is not loopback.", false),
+  kubeconfigPath: text(
     "kubeconfigPath",
+    "Where to write the kubeconfig that points the operator at the proxy.",
+  ),
+  tokenFile: text(
     "tokenFile",
+    "The token file that kubeconfig names. Unset: the pod's service-account token.",
+  ),
+  userFromKubeconfig: text(
     "userFromKubeconfig",
+    "A kubeconfig whose current user (token, exec plugin, auth-provider; never a client certificate) that kubeconfig uses instead of tokenFile.",
+  ),
+  plainHttp: toggle(
     "plainHttp",
-  ]);
-  if (!raw) return undefined;
-  const listen = c.string("apiProxy.listen", raw.listen, hostPort, "host:port");
+    "Serve plain HTTP instead of TLS (client-go then sends no credentials).",
+    false,
+  ),
+};
+
+/** The sidecar API proxy that counts the operator's status writes. */
+export type ApiProxyConfig = OptionValues<typeof apiProxyTable> & { listen: string };
+
+function apiProxyChecked(
+  c: Checker,
+  path: string,
+  values: OptionValues<typeof apiProxyTable>,
+  raw: Raw,
+): ApiProxyConfig | undefined {
+  const { listen } = values;
   if (listen === undefined) {
     if (raw.listen === undefined)
-      c.problems.push("apiProxy.listen: required (host:port, e.g. 127.0.0.1:8001)");
+      c.problems.push(`${path}.listen: required (host:port, e.g. 127.0.0.1:8001)`);
     return undefined;
   }
-  const tokenFile = c.string("apiProxy.tokenFile", raw.tokenFile);
-  const userFromKubeconfig = c.string("apiProxy.userFromKubeconfig", raw.userFromKubeconfig);
-  if (tokenFile !== undefined && userFromKubeconfig !== undefined) {
-    c.problems.push("apiProxy: give tokenFile or userFromKubeconfig, not both: each is the operator's user");
+  if (values.tokenFile !== undefined && values.userFromKubeconfig !== undefined) {
+    c.problems.push(`${path}: give tokenFile or userFromKubeconfig, not both: each is the operator's user`);
   }
-  return {
-    listen,
-    allowNonLoopback: c.boolean("apiProxy.allowNonLoopback", raw.allowNonLoopback) ?? false,
-    kubeconfigPath: c.string("apiProxy.kubeconfigPath", raw.kubeconfigPath),
-    tokenFile,
-    userFromKubeconfig,
-    plainHttp: c.boolean("apiProxy.plainHttp", raw.plainHttp) ?? false,
-  };
+  return { ...values, listen };
 }
 
-export function auditReceiver(c: Checker, value: unknown): Config["auditReceiver"] {
-  if (value === undefined) return undefined;
-  const raw = c.object("auditReceiver", value, [
-    "listen",
-    "certFile",
-    "keyFile",
-    "bearerTokenFile",
-    "clientCaFile",
-  ]);
-  if (!raw) return undefined;
-  const listen = c.string("auditReceiver.listen", raw.listen, hostPort, "host:port");
-  const certFile = c.string("auditReceiver.certFile", raw.certFile);
-  const keyFile = c.string("auditReceiver.keyFile", raw.keyFile);
-  const bearerTokenFile = c.string("auditReceiver.bearerTokenFile", raw.bearerTokenFile);
-  const clientCaFile = c.string("auditReceiver.clientCaFile", raw.clientCaFile);
-  for (const [key, v] of [
-    ["listen", listen],
-    ["certFile", certFile],
-    ["keyFile", keyFile],
-  ] as const) {
-    if (v === undefined && raw[key] === undefined) c.problems.push(`auditReceiver.${key}: required`);
+export const apiProxySection = section<typeof apiProxyTable, ApiProxyConfig | undefined>({
+  key: "apiProxy",
+  doc: "The sidecar API proxy counting the operator's status writes, failures included (docs/status-writes.md). Off unless given.",
+  table: apiProxyTable,
+  default: undefined,
+  finish: apiProxyChecked,
+});
+
+const auditReceiverTable = {
+  listen: text("listen", "Where the receiver listens (required; HTTPS).", hostPort),
+  certFile: text("certFile", "Its serving certificate (required)."),
+  keyFile: text("keyFile", "Its serving key (required)."),
+  bearerTokenFile: text("bearerTokenFile", "A bearer token the apiserver's webhook must present."),
+  clientCaFile: text("clientCaFile", "Or: the CA of the client certificate it must present."),
+};
+
+/** The audit webhook receiver. */
+export type AuditReceiverConfig = OptionValues<typeof auditReceiverTable> & {
+  listen: string;
+  certFile: string;
+  keyFile: string;
+};
+
+function auditReceiverChecked(
+  c: Checker,
+  path: string,
+  values: OptionValues<typeof auditReceiverTable>,
+  raw: Raw,
+): AuditReceiverConfig | undefined {
+  const { listen, certFile, keyFile } = values;
+  for (const [key, value] of Object.entries({ listen, certFile, keyFile })) {
+    if (value === undefined && raw[key] === undefined) c.problems.push(`${path}.${key}: required`);
   }
-  if (bearerTokenFile === undefined && clientCaFile === undefined) {
+  if (values.bearerTokenFile === undefined && values.clientCaFile === undefined) {
     c.problems.push(
-      "auditReceiver: give bearerTokenFile or clientCaFile (or both): every request must be authenticated",
+      `${path}: give bearerTokenFile or clientCaFile (or both): every request must be authenticated`,
     );
   }
   if (!listen || !certFile || !keyFile) return undefined;
-  return { listen, certFile, keyFile, bearerTokenFile, clientCaFile };
+  return { ...values, listen, certFile, keyFile };
 }
+
+export const auditReceiverSection = section<typeof auditReceiverTable, AuditReceiverConfig | undefined>({
+  key: "auditReceiver",
+  doc: "The audit webhook receiver counting status writes cluster-wide (docs/status-writes.md). Off unless given.",
+  table: auditReceiverTable,
+  default: undefined,
+  finish: auditReceiverChecked,
+});
