@@ -3,7 +3,7 @@
 // the exporter's own code. No watch, no server. A resource whose list fails is
 // reported and the others are still shown.
 import { listPath } from "../collectors/collector-parts.ts";
-import { type CollectorPlan, planFromCrds, planStatic, replan } from "../collectors/selection.ts";
+import { type CollectorPlan, planFromCrds, planStatic, replan, watchScope } from "../collectors/selection.ts";
 import type { Config } from "../config/schema.ts";
 import { type CrdSummary, summarizeCrd } from "../core/crd.ts";
 import { addSample, decideWithSamples, noSamples, type Samples } from "../core/detect-learn.ts";
@@ -100,7 +100,7 @@ export interface ListScope {
 export function listPaths(plan: CollectorPlan, namespace: string | undefined): string[] {
   const { identity } = plan;
   if (!identity.namespaced) return namespace === undefined ? [listPath(identity, "")] : [];
-  const namespaces = namespace !== undefined ? [namespace] : plan.options.namespaces;
+  const namespaces = namespace !== undefined ? [namespace] : watchScope(plan).namespaces;
   if (namespaces.length === 0) return [listPath(identity, "")];
   return namespaces.map((ns) => listPath(identity, ns));
 }
@@ -125,9 +125,11 @@ export async function listProjected(
   scope: ListScope,
 ): Promise<ProjectedList> {
   const items: unknown[] = [];
-  const labelSelector = combinedSelector(plan.options.labelSelector, scope.labelSelector);
+  const watched = watchScope(plan);
+  const labelSelector = combinedSelector(watched.labelSelector, scope.labelSelector);
+  const query = { labelSelector, fieldSelector: watched.fieldSelector };
   for (const path of listPaths(plan, scope.namespace)) {
-    await listPages(client, path, { labelSelector }, (page) => {
+    await listPages(client, path, query, (page) => {
       items.push(...(page.items ?? []));
       return true;
     });

@@ -6,7 +6,7 @@
 // a cardinality preview before deploying.
 import { parseArgs } from "node:util";
 import { stringify } from "yaml";
-import { type CollectorPlan, missingExplicit } from "../collectors/selection.ts";
+import { type CollectorPlan, missingExplicit, watchScope } from "../collectors/selection.ts";
 import { loadConfigFile } from "../config/load.ts";
 import type { CrdSummary } from "../core/crd.ts";
 import type { FieldPath } from "../core/detect.ts";
@@ -82,11 +82,12 @@ async function countAndSample(
 ): Promise<{ count: number; sample: unknown[] }> {
   let count = 0;
   const sample: unknown[] = [];
+  const watched = watchScope(plan);
   for (const path of listPaths(plan, undefined)) {
     await listPages(
       client,
       path,
-      { labelSelector: plan.options.labelSelector },
+      { labelSelector: watched.labelSelector, fieldSelector: watched.fieldSelector },
       (page) => {
         const items = page.items ?? [];
         count += items.length;

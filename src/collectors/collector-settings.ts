@@ -28,10 +28,15 @@ export interface CollectorSettings {
   maxReasons: number;
   /** Cap on per-object series for this resource; 0 = unlimited. */
   maxSeries: number;
-  /** Watch only these namespaces (empty = all). */
+  scope: WatchScope;
+  info: ResourceInfo;
+}
+
+/** What a collector lists and watches: each namespace (none: the whole cluster), narrowed by selectors. */
+export interface WatchScope {
   namespaces: readonly string[];
   labelSelector: string | undefined;
-  info: ResourceInfo;
+  fieldSelector: string | undefined;
 }
 
 export interface CollectorDeps {

@@ -90,7 +90,8 @@ export class ResourceCollector {
   }
 
   get scopes(): readonly string[] {
-    return this.#settings.namespaces.length > 0 ? this.#settings.namespaces : [""];
+    const { namespaces } = this.#settings.scope;
+    return namespaces.length > 0 ? namespaces : [""];
   }
 
   status(now = this.#deps.clock()): CollectorStatus {
@@ -110,13 +111,14 @@ export class ResourceCollector {
   }
 
   #startLoops(): void {
-    const { identity } = this.#settings;
+    const { identity, scope: selected } = this.#settings;
     for (const scope of this.scopes) {
       const options: ConstructorParameters<typeof ListWatch>[3] = {
         path: listPath(identity, scope),
         ...this.#deps.listWatch,
       };
-      if (this.#settings.labelSelector) options.labelSelector = this.#settings.labelSelector;
+      if (selected.labelSelector) options.labelSelector = selected.labelSelector;
+      if (selected.fieldSelector) options.fieldSelector = selected.fieldSelector;
       const observer = this.#telemetry.observer(scope, this.scopes, () => this.#store.size);
       const loop = new ListWatch(this.#deps.client, this.#handler(scope), observer, options);
       this.#loops.push(loop);

@@ -13,6 +13,7 @@ import type { ProjectionSettings } from "../core/project.ts";
 import type { ReadinessRules } from "../core/readiness.ts";
 import { globMatch, labelsMatch } from "../core/selectors.ts";
 import type { ResourceIdentity } from "../core/state.ts";
+import type { WatchScope } from "./collector-settings.ts";
 import type { CollectorSettings } from "./resource-collector.ts";
 import { type ResourceInfo, shapeSettings } from "./shape-settings.ts";
 
@@ -207,8 +208,17 @@ export function settingsFor(
     stateValues: plan.stateValues,
     maxReasons: o.maxReasons,
     maxSeries: o.maxSeries,
+    scope: watchScope(plan),
+    info: plan.info,
+  };
+}
+
+/** What the options make a resource's collector (and the CLI) list and watch. */
+export function watchScope(plan: CollectorPlan): WatchScope {
+  const o = plan.options;
+  return {
     namespaces: plan.identity.namespaced ? o.namespaces : [],
     labelSelector: o.labelSelector,
-    info: plan.info,
+    fieldSelector: undefined,
   };
 }

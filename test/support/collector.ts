@@ -94,8 +94,11 @@ export function offlineCollector(options: OfflineOptions = {}): OfflineCollector
       stateValues: {},
       maxReasons: options.maxReasons ?? 20,
       maxSeries: options.maxSeries ?? 0,
-      namespaces: options.namespaces ?? [],
-      labelSelector: options.labelSelector,
+      scope: {
+        namespaces: options.namespaces ?? [],
+        labelSelector: options.labelSelector,
+        fieldSelector: undefined,
+      },
       info: {
         status_subresource: "true",
         conditions_path: projection.conditionsPath?.join(".") ?? "",

@@ -368,7 +368,7 @@ test("a reload re-judges, re-renders, reconfigures or drops each running collect
   );
   const replaced = byResource(manager, "widgets");
   assert.ok(replaced && replaced !== widgets, "a new collector for the new watch");
-  assert.equal(replaced.settings.labelSelector, "team=a");
+  assert.equal(replaced.settings.scope.labelSelector, "team=a");
   assert.equal(widgets.status().synced, false, "the old collector is stopped");
   assert.deepEqual(
     logged("resource reconfigured").map((l) => l.fields.resource),

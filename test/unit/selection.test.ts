@@ -417,6 +417,6 @@ test("a cluster-scoped kind is watched cluster-wide: its entry's namespaces do n
   const [gadgets] = plans([{ group: "example.com", resource: "gadgets", namespaces: ["team-a"] }]);
   const [widgets] = plans([{ group: "example.com", resource: "widgets", namespaces: ["team-a"] }]);
   assert.ok(gadgets && widgets);
-  assert.deepEqual(settingsFor(gadgets, "cr_", selection).namespaces, []);
-  assert.deepEqual(settingsFor(widgets, "cr_", selection).namespaces, ["team-a"]);
+  assert.deepEqual(settingsFor(gadgets, "cr_", selection).scope.namespaces, []);
+  assert.deepEqual(settingsFor(widgets, "cr_", selection).scope.namespaces, ["team-a"]);
 });
