@@ -219,6 +219,10 @@ export function watchScope(plan: CollectorPlan): WatchScope {
   return {
     namespaces: plan.identity.namespaced ? o.namespaces : [],
     labelSelector: o.labelSelector,
-    fieldSelector: undefined,
+    // On a namespace's own watch too: an excluded namespace listed in `namespaces` yields nothing.
+    fieldSelector:
+      plan.identity.namespaced && o.excludeNamespaces.length > 0
+        ? o.excludeNamespaces.map((ns) => `metadata.namespace!=${ns}`).join(",")
+        : undefined,
   };
 }

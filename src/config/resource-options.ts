@@ -27,7 +27,7 @@ import {
   phaseTransitions,
 } from "./resource-fields.ts";
 import { type StateOption, stateOptions, stateOptionsSchema } from "./validate-states.ts";
-import { namespaceList } from "./watch-limits.ts";
+import { excludedNamespaces, maxExcludedNamespaces, namespaceList } from "./watch-limits.ts";
 
 const fieldPath = (example: string) => ({
   pattern: dottedPath,
@@ -45,6 +45,16 @@ export const resourceOptionTable = {
       maxItems: 500,
     }),
     read: (c, path, value) => namespaceList(c, path, value),
+  }),
+  excludeNamespaces: custom<string[]>({
+    key: "excludeNamespaces",
+    doc: "Watch every namespace but these (kube-state-metrics' --namespaces-denylist): a field selector on the watch, so their objects never reach the exporter; at most 100.",
+    default: [],
+    shown: "[]",
+    schema: Type.Array(Type.String({ pattern: "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$", maxLength: 63 }), {
+      maxItems: maxExcludedNamespaces,
+    }),
+    read: (c, path, value) => excludedNamespaces(c, path, value),
   }),
   labelSelector: text("labelSelector", "Watch only the objects with these labels (a label selector)."),
   conditionsPath: text(

@@ -43,6 +43,30 @@ export function namespaceList(c: Checker, path: string, value: unknown): string[
 }
 
 /**
+ * Namespaces a resource entry may leave out: each is a term of the watch's
+ * field selector, which travels in every list and watch URL.
+ */
+export const maxExcludedNamespaces = 100;
+
+/** A resource entry's `excludeNamespaces`: DNS labels, at most maxExcludedNamespaces. */
+export function excludedNamespaces(c: Checker, path: string, value: unknown): string[] | undefined {
+  const list = c.stringList(path, value);
+  if (list === undefined) return undefined;
+  if (list.length > maxExcludedNamespaces) {
+    return c.fail(
+      path,
+      `at most ${maxExcludedNamespaces} namespaces (each is a term of the watch's field selector)`,
+      value,
+    );
+  }
+  list.forEach((name, i) => {
+    if (!namespaceName.test(name) || name.length > 63)
+      c.fail(`${path}[${i}]`, "a namespace name (lower-case letters, digits and '-', at most 63)", name);
+  });
+  return list;
+}
+
+/**
  * The list/watches the entries start at least: one per namespace of each entry
  * (one when it lists none). A discovery entry starts that many per CRD it
  * selects, so this is a floor; the check against the total is made here,

@@ -27,6 +27,8 @@ import { promtoolCheckMetrics } from "../support/promtool.ts";
 const testbed = useControlPlane();
 let exporter: ExporterHandle;
 let ns: string;
+/** Left out of the discovery entry's watch (excludeNamespaces). */
+let excludedNs: string;
 
 const obj = (name: string, namespace = ns) => ({ group: "example.com", kind: "Widget", namespace, name });
 
@@ -35,6 +37,7 @@ before(async () => {
   await installCrd(rest, "widgets");
   await installCrd(rest, "sprockets");
   ns = await testbed.plane.createNamespace("col");
+  excludedNs = await testbed.plane.createNamespace("colx");
   exporter = await runExporter(testbed.plane.kubeconfigPath, {
     resources: [
       {
@@ -46,7 +49,11 @@ before(async () => {
         metrics: { optIn: ["cr_*"] },
         phaseTransitions: { Pending: ["Provisioning"], Provisioning: ["Running"] },
       },
-      { groups: ["example.com"], metrics: { optIn: ["cr_spec_generation_changes_total"] } },
+      {
+        groups: ["example.com"],
+        excludeNamespaces: [excludedNs],
+        metrics: { optIn: ["cr_spec_generation_changes_total"] },
+      },
     ],
   });
   await eventually("exporter ready", async () => (await fetch(`${exporter.exporter.url}/readyz`)).ok);
@@ -282,6 +289,25 @@ test("a kind whose conditions alone carry observedGeneration: lag and its wait s
     "flange caught up again",
     async () => (await exporter.scrape()).samples.get(series("cr_generation_lag", labels)) === 0,
   );
+});
+
+test("excludeNamespaces: an excluded namespace's objects never reach the exporter; the others do", async () => {
+  const rest = testbed.plane.admin.rest;
+  await createCr(rest, refFor("sprockets", excludedNs, "hidden"), "hidden", { size: 1 });
+  // Created after the hidden one: once it is seen, the watch has passed the hidden one's creation.
+  await createCr(rest, refFor("sprockets", ns, "shown"), "shown", { size: 1 });
+  const sprocket = (namespace: string, name: string) => ({
+    group: "example.com",
+    kind: "Sprocket",
+    namespace,
+    name,
+  });
+  const seen = await eventually("the sprocket outside the excluded namespace seen", async () => {
+    const s = await exporter.scrape();
+    return s.samples.has(series("cr_metadata_generation", sprocket(ns, "shown"))) ? s : undefined;
+  });
+  const hidden = [...seen.samples.keys()].filter((key) => key.includes(`namespace="${excludedNs}"`));
+  assert.deepEqual(hidden, [], "no series of the excluded namespace");
 });
 
 test("a kind without a status subresource: flagged in its info series, status writes are not spec changes", async () => {

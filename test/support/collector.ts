@@ -51,6 +51,7 @@ export interface OfflineOptions {
   /** Namespaces watched one by one (default: all, one cluster-wide loop). */
   namespaces?: string[];
   labelSelector?: string;
+  fieldSelector?: string;
   /** Takes the first objects, as detection does (see ObjectSampler). */
   sampler?: ObjectSampler;
   /** Default: silent. */
@@ -97,7 +98,7 @@ export function offlineCollector(options: OfflineOptions = {}): OfflineCollector
       scope: {
         namespaces: options.namespaces ?? [],
         labelSelector: options.labelSelector,
-        fieldSelector: undefined,
+        fieldSelector: options.fieldSelector,
       },
       info: {
         status_subresource: "true",

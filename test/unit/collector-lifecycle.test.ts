@@ -25,9 +25,10 @@ async function gauge(metric: { get(): Promise<{ values: { labels: object; value:
   return (await metric.get()).values.map((v) => v.value);
 }
 
-test("a started collector lists its path with the label selector, then reports synced, gauges and info; stop takes them away", async (t) => {
+test("a started collector lists its path with the label and field selectors, then reports synced, gauges and info; stop takes them away", async (t) => {
   const { client, calls } = fakeKubeApi({ lists: [listOf(ready("a"), ready("b"))], watches: [openWatch] });
-  const c = offlineCollector({ client, labelSelector: "team=a" });
+  const fieldSelector = "metadata.namespace!=kube-system";
+  const c = offlineCollector({ client, labelSelector: "team=a", fieldSelector });
   t.after(() => c.collector.stop());
   const before = c.collector.status();
   assert.deepEqual([before.initialSyncDone, before.synced, before.lastError], [false, false, undefined]);
@@ -41,6 +42,8 @@ test("a started collector lists its path with the label selector, then reports s
   assert.equal(list?.path, "/apis/example.com/v1/widgets");
   assert.equal(list?.query.labelSelector, "team=a");
   assert.equal(calls.find((call) => call.kind === "watch")?.query.labelSelector, "team=a");
+  assert.equal(list?.query.fieldSelector, fieldSelector);
+  assert.equal(calls.find((call) => call.kind === "watch")?.query.fieldSelector, fieldSelector);
   assert.equal(c.collector.status().initialSyncDone, true);
   assert.deepEqual(await gauge(c.metrics.objects), [2]);
   assert.deepEqual(await gauge(c.metrics.series), [c.collector.store.series]);

@@ -420,3 +420,18 @@ test("a cluster-scoped kind is watched cluster-wide: its entry's namespaces do n
   assert.deepEqual(settingsFor(gadgets, "cr_", selection).scope.namespaces, []);
   assert.deepEqual(settingsFor(widgets, "cr_", selection).scope.namespaces, ["team-a"]);
 });
+
+test("excludeNamespaces: one field selector term per namespace on a namespaced kind's watch, none on a cluster-scoped one", () => {
+  const selection = selectFamilies("cr_", []);
+  const excluded = { excludeNamespaces: ["kube-system", "team-b"] };
+  const [gadgets] = plans([{ group: "example.com", resource: "gadgets", ...excluded }]);
+  const [widgets] = plans([{ group: "example.com", resource: "widgets", ...excluded }]);
+  const [plain] = plans([{ group: "example.com", resource: "widgets" }]);
+  assert.ok(gadgets && widgets && plain);
+  assert.equal(
+    settingsFor(widgets, "cr_", selection).scope.fieldSelector,
+    "metadata.namespace!=kube-system,metadata.namespace!=team-b",
+  );
+  assert.equal(settingsFor(gadgets, "cr_", selection).scope.fieldSelector, undefined);
+  assert.equal(settingsFor(plain, "cr_", selection).scope.fieldSelector, undefined);
+});
