@@ -193,7 +193,7 @@ export class ResourceCollector {
     this.#effects.select(selection.perKind);
     // In aggregate mode there is no renderer: each entry comes back as it was.
     for (const [uid, entry] of [...this.#store.entries()])
-      this.#store.set(uid, this.#capped(entry, rerender(entry, this.#kind, this.#learning)));
+      this.#store.set(uid, this.#capped(entry, rerender(entry, this.#kind)));
     this.#updateGauges();
   }
 
@@ -210,7 +210,7 @@ export class ResourceCollector {
     metrics.resourceInfo.set({ ...this.#telemetry.labels, ...settings.info }, 1);
     const now = this.#deps.clock();
     for (const [uid, entry] of [...this.#store.entries()])
-      this.#replace(uid, entry, rejudge(entry, this.#kind, this.#learning, now));
+      this.#replace(uid, entry, rejudge(entry, this.#kind, now));
     this.#updateGauges();
   }
 
@@ -219,7 +219,7 @@ export class ResourceCollector {
     for (const uid of this.#schedule.takeDue(now)) {
       const entry = this.#store.get(uid);
       if (!entry || entry.changesAt === undefined || entry.changesAt > now) continue;
-      this.#replace(uid, entry, refreshSummary(entry, this.#kind, this.#learning, now));
+      this.#replace(uid, entry, refreshSummary(entry, this.#kind, now));
     }
   }
 
@@ -261,6 +261,7 @@ export class ResourceCollector {
     const change = applyChange(previous, raw, this.#kind, this.#learning, now, atStart);
     const entry = change.entry;
     if (entry === previous) return uid;
+    change.labels?.commit();
     this.#telemetry.cuts(entry.state.cuts);
     const key = entry.state.uid;
     const holder = this.#store.previousHolder(entry.state, key);

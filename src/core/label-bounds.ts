@@ -5,9 +5,9 @@
 // held by objects, and as "other" beyond. Values are counted per holder and
 // forgotten when no object holds them any more, so an object that cycles
 // through made-up values (or is deleted) leaves no trace, and later objects
-// get their own values again. One instance per kind, owned by its collector
-// and passed explicitly to the pure core, which holds and releases through
-// object-update.ts (every entry keeps the labels it holds).
+// get their own values again. One instance per kind, owned by its collector.
+// The pure core never changes it: what one change holds and releases is a
+// LabelChanges the core returns and the collector commits.
 import type { ConditionState, ObjectState } from "./state.ts";
 
 export const otherLabelValue = "other";
@@ -29,23 +29,38 @@ export class LabelBound {
    * so "other" always means folded).
    */
   hold(value: string): string {
-    if (this.#declared.has(value) || value === otherLabelValue) return value;
-    const holders = this.#held.get(value);
-    if (holders !== undefined) {
-      this.#held.set(value, holders + 1);
-      return value;
-    }
-    if (this.#declared.size > 0 || this.#held.size >= this.#limit) return otherLabelValue;
-    this.#held.set(value, 1);
-    return value;
+    const holders = this.holders(value);
+    const label = this.labelFor(value, holders, this.#held.size);
+    if (label === value && this.learns(value)) this.setHolders(value, holders + 1);
+    return label;
   }
 
   /** One holder of `label` (a value hold() returned) is gone; a learned value nobody holds is forgotten. */
   release(label: string): void {
-    const holders = this.#held.get(label);
-    if (holders === undefined) return;
-    if (holders <= 1) this.#held.delete(label);
-    else this.#held.set(label, holders - 1);
+    const holders = this.holders(label);
+    if (holders > 0) this.setHolders(label, holders - 1);
+  }
+
+  /** How many hold the learned value `value` (0: not held). */
+  holders(value: string): number {
+    return this.#held.get(value) ?? 0;
+  }
+
+  /** Whether `value` is counted when held: a value learned, not a declared one or "other". */
+  learns(value: string): boolean {
+    return !this.#declared.has(value) && value !== otherLabelValue;
+  }
+
+  /** The label for `value`, when `holders` hold it and `size` learned values are held. */
+  labelFor(value: string, holders: number, size: number): string {
+    if (!this.learns(value) || holders > 0) return value;
+    return this.#declared.size > 0 || size >= this.#limit ? otherLabelValue : value;
+  }
+
+  /** Sets how many hold a learned value; 0 forgets it. */
+  setHolders(value: string, holders: number): void {
+    if (holders <= 0) this.#held.delete(value);
+    else this.#held.set(value, holders);
   }
 
   /** Distinct learned values currently held. */
@@ -111,7 +126,7 @@ export function stateBound(learning: KindLearning, field: string): LabelBound {
 }
 
 /**
- * Gives back everything an entry holds (it changed, or the object is gone).
+ * Gives back everything an entry holds (the object is gone; the collector's).
  * A condition without a reason holds "", which is never held, so releasing it does nothing.
  */
 export function releaseLabels(learning: KindLearning, held: HeldLabels): void {
@@ -121,12 +136,92 @@ export function releaseLabels(learning: KindLearning, held: HeldLabels): void {
 }
 
 /**
+ * What one change holds and releases, judged against the kind's bounds as
+ * they are plus the change's own earlier holds and releases, so its labels
+ * are the ones holding and releasing in place would give. Nothing changes
+ * until commit(): the core records, the collector commits (before the next
+ * change is applied, which is judged against the committed bounds).
+ */
+export class LabelChanges {
+  readonly #learning: KindLearning;
+  /** Holders after this change, of the values it touched, per bound. */
+  readonly #holders = new Map<LabelBound, Map<string, number>>();
+  /** Learned values held after this change, per bound it touched. */
+  readonly #sizes = new Map<LabelBound, number>();
+  /** Bounds of state fields the kind had not seen, added on commit. */
+  readonly #newStates = new Map<string, LabelBound>();
+
+  constructor(learning: KindLearning) {
+    this.#learning = learning;
+  }
+
+  hold(bound: LabelBound, value: string): string {
+    const holders = this.#holdersOf(bound, value);
+    const label = bound.labelFor(value, holders, this.#sizes.get(bound) ?? bound.size);
+    if (label === value && bound.learns(value)) this.#set(bound, value, holders + 1);
+    return label;
+  }
+
+  release(bound: LabelBound, label: string): void {
+    const holders = this.#holdersOf(bound, label);
+    if (holders > 0) this.#set(bound, label, holders - 1);
+  }
+
+  get phases(): LabelBound {
+    return this.#learning.phases;
+  }
+
+  get reasons(): LabelBound {
+    return this.#learning.reasons;
+  }
+
+  /** The bound of a state field (a new one is the kind's on commit). */
+  state(field: string): LabelBound {
+    let bound = this.#learning.states.get(field) ?? this.#newStates.get(field);
+    if (!bound) {
+      bound = new LabelBound(maxLearnedPhases);
+      this.#newStates.set(field, bound);
+    }
+    return bound;
+  }
+
+  /** Applies every hold and release to the kind's bounds. */
+  commit(): void {
+    for (const [field, bound] of this.#newStates)
+      (this.#learning.states as Map<string, LabelBound>).set(field, bound);
+    for (const [bound, values] of this.#holders) for (const [value, n] of values) bound.setHolders(value, n);
+    this.#newStates.clear();
+    this.#holders.clear();
+    this.#sizes.clear();
+  }
+
+  #holdersOf(bound: LabelBound, value: string): number {
+    return this.#holders.get(bound)?.get(value) ?? bound.holders(value);
+  }
+
+  #set(bound: LabelBound, value: string, holders: number): void {
+    const before = this.#holdersOf(bound, value);
+    let values = this.#holders.get(bound);
+    if (!values) {
+      values = new Map();
+      this.#holders.set(bound, values);
+    }
+    values.set(value, holders);
+    const size = this.#sizes.get(bound) ?? bound.size;
+    this.#sizes.set(
+      bound,
+      size + (before === 0 && holders > 0 ? 1 : 0) - (before > 0 && holders === 0 ? 1 : 0),
+    );
+  }
+}
+
+/**
  * The bounded labels for `state`: those `from` holds where its phase,
  * reasons and state fields are unchanged; else `from`'s are released first (its own value
- * frees its place) and the new ones held.
+ * frees its place) and the new ones held, in `changes`.
  */
 export function holdLabels(
-  learning: KindLearning,
+  changes: LabelChanges,
   from: { state: ObjectState; labels: HeldLabels } | undefined,
   state: ObjectState,
   withReasons: boolean,
@@ -143,20 +238,20 @@ export function holdLabels(
   if (phaseKept && reasonsKept && statesKept) return before;
   let phase = before.phase;
   if (!phaseKept) {
-    if (before.phase !== undefined) learning.phases.release(before.phase);
-    phase = state.phase === undefined ? undefined : learning.phases.hold(state.phase);
+    if (before.phase !== undefined) changes.release(changes.phases, before.phase);
+    phase = state.phase === undefined ? undefined : changes.hold(changes.phases, state.phase);
   }
   let reasons = before.reasons;
   if (!reasonsKept) {
-    for (const reason of before.reasons) learning.reasons.release(reason);
+    for (const reason of before.reasons) changes.release(changes.reasons, reason);
     reasons = withReasons
-      ? state.conditions.map((c) => (c.reason === "" ? "" : learning.reasons.hold(c.reason)))
+      ? state.conditions.map((c) => (c.reason === "" ? "" : changes.hold(changes.reasons, c.reason)))
       : [];
   }
   let states = before.states;
   if (!statesKept) {
-    for (const [field, value] of before.states) stateBound(learning, field).release(value);
-    states = state.states.map((s) => [s.name, stateBound(learning, s.name).hold(s.value)] as const);
+    for (const [field, value] of before.states) changes.release(changes.state(field), value);
+    states = state.states.map((s) => [s.name, changes.hold(changes.state(s.name), s.value)] as const);
   }
   return { phase, reasons, states };
 }

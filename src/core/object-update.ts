@@ -1,7 +1,9 @@
 // The per-object pipeline, pure: previous entry + raw object → new entry,
 // transitions, histogram observations and what tracing needs. No I/O, no
-// clock of its own, no state beyond its arguments; the kind's learned label
-// sets are passed in by their one owner (the collector).
+// clock of its own, no state beyond its arguments, and none of them changed:
+// the kind's learned label sets are read, and what a change holds and
+// releases comes back as LabelChanges for their one owner (the collector) to
+// commit.
 import type { ObjectShape } from "./catalog.ts";
 import { rememberTimes } from "./condition-times.ts";
 import type { ObjectEntry } from "./entry.ts";
@@ -13,7 +15,14 @@ import {
   type ObservedGenerationSource,
   requestTime,
 } from "./generations.ts";
-import { holdLabels, type KindLearning, noHeldLabels, otherLabelValue } from "./label-bounds.ts";
+import {
+  type HeldLabels,
+  holdLabels,
+  type KindLearning,
+  LabelChanges,
+  noHeldLabels,
+  otherLabelValue,
+} from "./label-bounds.ts";
 import { noObservations, type Observations, observe } from "./observations.ts";
 import { type ProjectionSettings, projectObject } from "./project.ts";
 import { isReady, isReconciled, type ReadinessRules, summarizeStatus } from "./readiness.ts";
@@ -36,6 +45,8 @@ export interface KindSettings {
 
 export interface Change {
   entry: ObjectEntry;
+  /** The label values the entry holds and releases: the collector commits them with the entry. */
+  labels: LabelChanges | undefined;
   /** False when nothing changed (the same resourceVersion again, as a relist replays it). */
   changed: boolean;
   transitions: readonly Transition[];
@@ -96,18 +107,15 @@ function illegalMoves(
 }
 
 /**
- * The entry with its labels held and its series rendered. `previous`: the
- * series to reuse (undefined renders all); `holder`: the entry whose held
- * labels carry over.
+ * The entry with these labels and its series rendered. `previous`: the
+ * series to reuse (undefined renders all).
  */
 function withSeries(
   previous: ObjectEntry | undefined,
   next: Omit<ObjectEntry, "series" | "labels">,
   kind: KindSettings,
-  learning: KindLearning,
-  holder: ObjectEntry | undefined = previous,
+  labels: HeldLabels,
 ): ObjectEntry {
-  const labels = holdLabels(learning, holder, next.state, kind.render !== undefined);
   const entry: ObjectEntry = { ...next, labels, series: undefined };
   if (!kind.render) return entry;
   entry.series = renderSeries(kind.render, previous?.series, changedInputs(previous, entry), {
@@ -137,6 +145,7 @@ export function applyChange(
   if (previous && resourceVersionOf(raw) === previous.state.resourceVersion) {
     return {
       entry: previous,
+      labels: undefined,
       changed: false,
       transitions: [],
       observations: noObservations,
@@ -158,15 +167,17 @@ export function applyChange(
   };
   const summary = summarizeStatus(state, kind.readiness, now);
   const ring = previous ? appendTransitions(previous.ring, transitions) : emptyRing;
+  const labels = new LabelChanges(learning);
   const entry = withSeries(
     previous,
     { state, counters, memory, lag, summary: summary.result, changesAt: summary.changesAt, ring },
     kind,
-    learning,
+    holdLabels(labels, previous, state, kind.render !== undefined),
   );
   const changed = transitions.length > 0;
   return {
     entry,
+    labels,
     changed,
     transitions,
     observations: changed
@@ -188,20 +199,18 @@ export function applyChange(
   };
 }
 
-/** The clock-driven change: re-evaluates the summary (Ready=False for longer than failedAfter → Failed). */
-export function refreshSummary(
-  entry: ObjectEntry,
-  kind: KindSettings,
-  learning: KindLearning,
-  now: number,
-): ObjectEntry {
+/**
+ * The clock-driven change: re-evaluates the summary (Ready=False for longer
+ * than failedAfter → Failed). The state is the same, so are the labels it holds.
+ */
+export function refreshSummary(entry: ObjectEntry, kind: KindSettings, now: number): ObjectEntry {
   const summary = summarizeStatus(entry.state, kind.readiness, now);
   if (summary.result === entry.summary && summary.changesAt === entry.changesAt) return entry;
   return withSeries(
     entry,
     { ...entry, summary: summary.result, changesAt: summary.changesAt },
     kind,
-    learning,
+    entry.labels,
   );
 }
 
@@ -210,25 +219,20 @@ export function refreshSummary(
  * from objects, or a reload): summary and lag judged again from what is
  * stored, and rendered from scratch.
  */
-export function rejudge(
-  entry: ObjectEntry,
-  kind: KindSettings,
-  learning: KindLearning,
-  now: number,
-): ObjectEntry {
+export function rejudge(entry: ObjectEntry, kind: KindSettings, now: number): ObjectEntry {
   const lag = generationLag(entry.state, generationSettings(kind));
   const summary = summarizeStatus(entry.state, kind.readiness, now);
   return withSeries(
     undefined,
     { ...entry, lag, summary: summary.result, changesAt: summary.changesAt },
     kind,
-    learning,
+    entry.labels,
   );
 }
 
 /** Renders an entry from scratch (the family selection, prefix or cap changed). */
-export function rerender(entry: ObjectEntry, kind: KindSettings, learning: KindLearning): ObjectEntry {
-  return withSeries(undefined, entry, kind, learning, entry);
+export function rerender(entry: ObjectEntry, kind: KindSettings): ObjectEntry {
+  return withSeries(undefined, entry, kind, entry.labels);
 }
 
 /** What an entry's series count depends on (see the catalog's cost formulas). */

@@ -7,8 +7,16 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { getHeapStatistics, setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import { holdLabels, type KindLearning, LabelBound, releaseLabels } from "../../src/core/label-bounds.ts";
+import {
+  holdLabels,
+  type KindLearning,
+  LabelBound,
+  LabelChanges,
+  newKindLearning,
+  releaseLabels,
+} from "../../src/core/label-bounds.ts";
 import { capLabelValue, maxLabelValueLength, truncationMarker } from "../../src/core/label-values.ts";
+import { applyChange, rejudge, rerender } from "../../src/core/object-update.ts";
 import {
   defaultProjectionSettings,
   maxConditionsPerObject,
@@ -17,6 +25,7 @@ import {
 } from "../../src/core/project.ts";
 import { offlineCollector, perObjectText } from "../support/collector.ts";
 import { parseExposition } from "../support/exposition-check.ts";
+import { kindSettings } from "../support/kind-settings.ts";
 import { cond, widget } from "../support/objects.ts";
 import { promtoolCheckMetrics } from "../support/promtool.ts";
 
@@ -278,13 +287,24 @@ function stateOf(name: string, phase: string, reason: string, tier: string) {
   return projectObject(widget({ name, status: { phase, tier, conditions } }), tierStates);
 }
 
+/** holdLabels with its changes committed at once, as the collector does. */
+function held(
+  learning: KindLearning,
+  ...rest: Parameters<typeof holdLabels> extends [unknown, ...infer R] ? R : never
+) {
+  const changes = new LabelChanges(learning);
+  const labels = holdLabels(changes, ...rest);
+  changes.commit();
+  return labels;
+}
+
 /** Object b, all of whose labels were folded while a held every place; a is then deleted, so every bound has room. */
 function foldedAfterDelete() {
   const learning = tinyLearning();
-  const a = holdLabels(learning, undefined, stateOf("a", "P1", "R1", "T1"), true);
+  const a = held(learning, undefined, stateOf("a", "P1", "R1", "T1"), true);
   assert.deepEqual(a, { phase: "P1", reasons: ["R1"], states: [["tier", "T1"]] });
   const state = stateOf("b", "P2", "R2", "T2");
-  const labels = holdLabels(learning, undefined, state, true);
+  const labels = held(learning, undefined, state, true);
   assert.deepEqual(labels, { phase: "other", reasons: ["other"], states: [["tier", "other"]] }, "all full");
   releaseLabels(learning, a);
   return { learning, b: { state, labels } };
@@ -292,21 +312,21 @@ function foldedAfterDelete() {
 
 test("a folded label stays folded until its own source changes, so an unrelated change never relabels a series", () => {
   let { learning, b } = foldedAfterDelete();
-  const tierMoved = holdLabels(learning, b, stateOf("b", "P2", "R2", "T3"), true);
+  const tierMoved = held(learning, b, stateOf("b", "P2", "R2", "T3"), true);
   assert.deepEqual(
     tierMoved,
     { phase: "other", reasons: ["other"], states: [["tier", "T3"]] },
     "only the tier changed, so only the tier takes the free place",
   );
   ({ learning, b } = foldedAfterDelete());
-  const phaseMoved = holdLabels(learning, b, stateOf("b", "P3", "R2", "T2"), true);
+  const phaseMoved = held(learning, b, stateOf("b", "P3", "R2", "T2"), true);
   assert.deepEqual(
     phaseMoved,
     { phase: "P3", reasons: ["other"], states: [["tier", "other"]] },
     "only the phase changed, so only the phase takes the free place",
   );
   ({ learning, b } = foldedAfterDelete());
-  const reasonMoved = holdLabels(learning, b, stateOf("b", "P2", "R3", "T2"), true);
+  const reasonMoved = held(learning, b, stateOf("b", "P2", "R3", "T2"), true);
   assert.deepEqual(
     reasonMoved,
     { phase: "other", reasons: ["R3"], states: [["tier", "other"]] },
@@ -327,15 +347,83 @@ test('a condition without a reason is labelled "" and takes no reason\'s place',
     }),
     defaultProjectionSettings,
   );
-  const held = holdLabels(learning, undefined, state, true);
-  assert.deepEqual(held.reasons, ["", "R1"], "R1 gets the one place");
+  const labels = held(learning, undefined, state, true);
+  assert.deepEqual(labels.reasons, ["", "R1"], "R1 gets the one place");
   assert.equal(learning.reasons.size, 1);
 });
 
 test("an entry whose series are not rendered holds no reasons", () => {
   const learning = tinyLearning();
-  const held = holdLabels(learning, undefined, stateOf("a", "P1", "R1", "T1"), false);
-  assert.deepEqual(held.reasons, []);
+  const labels = held(learning, undefined, stateOf("a", "P1", "R1", "T1"), false);
+  assert.deepEqual(labels.reasons, []);
   assert.equal(learning.reasons.size, 0);
   assert.equal(learning.reasons.hold("R2"), "R2", "the place is free for a rendered entry");
+});
+
+test("a change holds nothing until committed, and is judged against its own earlier holds and releases", () => {
+  const learning = tinyLearning();
+  const changes = new LabelChanges(learning);
+  assert.equal(changes.hold(learning.phases, "A"), "A");
+  assert.equal(learning.phases.size, 0, "the kind's bound is untouched before commit");
+  assert.equal(changes.hold(learning.phases, "B"), "other", "A took the one place within the change");
+  changes.release(learning.phases, "A");
+  assert.equal(changes.hold(learning.phases, "B"), "B", "A's release within the change freed it");
+  assert.equal(changes.hold(changes.state("zone"), "z1"), "z1", "a state field the kind had not seen");
+  assert.equal(learning.states.has("zone"), false);
+  changes.commit();
+  assert.deepEqual([learning.phases.holders("A"), learning.phases.holders("B")], [0, 1]);
+  assert.equal(learning.states.get("zone")?.holders("z1"), 1, "the new field's bound is the kind's now");
+});
+
+test("holding through changes gives the labels and counts holding in place gives (random sequences)", () => {
+  let seed = 7;
+  const random = (n: number) => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed % n;
+  };
+  for (let run = 0; run < 200; run++) {
+    const direct = new LabelBound(3, run % 4 === 0 ? ["D1", "D2"] : []);
+    const learning = { ...tinyLearning(), phases: new LabelBound(3, run % 4 === 0 ? ["D1", "D2"] : []) };
+    let changes = new LabelChanges(learning);
+    const values = ["A", "B", "C", "D", "E", "D1", "other"];
+    for (let step = 0; step < 40; step++) {
+      const value = values[random(values.length)] as string;
+      if (random(2) === 0) {
+        assert.equal(
+          changes.hold(learning.phases, value),
+          direct.hold(value),
+          `run ${run} step ${step} hold ${value}`,
+        );
+      } else {
+        changes.release(learning.phases, value);
+        direct.release(value);
+      }
+      if (random(3) === 0) {
+        changes.commit();
+        changes = new LabelChanges(learning);
+        assert.equal(learning.phases.size, direct.size, `run ${run} step ${step}: sizes after commit`);
+        for (const v of values) assert.equal(learning.phases.holders(v), direct.holders(v), `${v} holders`);
+      }
+    }
+  }
+});
+
+test("applyChange leaves the kind's bounds alone; a rejudged or re-rendered entry holds what it held", () => {
+  const learning = newKindLearning({ phaseEnum: [], maxReasons: 20 });
+  const kind = kindSettings();
+  const raw = widget({
+    status: { phase: "Warming", conditions: [cond("Ready", "False", undefined, { reason: "Cold" })] },
+  });
+  const change = applyChange(undefined, raw, kind, learning, 0);
+  assert.deepEqual([learning.phases.size, learning.reasons.size], [0, 0], "nothing held before commit");
+  change.labels?.commit();
+  assert.deepEqual([learning.phases.holders("Warming"), learning.reasons.holders("Cold")], [1, 1]);
+  const again = rerender(rejudge(change.entry, kind, 60), kind);
+  assert.deepEqual(again.labels, change.entry.labels);
+  releaseLabels(learning, again.labels);
+  assert.deepEqual(
+    [learning.phases.size, learning.reasons.size],
+    [0, 0],
+    "deleting the object forgets its values",
+  );
 });

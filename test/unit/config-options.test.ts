@@ -141,5 +141,6 @@ test("the schema and the validator agree on values of the right kind", () => {
 test("every configuration flag sets a key the file has", () => {
   const keys = new Set(schemaKeys(schema));
   assert.ok(flagOfKey.size >= 20, `${flagOfKey.size} flags`);
-  for (const [key, flag] of flagOfKey) assert.ok(keys.has(key), `${flag} sets ${key}, which no table declares`);
+  for (const [key, flag] of flagOfKey)
+    assert.ok(keys.has(key), `${flag} sets ${key}, which no table declares`);
 });

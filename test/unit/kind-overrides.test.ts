@@ -5,10 +5,15 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { planFromCrds } from "../../src/collectors/selection.ts";
+import { tableKeys } from "../../src/config/option.ts";
+import { resourceOptionTable } from "../../src/config/resource-options.ts";
 import { validateConfig } from "../../src/config/validate.ts";
 import { type CrdSummary, summarizeCrd } from "../../src/core/crd.ts";
 import { loadFixtureCrd } from "../cluster/fixtures.ts";
 import { problems } from "../support/config-problems.ts";
+
+/** The per-resource option keys in their table's order, as the messages list them. */
+const optionKeys = tableKeys(resourceOptionTable).join(", ");
 
 function established(name: Parameters<typeof loadFixtureCrd>[0]): CrdSummary {
   const summary = summarizeCrd({
@@ -90,8 +95,8 @@ test("overrides in the configuration: the field, the value and what was expected
       "resources[0].kinds[0]: expected kind or resource (which kinds of the entry it applies to)",
       'resources[0].kinds[1].kind: expected a Kind such as HelmRelease, got "widget"',
       "resources[0].kinds[1].maxReasons: expected an integer ≥ 1, got 0",
-      "resources[0].kinds[2]: overrides nothing (give one of namespaces, labelSelector, conditionsPath, observedGenerationPath, phasePath, heartbeatField, readyCondition, failedAfter, phaseResults, states, suspendPath, suspendAnnotation, labels, maxReasons, phaseTransitions, mode, maxSeries, metrics)",
-      "resources[0].kinds[3].colour: unknown key (allowed: kind, group, resource, namespaces, labelSelector, conditionsPath, observedGenerationPath, phasePath, heartbeatField, readyCondition, failedAfter, phaseResults, states, suspendPath, suspendAnnotation, labels, maxReasons, phaseTransitions, mode, maxSeries, metrics)",
+      `resources[0].kinds[2]: overrides nothing (give one of ${optionKeys})`,
+      `resources[0].kinds[3].colour: unknown key (allowed: kind, group, resource, ${optionKeys})`,
       "resources[0].kinds[4]: the same kind is overridden twice",
     ],
   );

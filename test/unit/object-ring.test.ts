@@ -66,8 +66,8 @@ test("a condition flip is recorded with its reason and capped message; a replay 
   entry = applyChange(entry, ready(2, "False", "2026-01-01T00:01:00Z"), kind, learning, 200).entry;
   entry = applyChange(entry, ready(3, "False", "2026-01-01T00:01:00Z", "other"), kind, learning, 200).entry;
   assert.equal(entry.ring, ring);
-  assert.equal(refreshSummary(entry, kind, learning, t("2026-01-02T00:00:00Z")).ring, ring);
-  assert.equal(rerender(entry, kind, learning).ring, ring);
+  assert.equal(refreshSummary(entry, kind, t("2026-01-02T00:00:00Z")).ring, ring);
+  assert.equal(rerender(entry, kind).ring, ring);
 });
 
 test("the ring keeps the newest ringCaps.capacity changes", () => {

@@ -85,8 +85,8 @@ test("refreshSummary returns the entry itself until the summary is due to change
   const { entry } = applyChange(undefined, raw, kind, l, NOW);
   assert.equal(entry.summary, "InProgress");
   assert.equal(entry.changesAt, t("2026-01-01T01:03:00Z"));
-  assert.equal(refreshSummary(entry, kind, l, NOW + 60), entry, "not due: nothing to re-render");
-  const due = refreshSummary(entry, kind, l, t("2026-01-01T01:03:00Z"));
+  assert.equal(refreshSummary(entry, kind, NOW + 60), entry, "not due: nothing to re-render");
+  const due = refreshSummary(entry, kind, t("2026-01-01T01:03:00Z"));
   assert.notEqual(due, entry);
   assert.equal(due.summary, "Failed");
   assert.equal(due.changesAt, undefined);
