@@ -8,7 +8,7 @@
 // then a spec change and its catch-up, then heartbeat-only status writes (the
 // common case: nothing to trace). Prints the median of `rounds` runs.
 
-import { defaultReadinessRules } from "../src/core/readiness.ts";
+import { defaultReadinessRules } from "../src/core/judge/readiness.ts";
 import type { ConditionState, ObjectState } from "../src/core/state.ts";
 import { silentLogger } from "../src/log.ts";
 import type { ObjectTraceState } from "../src/tracing/planner/model.ts";

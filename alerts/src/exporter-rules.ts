@@ -1,7 +1,7 @@
 // The exporter's own health alerts: down, watch errors, not synced, stale
 // watches, series dropped at the cap, a rejected configuration, a missing shard. Per watched
 // resource (or per job), never per object.
-import { metricNames } from "../../src/core/catalog.ts";
+import { metricNames } from "../../src/core/series/catalog.ts";
 import type { AlertingRule } from "./model.ts";
 import type { AlertOptions } from "./options.ts";
 import { matchers, type Names, RESOURCE, runbook } from "./rule-text.ts";

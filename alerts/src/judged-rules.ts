@@ -4,7 +4,7 @@
 // condition alerts cannot see them; their cr_status can. Objects whose
 // readiness condition is away from True, or that are Stalled, are left to
 // the condition alerts, so one failure gives one alert.
-import { metricNames } from "../../src/core/catalog.ts";
+import { metricNames } from "../../src/core/series/catalog.ts";
 import type { AlertingRule } from "./model.ts";
 import type { AlertOptions } from "./options.ts";
 import { OBJECT_ARGS, objectSeries, readinessSeries } from "./readiness.ts";

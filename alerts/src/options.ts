@@ -2,7 +2,7 @@
 // are generated with DEFAULT_ALERT_OPTIONS; other deployments (a different job
 // label, longer waits, kinds that should page) generate their own with
 // `generateRuleGroups({ ...DEFAULT_ALERT_OPTIONS, ... })`.
-import { defaultMetricPrefix } from "../../src/core/catalog.ts";
+import { defaultMetricPrefix } from "../../src/core/series/catalog.ts";
 import type { Duration } from "./model.ts";
 
 /** Regular expressions (RE2, fully anchored as in PromQL) on the objects' labels; empty or absent: no constraint. */

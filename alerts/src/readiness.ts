@@ -7,7 +7,7 @@
 // relabelling) they fall back to type="Ready", so nothing goes silent; a kind
 // whose info says it has no readiness condition (its states or phase decide)
 // gets no condition alert: CustomResourceFailed covers it (judged-rules.ts).
-import { metricNames } from "../../src/core/catalog.ts";
+import { metricNames } from "../../src/core/series/catalog.ts";
 import type { AlertOptions } from "./options.ts";
 import { matchers } from "./rule-text.ts";
 

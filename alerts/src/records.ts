@@ -7,7 +7,7 @@
 // aggregates per kind and namespace; `job` is kept so dashboards can still pick
 // an exporter. Readiness follows each kind's readiness condition (Ready,
 // Available, Succeeded, or configured; see readiness.ts), as the alerts do.
-import { metricNames } from "../../src/core/catalog.ts";
+import { metricNames } from "../../src/core/series/catalog.ts";
 import type { RecordingRule } from "./model.ts";
 import type { AlertOptions } from "./options.ts";
 import { readinessSeries } from "./readiness.ts";

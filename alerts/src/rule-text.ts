@@ -1,6 +1,6 @@
 // The pieces every rule is written with: label sets, selectors (the
 // exporter's, scoped per alert), runbook links and per-kind severity.
-import type { metricNames } from "../../src/core/catalog.ts";
+import type { metricNames } from "../../src/core/series/catalog.ts";
 import type { AlertingRule, Severity } from "./model.ts";
 import type { AlertOptions } from "./options.ts";
 import { scopeMatchers } from "./scope.ts";

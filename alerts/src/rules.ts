@@ -5,7 +5,7 @@
 // Metric names come from the exporter's family catalog, and every rule works
 // with the default set of families; the alerts on families a deployment must
 // configure or opt in to are generated only when `families` says they are exported.
-import { metricNames } from "../../src/core/catalog.ts";
+import { metricNames } from "../../src/core/series/catalog.ts";
 import { exporterAlerts } from "./exporter-rules.ts";
 import { judgedFailedAlerts } from "./judged-rules.ts";
 import type { AlertingRule, RuleGroup, Severity } from "./model.ts";

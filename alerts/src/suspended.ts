@@ -2,7 +2,7 @@
 // spec.paused, a configured switch) keep whatever status they had when they
 // were suspended — often Ready=False — and nobody is reconciling them, on
 // purpose: the Not-Ready rules leave them out unless `includeSuspended` is set.
-import { metricNames } from "../../src/core/catalog.ts";
+import { metricNames } from "../../src/core/series/catalog.ts";
 import type { AlertOptions } from "./options.ts";
 import { SCOPE_TOKEN_SCOPE } from "./scope.ts";
 

@@ -1,6 +1,6 @@
 // "CR Status / Exporter": is the exporter seeing everything it should
 // (sync, watch errors, staleness), how many series it makes, what it costs.
-import { metricNames } from "../../src/core/catalog.ts";
+import { metricNames } from "../../src/core/series/catalog.ts";
 import { buildDashboard, type Dashboard } from "./layout.ts";
 import type { DashboardOptions } from "./options.ts";
 import {

@@ -1,7 +1,7 @@
 // The shipped Grafana dashboards, the files they are written to (checked
 // against the SDK's types first), and every panel query in runnable form
 // (variables replaced by match-all values).
-import { objectFamilies } from "../../src/core/catalog.ts";
+import { objectFamilies } from "../../src/core/series/catalog.ts";
 import { exporterDashboard } from "./exporter.ts";
 import { type Dashboard, isRow } from "./layout.ts";
 import { OBJECT_UID, objectDashboard } from "./object.ts";

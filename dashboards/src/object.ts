@@ -4,7 +4,7 @@ import common from "@grafana/grafana-foundation-sdk/common";
 import dashboard from "@grafana/grafana-foundation-sdk/dashboard";
 import statetimeline from "@grafana/grafana-foundation-sdk/statetimeline";
 import table from "@grafana/grafana-foundation-sdk/table";
-import { metricNames } from "../../src/core/catalog.ts";
+import { metricNames } from "../../src/core/series/catalog.ts";
 import { buildDashboard, type Dashboard } from "./layout.ts";
 import { objectTracesUrl } from "./links.ts";
 import type { DashboardOptions } from "./options.ts";

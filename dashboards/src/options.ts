@@ -2,7 +2,7 @@
 // files are generated with DEFAULT_DASHBOARD_OPTIONS; other deployments (a
 // different prefix, several clusters, Jaeger instead of Tempo) generate their
 // own with `dashboards({ ...DEFAULT_DASHBOARD_OPTIONS, ... })`.
-import { defaultMetricPrefix } from "../../src/core/catalog.ts";
+import { defaultMetricPrefix } from "../../src/core/series/catalog.ts";
 
 export type TracesDatasourceType = "tempo" | "jaeger";
 

@@ -10,7 +10,7 @@ import prometheus from "@grafana/grafana-foundation-sdk/prometheus";
 import statetimeline from "@grafana/grafana-foundation-sdk/statetimeline";
 import table from "@grafana/grafana-foundation-sdk/table";
 import { recordNames } from "../../alerts/src/records.ts";
-import { metricNames } from "../../src/core/catalog.ts";
+import { metricNames } from "../../src/core/series/catalog.ts";
 import { buildDashboard, type Dashboard } from "./layout.ts";
 import { drillDownUrl, traceByIdUrl } from "./links.ts";
 import type { DashboardOptions } from "./options.ts";

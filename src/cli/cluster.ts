@@ -5,9 +5,9 @@
 import { listPath } from "../collectors/collector-parts.ts";
 import { type CollectorPlan, planFromCrds, planStatic, replan, watchScope } from "../collectors/selection.ts";
 import type { Config } from "../config/schema.ts";
-import { type CrdSummary, summarizeCrd } from "../core/crd.ts";
-import { addSample, decideWithSamples, noSamples, type Samples } from "../core/detect-learn.ts";
-import { ProjectionError, projectObject } from "../core/project.ts";
+import { type CrdSummary, summarizeCrd } from "../core/detect/crd.ts";
+import { addSample, decideWithSamples, noSamples, type Samples } from "../core/detect/learn.ts";
+import { ProjectionError, projectObject } from "../core/project/project.ts";
 import type { ObjectState } from "../core/state.ts";
 import { createKubeClient, type KubeClient } from "../kube/client.ts";
 import { loadKubeConfig } from "../kube/kubeconfig.ts";

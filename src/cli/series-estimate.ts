@@ -2,9 +2,9 @@
 // the family catalog's cost formulas over a sample of real objects, for the
 // families the configuration selects.
 import type { CollectorPlan } from "../collectors/selection.ts";
-import { seriesPerObject as catalogSeries } from "../core/catalog.ts";
-import { type FamilyRules, noFamilyRules, selectFamilies } from "../core/family-selection.ts";
-import { generationSettings, shapeOfState } from "../core/object-update.ts";
+import { generationSettings, shapeOfState } from "../core/change/object-update.ts";
+import { seriesPerObject as catalogSeries } from "../core/series/catalog.ts";
+import { type FamilyRules, noFamilyRules, selectFamilies } from "../core/series/family-selection.ts";
 import type { ObjectState } from "../core/state.ts";
 
 /** Mean per-object series of `sample` under `plan`; 0 in aggregate mode or without a sample. */

@@ -2,8 +2,8 @@
 // its objects with, the path of a scope (a namespace, or "" for the whole
 // cluster) and the handler that turns a full list into applies plus a sweep of
 // the objects the list no longer returned.
-import type { KindSettings } from "../core/object-update.ts";
-import { newKindRender } from "../core/render.ts";
+import type { KindSettings } from "../core/change/object-update.ts";
+import { newKindRender } from "../core/series/render.ts";
 import type { ResourceIdentity } from "../core/state.ts";
 import type { ListWatchHandler } from "../kube/list-watch.ts";
 import type { CollectorSettings } from "./collector-settings.ts";

@@ -1,8 +1,8 @@
 // The settings and dependencies of a ResourceCollector, and what tracing
 // offers it.
 
-import type { FamilySelection } from "../core/family-selection.ts";
-import type { KindSettings } from "../core/object-update.ts";
+import type { KindSettings } from "../core/change/object-update.ts";
+import type { FamilySelection } from "../core/series/family-selection.ts";
 import type { ResourceIdentity } from "../core/state.ts";
 import type { KubeClient } from "../kube/client.ts";
 import type { Logger } from "../log.ts";

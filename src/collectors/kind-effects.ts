@@ -1,9 +1,10 @@
 // What one object change means for the per-kind histograms and counters
 // (condition state durations, reconcile duration with its trace exemplar,
 // time to ready, illegal phase moves), for the families this resource selects.
-import { perKindFamilies } from "../core/catalog.ts";
-import { otherLabelValue } from "../core/label-bounds.ts";
-import type { Observations } from "../core/observations.ts";
+
+import { otherLabelValue } from "../core/change/label-bounds.ts";
+import type { Observations } from "../core/change/observations.ts";
+import { perKindFamilies } from "../core/series/catalog.ts";
 import type { KindMetrics } from "../metrics/self-metrics.ts";
 import type { TracedGeneration } from "../tracing/state-tracer.ts";
 

@@ -4,11 +4,11 @@
 // every change of a kind's detected status shape (learned from its first
 // objects). A failing resource type only affects itself.
 import type { Config } from "../config/schema.ts";
-import { type CrdSummary, summarizeCrd } from "../core/crd.ts";
-import type { DetectedShape } from "../core/detect.ts";
-import { shapeLogFields } from "../core/detect-describe.ts";
-import type { VersionDetection } from "../core/detect-schema.ts";
-import { type FamilySelection, sameSelection, selectFamilies } from "../core/family-selection.ts";
+import { type CrdSummary, summarizeCrd } from "../core/detect/crd.ts";
+import { shapeLogFields } from "../core/detect/describe.ts";
+import type { VersionDetection } from "../core/detect/schema.ts";
+import type { DetectedShape } from "../core/detect/shape.ts";
+import { type FamilySelection, sameSelection, selectFamilies } from "../core/series/family-selection.ts";
 import { ListWatch } from "../kube/list-watch.ts";
 import type { Logger } from "../log.ts";
 import { type CollectorDeps, type CollectorSettings, ResourceCollector } from "./resource-collector.ts";

@@ -1,14 +1,21 @@
 // One collector per watched resource type. It owns the list/watch loop(s) and
-// the store, hands every object to the pure core (core/object-update.ts) and
+// the store, hands every object to the pure core (core/change/object-update.ts) and
 // dispatches what comes back: the new entry into the store (under the series
 // cap), aggregate counts, histograms, tracing, and a wake-up for summaries
 // that change with the clock. Counting and logging of watch activity and of
 // skipped objects is WatchTelemetry's; nothing here can take /metrics down.
-import { AggregateCounts } from "../core/aggregate.ts";
+
+import { type KindLearning, newKindLearning, releaseLabels } from "../core/change/label-bounds.ts";
+import {
+  applyChange,
+  type KindSettings,
+  refreshSummary,
+  rejudge,
+  rerender,
+} from "../core/change/object-update.ts";
 import type { ObjectEntry } from "../core/entry.ts";
-import type { FamilySelection } from "../core/family-selection.ts";
-import { type KindLearning, newKindLearning, releaseLabels } from "../core/label-bounds.ts";
-import { applyChange, type KindSettings, refreshSummary, rejudge, rerender } from "../core/object-update.ts";
+import { AggregateCounts } from "../core/series/aggregate.ts";
+import type { FamilySelection } from "../core/series/family-selection.ts";
 import type { ObjectState, ResourceIdentity } from "../core/state.ts";
 import { ListWatch, type ListWatchHandler, silenceBoundMs } from "../kube/list-watch.ts";
 import type { SeriesSource } from "../metrics/writer.ts";

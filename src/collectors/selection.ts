@@ -3,15 +3,15 @@
 // each collector's settings, filling what the config leaves open from the CRD
 // schema. Pure: CRD summaries and config in, plans out.
 import type { KindOverride, ResourceOptions, ResourceSelector } from "../config/schema.ts";
-import { type CrdSummary, pickVersion } from "../core/crd.ts";
-import type { DetectedShape } from "../core/detect.ts";
-import { decideWithSamples, noSamples } from "../core/detect-learn.ts";
-import type { VersionDetection } from "../core/detect-schema.ts";
-import type { FamilySelection } from "../core/family-selection.ts";
-import type { ObservedGenerationSource } from "../core/generations.ts";
-import type { ProjectionSettings } from "../core/project.ts";
-import type { ReadinessRules } from "../core/readiness.ts";
+import { type CrdSummary, pickVersion } from "../core/detect/crd.ts";
+import { decideWithSamples, noSamples } from "../core/detect/learn.ts";
+import type { VersionDetection } from "../core/detect/schema.ts";
+import type { DetectedShape } from "../core/detect/shape.ts";
+import type { ObservedGenerationSource } from "../core/judge/generations.ts";
+import type { ReadinessRules } from "../core/judge/readiness.ts";
+import type { ProjectionSettings } from "../core/project/project.ts";
 import { globMatch, labelsMatch } from "../core/selectors.ts";
+import type { FamilySelection } from "../core/series/family-selection.ts";
 import type { ResourceIdentity } from "../core/state.ts";
 import type { WatchScope } from "./collector-settings.ts";
 import type { CollectorSettings } from "./resource-collector.ts";

@@ -1,8 +1,8 @@
 // The two series sources a resource offers the /metrics writer: its
 // per-object store (pre-rendered text per family) and its aggregate counts.
 // Both only copy what is already rendered.
-import type { AggregateCounts } from "../core/aggregate.ts";
-import { aggregateFamilies } from "../core/catalog.ts";
+import type { AggregateCounts } from "../core/series/aggregate.ts";
+import { aggregateFamilies } from "../core/series/catalog.ts";
 import type { ChunkWriter } from "../metrics/chunks.ts";
 import type { FamilyRef, SeriesSource } from "../metrics/writer.ts";
 import type { ObjectStore } from "./object-store.ts";

@@ -1,13 +1,14 @@
 // Detection that learns from objects, for one CRD version: the decision from
 // its schema, decided again as the collector hands over the first objects
-// (bounded: core/detect-learn.ts), for what the schema leaves open — the whole
+// (bounded: core/detect/learn.ts), for what the schema leaves open — the whole
 // status when it preserves unknown fields, the condition types when it
 // declares no enum, phase values without an enum. Owned by the collector
 // manager, so what was learned survives a collector's restart.
-import { type DetectedShape, dotted } from "../core/detect.ts";
-import { shapeInfoLabels } from "../core/detect-describe.ts";
-import { addSample, decideWithSamples, noSamples, type Samples } from "../core/detect-learn.ts";
-import type { VersionDetection } from "../core/detect-schema.ts";
+
+import { shapeInfoLabels } from "../core/detect/describe.ts";
+import { addSample, decideWithSamples, noSamples, type Samples } from "../core/detect/learn.ts";
+import type { VersionDetection } from "../core/detect/schema.ts";
+import { type DetectedShape, dotted } from "../core/detect/shape.ts";
 import type { ObjectSampler } from "./collector-settings.ts";
 
 /** The decision in words, without how far learning got: two shapes that read the same are the same decision. */

@@ -1,4 +1,4 @@
-// A kind's detected status shape (core/detect*.ts) and its configuration →
+// A kind's detected status shape (core/detect/) and its configuration →
 // how its objects are read and judged: projection paths, where the observed
 // generation comes from, the readiness rules, and the labels of
 // cr_exporter_resource_info that say so. What the configuration sets wins;
@@ -6,10 +6,10 @@
 // open status not learned yet, no CRD read) falls back to the conventional
 // paths, which cost nothing when absent. Pure.
 import type { ResourceOptions } from "../config/schema.ts";
-import { type DetectedShape, dotted, readinessOrder } from "../core/detect.ts";
-import type { ObservedGenerationSource } from "../core/generations.ts";
-import { defaultProjectionSettings, type ProjectionSettings } from "../core/project.ts";
-import { defaultReadinessRules, type ReadinessRules, type StateRule } from "../core/readiness.ts";
+import { type DetectedShape, dotted, readinessOrder } from "../core/detect/shape.ts";
+import type { ObservedGenerationSource } from "../core/judge/generations.ts";
+import { defaultReadinessRules, type ReadinessRules, type StateRule } from "../core/judge/readiness.ts";
+import { defaultProjectionSettings, type ProjectionSettings } from "../core/project/project.ts";
 
 /** Labels of cr_exporter_resource_info beyond group/version/kind: how the resource is read. */
 export interface ResourceInfo {

@@ -4,7 +4,7 @@
 // matches no family is an error, so a typo never passes silently.
 
 import { Type } from "typebox";
-import { type FamilyRules, selectableFamilies, unmatchedPatterns } from "../core/family-selection.ts";
+import { type FamilyRules, selectableFamilies, unmatchedPatterns } from "../core/series/family-selection.ts";
 import type { Checker } from "./checker.ts";
 
 const familyPattern = /^[a-zA-Z_:*][a-zA-Z0-9_:*]*$/;

@@ -5,8 +5,8 @@
 // the Config type (schema.ts), docs/config.schema.json and
 // docs/configuration.md come from them (scripts/generate.ts).
 import { Type } from "typebox";
-import { defaultMetricPrefix } from "../core/catalog.ts";
-import { type FamilyRules, noFamilyRules } from "../core/family-selection.ts";
+import { defaultMetricPrefix } from "../core/series/catalog.ts";
+import { type FamilyRules, noFamilyRules } from "../core/series/family-selection.ts";
 import { defaultGenerationTimeoutSeconds } from "../tracing/planner/model.ts";
 import { familyRules, familyRulesSchema } from "./metrics-rules.ts";
 import {

@@ -1,6 +1,6 @@
 // Readers of the per-resource options that are more than a scalar: label
 // mappings, the phase tables. Each names the path of every problem (Checker).
-import { sanitizeLabelName } from "../core/exposition.ts";
+import { sanitizeLabelName } from "../core/series/exposition.ts";
 import type { Checker } from "./checker.ts";
 
 export const dottedPath = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;

@@ -6,8 +6,8 @@
 // are read and judged (collectors/shape-settings.ts) and reaches the core as
 // its KindSettings.
 import { Type } from "typebox";
-import { type FamilyRules, noFamilyRules } from "../core/family-selection.ts";
-import type { MappedPhaseResult } from "../core/phase-result.ts";
+import type { MappedPhaseResult } from "../core/judge/phase-result.ts";
+import { type FamilyRules, noFamilyRules } from "../core/series/family-selection.ts";
 import { familyRules, familyRulesSchema } from "./metrics-rules.ts";
 import {
   choice,

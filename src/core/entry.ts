@@ -2,11 +2,12 @@
 // memory, the judgement and its pre-rendered series. A type only, below every
 // stage that makes or reads entries (object-update, entry-diff, aggregate,
 // the collectors' store), so none of them imports another for it.
-import type { ObjectMemory } from "./generations.ts";
-import type { HeldLabels } from "./label-bounds.ts";
-import type { ObjectCounters, ObjectSeries } from "./render.ts";
+
+import type { HeldLabels } from "./change/label-bounds.ts";
+import type { TransitionRecord } from "./change/transition-ring.ts";
+import type { ObjectMemory } from "./judge/generations.ts";
+import type { ObjectCounters, ObjectSeries } from "./series/render.ts";
 import type { ObjectState, StatusResult } from "./state.ts";
-import type { TransitionRecord } from "./transition-ring.ts";
 
 export interface ObjectEntry {
   state: ObjectState;

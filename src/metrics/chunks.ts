@@ -1,5 +1,5 @@
 // Collects exposition text into Buffers of about `chunkBytes`. The text is
-// made of byte strings (one character per UTF-8 byte, see core/exposition.ts),
+// made of byte strings (one character per UTF-8 byte, see core/series/exposition.ts),
 // so a chunk becomes bytes with one latin-1 copy: no UTF-8 encoding of the
 // body per scrape. Appending to one string and converting it once per chunk
 // is about three times cheaper than copying each small piece into a Buffer

@@ -1,8 +1,8 @@
 // The registry's metrics made from the catalog's exporter families
-// (src/core/catalog-exporter.ts): name, help, labels and buckets come from the
+// (src/core/series/catalog-exporter.ts): name, help, labels and buckets come from the
 // entry, so the self, status-write and tracing metrics never restate them.
 import { Counter, Gauge, Histogram, type Registry } from "@prometheus-io/client";
-import { type ExporterFamilyKey, type ExporterLabels, exporterFamilies } from "../core/catalog.ts";
+import { type ExporterFamilyKey, type ExporterLabels, exporterFamilies } from "../core/series/catalog.ts";
 
 /** Makes the exporter families' metrics in one registry, with one prefix. */
 export class ExporterFamilies {

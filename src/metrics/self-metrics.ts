@@ -1,9 +1,9 @@
 // The exporter's own metrics and the per-kind histograms fed by object
 // changes, kept in a @prometheus-io/client Registry (never the global one)
 // and written after the per-object families on /metrics. Names, help and
-// labels come from the catalog (src/core/catalog.ts).
+// labels come from the catalog (src/core/series/catalog.ts).
 import { Counter, type Gauge, Histogram, Registry } from "@prometheus-io/client";
-import { type ExporterLabels, perKindFamilies } from "../core/catalog.ts";
+import { type ExporterLabels, perKindFamilies } from "../core/series/catalog.ts";
 import { ExporterFamilies } from "./families.ts";
 import { registerProcessMetrics } from "./process-metrics.ts";
 

@@ -5,8 +5,8 @@
 // chunks. The event loop gets a turn whenever the writer has worked for a few
 // milliseconds, so serving a million series never stalls the watches.
 import { Registry } from "@prometheus-io/client";
-import { aggregateFamilies, type FamilyType, objectFamilies } from "../core/catalog.ts";
-import { byteString, escapeHelp } from "../core/exposition.ts";
+import { aggregateFamilies, type FamilyType, objectFamilies } from "../core/series/catalog.ts";
+import { byteString, escapeHelp } from "../core/series/exposition.ts";
 import { ChunkWriter } from "./chunks.ts";
 
 export const prometheusTextType = "text/plain; version=0.0.4; charset=utf-8";

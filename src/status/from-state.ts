@@ -3,17 +3,17 @@
 // cluster mode from a single list, so both show the same result for the same
 // object.
 
-import { requestTime } from "../core/generations.ts";
-import type { ReadinessRules } from "../core/readiness.ts";
-import { summarizeStatus } from "../core/readiness.ts";
+import { conditionChangesSince, emptyRing, type TransitionRecord } from "../core/change/transition-ring.ts";
+import { requestTime } from "../core/judge/generations.ts";
+import type { ReadinessRules } from "../core/judge/readiness.ts";
+import { summarizeStatus } from "../core/judge/readiness.ts";
 import type { ConditionState, ObjectState, ResourceIdentity, StatusResult } from "../core/state.ts";
-import { conditionChangesSince, emptyRing, type TransitionRecord } from "../core/transition-ring.ts";
 import type { ConditionView, ObjectView } from "./view.ts";
 
 export interface ViewInputs {
   identity: Pick<ResourceIdentity, "group" | "version" | "kind">;
   state: ObjectState;
-  /** The kind's readiness rules (core/readiness.ts). */
+  /** The kind's readiness rules (core/judge/readiness.ts). */
   status: ReadinessRules;
   /** Epoch seconds. */
   now: number;

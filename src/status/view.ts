@@ -3,8 +3,9 @@
 // messages, generation lag, termination, and the recent transitions this
 // exporter saw. It holds only what a person looks at; the query layer never
 // reads raw objects or the metric store.
+
+import type { TransitionRecord } from "../core/change/transition-ring.ts";
 import type { ConditionStatus, ConditionTimeSource, StatusResult } from "../core/state.ts";
-import type { TransitionRecord } from "../core/transition-ring.ts";
 
 export type { TransitionRecord };
 
@@ -46,7 +47,7 @@ export interface ObjectView {
   terminatingSince: number | undefined;
   /** Condition status changes inside the source's flapping window (saturates at the ring's capacity). */
   transitionsInWindow: number;
-  /** Newest last; at most ringCaps.capacity entries (core/transition-ring.ts). */
+  /** Newest last; at most ringCaps.capacity entries (core/change/transition-ring.ts). */
   recentTransitions: readonly TransitionRecord[];
   /** Trace id of the open generation span, when tracing is on and one is open. */
   traceId: string | undefined;

@@ -5,7 +5,7 @@
 // budget; past it, a new combination is counted with its group, kind,
 // namespace and user folded into "other". Every fold is counted.
 import type { Registry } from "@prometheus-io/client";
-import { defaultMetricPrefix, statusWriteDurationBuckets } from "../core/catalog.ts";
+import { defaultMetricPrefix, statusWriteDurationBuckets } from "../core/series/catalog.ts";
 import { ExporterFamilies } from "../metrics/families.ts";
 import type { FailureReason } from "./classify.ts";
 import { type FoldedLabel, otherLabel } from "./confirmed-labels.ts";

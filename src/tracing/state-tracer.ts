@@ -1,14 +1,14 @@
 // The seam between the collectors and tracing: what the collectors hand over
 // for every change they see, and what tracing offers back. Tracing never
 // watches on its own. planning-tracer.ts implements it.
-import type { ReadinessRules } from "../core/readiness.ts";
+import type { ReadinessRules } from "../core/judge/readiness.ts";
 import type { ObjectState, ResourceIdentity } from "../core/state.ts";
 
 export interface ObjectObservation {
   resource: ResourceIdentity;
   /** False when the CRD has no status subresource: every status write bumps generation, so trace by conditions only. */
   statusSubresource: boolean;
-  /** The resource's readiness rules, the same cr_status and the histograms follow (core/readiness.ts). */
+  /** The resource's readiness rules, the same cr_status and the histograms follow (core/judge/readiness.ts). */
   readiness: ReadinessRules;
   /** Undefined: the first time this process sees the object. */
   previous: ObjectState | undefined;

@@ -9,7 +9,7 @@
 // passed since the exporter first saw it.
 import assert from "node:assert/strict";
 import { after, afterEach, before, test } from "node:test";
-import { resourceInfoLabels } from "../../src/core/catalog.ts";
+import { resourceInfoLabels } from "../../src/core/series/catalog.ts";
 import { type CrdManifest, crPath, installCrd, useControlPlane } from "../cluster/index.ts";
 import { placeDraft, refOf } from "../realcrds/testbed.ts";
 import { corpusDrafts } from "../support/corpus-drafts.ts";

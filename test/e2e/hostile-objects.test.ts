@@ -29,7 +29,7 @@ const crd = parse(
     "utf8",
   ),
 ) as CrdManifest;
-/** The label value cap (src/core/label-values.ts) and the per-object condition cap (src/core/project.ts). */
+/** The label value cap (src/core/label-values.ts) and the per-object condition cap (src/core/project/project.ts). */
 const maxLabelValue = 128;
 const maxConditions = 32;
 let exporter: ExporterHandle;

@@ -5,8 +5,8 @@
 // the real schemas with strict field validation.
 import assert from "node:assert/strict";
 import { before, test } from "node:test";
-import { addSample, decideWithSamples, noSamples, type Samples } from "../../src/core/detect-learn.ts";
-import { detectVersions } from "../../src/core/detect-schema.ts";
+import { addSample, decideWithSamples, noSamples, type Samples } from "../../src/core/detect/learn.ts";
+import { detectVersions } from "../../src/core/detect/schema.ts";
 import { type CrdManifest, crPath, installCrd, KubeRestError, useControlPlane } from "../cluster/index.ts";
 import { learnedShapes, schemaShapes } from "../realcrds/expected-shapes.ts";
 import { type RealKind, realCrds, realCrdsUnavailable, servedVersions } from "../realcrds/index.ts";

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { before, test } from "node:test";
-import { defaultProjectionSettings, projectObject } from "../../src/core/project.ts";
+import { defaultProjectionSettings, projectObject } from "../../src/core/project/project.ts";
 import type { ObjectState, ResourceIdentity } from "../../src/core/state.ts";
 import * as attr from "../../src/tracing/attributes.ts";
 import { generationTraceKey, spanIdOf, traceIdOf } from "../../src/tracing/ids.ts";

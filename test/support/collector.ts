@@ -3,10 +3,10 @@
 // from raw object to /metrics text.
 import { Registry } from "@prometheus-io/client";
 import { type ObjectSampler, ResourceCollector } from "../../src/collectors/resource-collector.ts";
-import { type FamilyRules, selectFamilies } from "../../src/core/family-selection.ts";
-import type { ObservedGenerationSource } from "../../src/core/generations.ts";
-import { defaultProjectionSettings, type ProjectionSettings } from "../../src/core/project.ts";
-import { defaultReadinessRules, type ReadinessRules } from "../../src/core/readiness.ts";
+import type { ObservedGenerationSource } from "../../src/core/judge/generations.ts";
+import { defaultReadinessRules, type ReadinessRules } from "../../src/core/judge/readiness.ts";
+import { defaultProjectionSettings, type ProjectionSettings } from "../../src/core/project/project.ts";
+import { type FamilyRules, selectFamilies } from "../../src/core/series/family-selection.ts";
 import type { KubeClient } from "../../src/kube/client.ts";
 import { type Logger, silentLogger } from "../../src/log.ts";
 import { createSelfMetrics, type SelfMetrics } from "../../src/metrics/self-metrics.ts";

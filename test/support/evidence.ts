@@ -1,15 +1,15 @@
 // Hand-made detection evidence and the decision on it, for tests of the
 // decision and of how it is described.
 
-import type { DetectedShape } from "../../src/core/detect.ts";
+import { type DecisionInput, decideShape } from "../../src/core/detect/decide.ts";
+import type { DetectedShape } from "../../src/core/detect/shape.ts";
 import {
   type ConditionArrayEvidence,
   emptyEvidence,
   type FieldPath,
   type ShapeEvidence,
   type StringFieldEvidence,
-} from "../../src/core/detect.ts";
-import { type DecisionInput, decideShape } from "../../src/core/detect-decide.ts";
+} from "../../src/core/detect/shape.ts";
 
 /** A list of conditions at `path` whose schema declares Ready and lastTransitionTime. */
 export const conditionList = (

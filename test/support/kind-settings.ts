@@ -1,10 +1,10 @@
 // KindSettings for tests of the pure core: the defaults (Ready, status
 // observedGeneration, no phase table), every object family rendered, with
 // the given fields replaced.
-import type { KindSettings } from "../../src/core/object-update.ts";
-import { defaultProjectionSettings } from "../../src/core/project.ts";
-import { defaultReadinessRules } from "../../src/core/readiness.ts";
-import { newKindRender } from "../../src/core/render.ts";
+import type { KindSettings } from "../../src/core/change/object-update.ts";
+import { defaultReadinessRules } from "../../src/core/judge/readiness.ts";
+import { defaultProjectionSettings } from "../../src/core/project/project.ts";
+import { newKindRender } from "../../src/core/series/render.ts";
 
 export function kindSettings(
   overrides: Partial<KindSettings> = {},

@@ -1,6 +1,6 @@
 // A DetectedShape in one line per aspect, so table tests read like the
 // decision table they check.
-import { type DetectedShape, dotted } from "../../src/core/detect.ts";
+import { type DetectedShape, dotted } from "../../src/core/detect/shape.ts";
 
 export interface ShapeSummary {
   basis: string;

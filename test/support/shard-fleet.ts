@@ -3,7 +3,7 @@
 // comparison of several shards' union with one unsharded process.
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { objectFamilies } from "../../src/core/catalog.ts";
+import { objectFamilies } from "../../src/core/series/catalog.ts";
 import {
   changeSpec,
   condition,

@@ -2,9 +2,9 @@
 // fields read, the readiness rule over them, and a shape decided from a
 // schema's evidence alone.
 
-import { type DetectedShape, emptyEvidence, type ShapeEvidence } from "../../src/core/detect.ts";
-import { decideShape } from "../../src/core/detect-decide.ts";
-import { defaultReadinessRules, type ReadinessRules } from "../../src/core/readiness.ts";
+import { decideShape } from "../../src/core/detect/decide.ts";
+import { type DetectedShape, emptyEvidence, type ShapeEvidence } from "../../src/core/detect/shape.ts";
+import { defaultReadinessRules, type ReadinessRules } from "../../src/core/judge/readiness.ts";
 
 export const argoStateSources = [
   { name: "health", path: ["status", "health", "status"] },

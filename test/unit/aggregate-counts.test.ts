@@ -3,12 +3,12 @@
 // printed. The event-sequence property is in aggregate-incremental.test.ts.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { AggregateCounts, aggregateKeys } from "../../src/core/aggregate.ts";
-import { aggregateFamilies } from "../../src/core/catalog.ts";
+import { newKindLearning } from "../../src/core/change/label-bounds.ts";
+import { applyChange } from "../../src/core/change/object-update.ts";
 import type { ObjectEntry } from "../../src/core/entry.ts";
-import { newKindLearning } from "../../src/core/label-bounds.ts";
-import { applyChange } from "../../src/core/object-update.ts";
-import { defaultProjectionSettings } from "../../src/core/project.ts";
+import { defaultProjectionSettings } from "../../src/core/project/project.ts";
+import { AggregateCounts, aggregateKeys } from "../../src/core/series/aggregate.ts";
+import { aggregateFamilies } from "../../src/core/series/catalog.ts";
 import { kindSettings } from "../support/kind-settings.ts";
 import { cond, t, type WidgetInit, widget } from "../support/objects.ts";
 import { argoStateSources } from "../support/state-fields.ts";

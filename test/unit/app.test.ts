@@ -8,7 +8,7 @@ import { InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-tr
 import { buildApp } from "../../src/app/build.ts";
 import { type Component, startInOrder, stopInReverse } from "../../src/app/component.ts";
 import { validateConfig } from "../../src/config/validate.ts";
-import { defaultReadinessRules } from "../../src/core/readiness.ts";
+import { defaultReadinessRules } from "../../src/core/judge/readiness.ts";
 import { kubeConfigClass } from "../../src/kube/kubeconfig.ts";
 import { createLogger } from "../../src/log.ts";
 import { condition, object, widgets } from "./tracing/support.ts";

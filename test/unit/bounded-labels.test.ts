@@ -14,15 +14,15 @@ import {
   LabelChanges,
   newKindLearning,
   releaseLabels,
-} from "../../src/core/label-bounds.ts";
+} from "../../src/core/change/label-bounds.ts";
+import { applyChange, rejudge, rerender } from "../../src/core/change/object-update.ts";
 import { capLabelValue, maxLabelValueLength, truncationMarker } from "../../src/core/label-values.ts";
-import { applyChange, rejudge, rerender } from "../../src/core/object-update.ts";
 import {
   defaultProjectionSettings,
   maxConditionsPerObject,
   type ProjectionSettings,
   projectObject,
-} from "../../src/core/project.ts";
+} from "../../src/core/project/project.ts";
 import { offlineCollector, perObjectText } from "../support/collector.ts";
 import { parseExposition } from "../support/exposition-check.ts";
 import { kindSettings } from "../support/kind-settings.ts";

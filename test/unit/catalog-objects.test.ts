@@ -4,7 +4,12 @@
 // the same formulas against the lines actually rendered.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { type ObjectShape, objectFamilies, seriesPerObject, slotOf } from "../../src/core/catalog-objects.ts";
+import {
+  type ObjectShape,
+  objectFamilies,
+  seriesPerObject,
+  slotOf,
+} from "../../src/core/series/catalog-objects.ts";
 
 const shape: ObjectShape = {
   conditions: 7,

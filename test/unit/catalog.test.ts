@@ -9,7 +9,7 @@ import {
   metricNames,
   objectFamilies,
   perKindFamilies,
-} from "../../src/core/catalog.ts";
+} from "../../src/core/series/catalog.ts";
 
 test("metricNames: every family of every table by key, with the prefix given (cr_ by default)", () => {
   const expected = (prefix: string) =>

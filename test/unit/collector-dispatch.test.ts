@@ -5,7 +5,7 @@
 // side effect (tracing or histograms) failed for an object.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { selectFamilies } from "../../src/core/family-selection.ts";
+import { selectFamilies } from "../../src/core/series/family-selection.ts";
 import type { StreamOptions } from "../../src/kube/client.ts";
 import { createLogger, type LogFields } from "../../src/log.ts";
 import type { StateTracer } from "../../src/tracing/state-tracer.ts";

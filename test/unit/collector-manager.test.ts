@@ -15,7 +15,7 @@ import {
   defaultSelection,
   type FamilySelection,
   selectableFamilies,
-} from "../../src/core/family-selection.ts";
+} from "../../src/core/series/family-selection.ts";
 import type { KubeClient, StreamOptions } from "../../src/kube/client.ts";
 import { createLogger, type LogFields } from "../../src/log.ts";
 import { createSelfMetrics } from "../../src/metrics/self-metrics.ts";

@@ -3,7 +3,7 @@
 // relist sweep: collector-removal.test.ts).
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { selectFamilies } from "../../src/core/family-selection.ts";
+import { selectFamilies } from "../../src/core/series/family-selection.ts";
 import { offlineCollector, perObjectText } from "../support/collector.ts";
 import { parseExposition } from "../support/exposition-check.ts";
 import { cond, t, widget } from "../support/objects.ts";

@@ -3,8 +3,8 @@
 // carried while that holds, "since exporter start" for what was already there.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { rememberTimes } from "../../src/core/condition-times.ts";
-import { defaultProjectionSettings, projectObject } from "../../src/core/project.ts";
+import { rememberTimes } from "../../src/core/judge/condition-times.ts";
+import { defaultProjectionSettings, projectObject } from "../../src/core/project/project.ts";
 import type { ObjectState } from "../../src/core/state.ts";
 import { t, widget } from "../support/objects.ts";
 

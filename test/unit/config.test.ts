@@ -12,8 +12,8 @@ import {
   watchConfigFile,
 } from "../../src/config/load.ts";
 import { ConfigError, validateConfig } from "../../src/config/validate.ts";
-import { objectFamilies } from "../../src/core/catalog.ts";
-import { type FamilyRules, selectFamilies } from "../../src/core/family-selection.ts";
+import { objectFamilies } from "../../src/core/series/catalog.ts";
+import { type FamilyRules, selectFamilies } from "../../src/core/series/family-selection.ts";
 import { problems } from "../support/config-problems.ts";
 
 test("config.example.yaml loads and says what it shows", () => {

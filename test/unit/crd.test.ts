@@ -3,7 +3,7 @@
 // usable CRD is skipped (undefined), never an error.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { pickVersion, summarizeCrd } from "../../src/core/crd.ts";
+import { pickVersion, summarizeCrd } from "../../src/core/detect/crd.ts";
 
 const schema = { openAPIV3Schema: { type: "object", properties: { status: { type: "object" } } } };
 const version = (name: string, served: boolean, storage: boolean) => ({ name, served, storage, schema });

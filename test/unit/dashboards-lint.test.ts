@@ -17,7 +17,7 @@ import {
   isRow,
   type Panel,
 } from "../../dashboards/src/index.ts";
-import { objectFamilies } from "../../src/core/catalog.ts";
+import { objectFamilies } from "../../src/core/series/catalog.ts";
 import { REPO_ROOT } from "../monitoring/metrics-contract.ts";
 import { parsePromql, withoutGrafanaMacros } from "../monitoring/promql.ts";
 

@@ -3,8 +3,7 @@
 // where the schema leaves them open.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { DetectedShape } from "../../src/core/detect.ts";
-import { shapeInfoLabels, shapeLogFields } from "../../src/core/detect-describe.ts";
+import { shapeInfoLabels, shapeLogFields } from "../../src/core/detect/describe.ts";
 import {
   addSample,
   decideWithSamples,
@@ -12,8 +11,9 @@ import {
   detectShapes,
   noSamples,
   type Samples,
-} from "../../src/core/detect-learn.ts";
-import { detectVersions } from "../../src/core/detect-schema.ts";
+} from "../../src/core/detect/learn.ts";
+import { detectVersions } from "../../src/core/detect/schema.ts";
+import type { DetectedShape } from "../../src/core/detect/shape.ts";
 import { type ShapeSummary, summarize, withoutConditions } from "../support/shape-summary.ts";
 import { type CorpusName, corpusNames, loadCorpusCrd } from "../support/shapes-corpus.ts";
 

@@ -4,14 +4,14 @@
 // with the reason it gives. Whole CRDs are in detect-corpus.test.ts.
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import type { DecisionInput } from "../../src/core/detect/decide.ts";
 import type {
   ConditionArrayEvidence,
   FieldPath,
   ShapeEvidence,
   StringFieldEvidence,
-} from "../../src/core/detect.ts";
-import { wellKnownStates } from "../../src/core/detect.ts";
-import type { DecisionInput } from "../../src/core/detect-decide.ts";
+} from "../../src/core/detect/shape.ts";
+import { wellKnownStates } from "../../src/core/detect/shape.ts";
 import { conditionList, decideOn, stringField } from "../support/evidence.ts";
 
 const conditions = conditionList;

@@ -3,9 +3,9 @@
 // there are some).
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { ConditionArrayEvidence, ShapeEvidence } from "../../src/core/detect.ts";
-import type { DecisionInput } from "../../src/core/detect-decide.ts";
-import { shapeInfoLabels, shapeLogFields } from "../../src/core/detect-describe.ts";
+import type { DecisionInput } from "../../src/core/detect/decide.ts";
+import { shapeInfoLabels, shapeLogFields } from "../../src/core/detect/describe.ts";
+import type { ConditionArrayEvidence, ShapeEvidence } from "../../src/core/detect/shape.ts";
 import { conditionList, decideOn } from "../support/evidence.ts";
 
 const conditions = (more: Partial<ConditionArrayEvidence> = {}) =>

@@ -3,7 +3,6 @@
 // values only), the bounds, and the basis a decision names.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { emptyEvidence, type ShapeEvidence } from "../../src/core/detect.ts";
 import {
   addSample,
   decideWithSamples,
@@ -13,8 +12,9 @@ import {
   type SampleLimits,
   type Samples,
   samplingDone,
-} from "../../src/core/detect-learn.ts";
-import type { VersionDetection } from "../../src/core/detect-schema.ts";
+} from "../../src/core/detect/learn.ts";
+import type { VersionDetection } from "../../src/core/detect/schema.ts";
+import { emptyEvidence, type ShapeEvidence } from "../../src/core/detect/shape.ts";
 import { completionTimeNames } from "../support/status-words.ts";
 
 const limits: SampleLimits = { maxSamples: 3, maxDepth: 6, maxValues: 4, maxPaths: 3 };

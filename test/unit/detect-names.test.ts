@@ -2,7 +2,7 @@
 // phase, which condition is the readiness one, and how paths are spelled.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { chooseReadyCondition, dotted, phaseLikeName } from "../../src/core/detect.ts";
+import { chooseReadyCondition, dotted, phaseLikeName } from "../../src/core/detect/shape.ts";
 
 test("phase-like names: phase or state in any case, or a name ending in Phase or State", () => {
   for (const name of ["phase", "Phase", "PHASE", "state", "State", "deploymentPhase", "lastState", "xState"])

@@ -4,15 +4,15 @@
 // (drafts in each project's status shape) are seen.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { shapeLogFields } from "../../src/core/detect-describe.ts";
+import { shapeLogFields } from "../../src/core/detect/describe.ts";
 import {
   addSample,
   decideWithSamples,
   detectShapes,
   noSamples,
   type Samples,
-} from "../../src/core/detect-learn.ts";
-import { detectVersions } from "../../src/core/detect-schema.ts";
+} from "../../src/core/detect/learn.ts";
+import { detectVersions } from "../../src/core/detect/schema.ts";
 import { learnedShapes, schemaShapes } from "../realcrds/expected-shapes.ts";
 import { realCrd, realCrdsUnavailable, realKinds } from "../realcrds/index.ts";
 import { draftBuilders } from "../realcrds/objects/index.ts";

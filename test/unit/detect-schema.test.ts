@@ -4,7 +4,7 @@
 // corpus of whole CRDs is in detect-corpus.test.ts.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { detectVersion, detectVersions } from "../../src/core/detect-schema.ts";
+import { detectVersion, detectVersions } from "../../src/core/detect/schema.ts";
 import { completionTimeNames, lifecycleWords } from "../support/status-words.ts";
 
 type Json = Record<string, unknown>;

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
-import { Hasher } from "../../src/core/digest.ts";
+import { Hasher } from "../../src/core/project/digest.ts";
 
 const ofTexts = (...texts: string[]): number => {
   const h = new Hasher();

@@ -3,13 +3,13 @@
 // label sources are compared so held label values are kept.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { type Input, inputBit } from "../../src/core/catalog.ts";
+import { changedInputs } from "../../src/core/change/entry-diff.ts";
+import { newKindLearning, sameReasons, sameStates } from "../../src/core/change/label-bounds.ts";
+import { applyChange } from "../../src/core/change/object-update.ts";
 import type { ObjectEntry } from "../../src/core/entry.ts";
-import { changedInputs } from "../../src/core/entry-diff.ts";
-import { newKindLearning, sameReasons, sameStates } from "../../src/core/label-bounds.ts";
-import { applyChange } from "../../src/core/object-update.ts";
-import { defaultProjectionSettings } from "../../src/core/project.ts";
-import { defaultReadinessRules } from "../../src/core/readiness.ts";
+import { defaultReadinessRules } from "../../src/core/judge/readiness.ts";
+import { defaultProjectionSettings } from "../../src/core/project/project.ts";
+import { type Input, inputBit } from "../../src/core/series/catalog.ts";
 import type { ConditionState, ObjectState } from "../../src/core/state.ts";
 import { kindSettings } from "../support/kind-settings.ts";
 import { cond, t, widget } from "../support/objects.ts";

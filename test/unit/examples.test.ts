@@ -11,7 +11,7 @@ import { parse } from "yaml";
 import { DEFAULT_ALERT_OPTIONS, generateRuleGroups, isAlertingRule } from "../../alerts/src/index.ts";
 import { planFromCrds } from "../../src/collectors/selection.ts";
 import { loadConfigFile } from "../../src/config/load.ts";
-import { summarizeCrd } from "../../src/core/crd.ts";
+import { summarizeCrd } from "../../src/core/detect/crd.ts";
 import { REPO_ROOT } from "../monitoring/metrics-contract.ts";
 import { runPromtool } from "../prometheus/binaries.ts";
 import { projectCrds, realCrdsUnavailable } from "../realcrds/index.ts";

@@ -12,7 +12,7 @@ import {
   fromByteString,
   renderLabels,
   sanitizeLabelName,
-} from "../../src/core/exposition.ts";
+} from "../../src/core/series/exposition.ts";
 
 test("label values escape backslash, double quote and line feed, each wherever and however often it occurs", () => {
   const cases: [string, string][] = [

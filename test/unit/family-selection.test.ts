@@ -4,7 +4,7 @@
 // Every group of families (per object, aggregate, per kind) is selectable.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { aggregateFamilies, objectFamilies, perKindFamilies } from "../../src/core/catalog.ts";
+import { aggregateFamilies, objectFamilies, perKindFamilies } from "../../src/core/series/catalog.ts";
 import {
   defaultSelection,
   type FamilyRules,
@@ -14,7 +14,7 @@ import {
   selectableFamilies,
   selectFamilies,
   unmatchedPatterns,
-} from "../../src/core/family-selection.ts";
+} from "../../src/core/series/family-selection.ts";
 
 /** The full names a selection holds, per group. */
 function names(selection: FamilySelection, prefix = "cr_"): Record<keyof FamilySelection, string[]> {

@@ -1,4 +1,4 @@
-// Generation bookkeeping (core/generations.ts): where the observed generation
+// Generation bookkeeping (core/judge/generations.ts): where the observed generation
 // comes from per source, the lag floored at 0, and when the current
 // generation was requested, across the histories requestTime distinguishes.
 import assert from "node:assert/strict";
@@ -9,8 +9,8 @@ import {
   type ObjectMemory,
   observedGenerationOf,
   requestTime,
-} from "../../src/core/generations.ts";
-import { defaultProjectionSettings, projectObject } from "../../src/core/project.ts";
+} from "../../src/core/judge/generations.ts";
+import { defaultProjectionSettings, projectObject } from "../../src/core/project/project.ts";
 import type { ObjectState } from "../../src/core/state.ts";
 import { cond, type WidgetInit, widget } from "../support/objects.ts";
 

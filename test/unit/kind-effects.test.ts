@@ -4,8 +4,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { KindEffects, maxHistogramConditionTypes } from "../../src/collectors/kind-effects.ts";
-import { perKindFamilies } from "../../src/core/catalog.ts";
-import type { Observations } from "../../src/core/observations.ts";
+import type { Observations } from "../../src/core/change/observations.ts";
+import { perKindFamilies } from "../../src/core/series/catalog.ts";
 import { createSelfMetrics } from "../../src/metrics/self-metrics.ts";
 
 const bit = (key: string): number => 1 << (perKindFamilies.find((f) => f.key === key)?.index ?? -1);

@@ -8,7 +8,7 @@ import { planFromCrds } from "../../src/collectors/selection.ts";
 import { tableKeys } from "../../src/config/option.ts";
 import { resourceOptionTable } from "../../src/config/resource-options.ts";
 import { validateConfig } from "../../src/config/validate.ts";
-import { type CrdSummary, summarizeCrd } from "../../src/core/crd.ts";
+import { type CrdSummary, summarizeCrd } from "../../src/core/detect/crd.ts";
 import { loadFixtureCrd } from "../cluster/fixtures.ts";
 import { problems } from "../support/config-problems.ts";
 

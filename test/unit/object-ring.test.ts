@@ -3,12 +3,17 @@
 // carried through the clock-driven refresh and a re-render.
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { newKindLearning } from "../../src/core/change/label-bounds.ts";
+import {
+  applyChange,
+  type KindSettings,
+  refreshSummary,
+  rerender,
+} from "../../src/core/change/object-update.ts";
+import { emptyRing, ringCaps } from "../../src/core/change/transition-ring.ts";
 import type { ObjectEntry } from "../../src/core/entry.ts";
-import { newKindLearning } from "../../src/core/label-bounds.ts";
-import { applyChange, type KindSettings, refreshSummary, rerender } from "../../src/core/object-update.ts";
-import { defaultProjectionSettings } from "../../src/core/project.ts";
-import { defaultReadinessRules } from "../../src/core/readiness.ts";
-import { emptyRing, ringCaps } from "../../src/core/transition-ring.ts";
+import { defaultReadinessRules } from "../../src/core/judge/readiness.ts";
+import { defaultProjectionSettings } from "../../src/core/project/project.ts";
 import { cond, t, widget } from "../support/objects.ts";
 
 const kind: KindSettings = {

@@ -1,15 +1,15 @@
-// applyChange and its siblings (core/object-update.ts) beyond the rendered
+// applyChange and its siblings (core/change/object-update.ts) beyond the rendered
 // text: what counts as nothing changed (a replay, a metadata-only write), the
 // clock-driven refresh that re-renders only when the summary moves, and the
 // shape the cost formulas read for objects without a generation or a phase,
 // the label values of illegal phase moves, and what a kind without series holds.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { inputBit, objectFamilies } from "../../src/core/catalog.ts";
-import { changedInputs } from "../../src/core/entry-diff.ts";
-import { newKindLearning } from "../../src/core/label-bounds.ts";
-import { applyChange, refreshSummary, shapeOf, shapeOfState } from "../../src/core/object-update.ts";
-import { projectObject } from "../../src/core/project.ts";
+import { changedInputs } from "../../src/core/change/entry-diff.ts";
+import { newKindLearning } from "../../src/core/change/label-bounds.ts";
+import { applyChange, refreshSummary, shapeOf, shapeOfState } from "../../src/core/change/object-update.ts";
+import { projectObject } from "../../src/core/project/project.ts";
+import { inputBit, objectFamilies } from "../../src/core/series/catalog.ts";
 import { kindSettings } from "../support/kind-settings.ts";
 import { cond, t, widget } from "../support/objects.ts";
 

@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { newKindLearning } from "../../src/core/change/label-bounds.ts";
+import { applyChange, type KindSettings } from "../../src/core/change/object-update.ts";
+import { noObservations, type ObservationInput, observe } from "../../src/core/change/observations.ts";
 import type { ObjectEntry } from "../../src/core/entry.ts";
-import { newKindLearning } from "../../src/core/label-bounds.ts";
-import { applyChange, type KindSettings } from "../../src/core/object-update.ts";
-import { noObservations, type ObservationInput, observe } from "../../src/core/observations.ts";
-import { defaultProjectionSettings, projectObject } from "../../src/core/project.ts";
-import { defaultReadinessRules, isReconciled } from "../../src/core/readiness.ts";
+import { defaultReadinessRules, isReconciled } from "../../src/core/judge/readiness.ts";
+import { defaultProjectionSettings, projectObject } from "../../src/core/project/project.ts";
 import type { ObjectState, Transition } from "../../src/core/state.ts";
 import { cond, t, type WidgetInit, widget } from "../support/objects.ts";
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { type PhaseMapping, phaseResult, phaseResultTable } from "../../src/core/phase-result.ts";
+import { type PhaseMapping, phaseResult, phaseResultTable } from "../../src/core/judge/phase-result.ts";
 
 const run: PhaseMapping = { runToCompletion: true, overrides: {} };
 const longRunning: PhaseMapping = { runToCompletion: false, overrides: {} };

@@ -14,7 +14,7 @@ import {
   projectObject,
   specChangeTime,
   statusDigest,
-} from "../../src/core/project.ts";
+} from "../../src/core/project/project.ts";
 import { t, widget } from "../support/objects.ts";
 
 const settings = defaultProjectionSettings;

@@ -9,7 +9,7 @@ import {
   type LabelSource,
   projectStates,
   readPath,
-} from "../../src/core/project-fields.ts";
+} from "../../src/core/project/fields.ts";
 import { t } from "../support/objects.ts";
 
 test("isRecord: plain objects only, not arrays, null or scalars", () => {

@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import { statusChanged } from "../../src/core/change/transitions.ts";
 import {
   defaultProjectionSettings,
   ProjectionError,
   projectObject,
   specChangeTime,
-} from "../../src/core/project.ts";
-import { statusChanged } from "../../src/core/transitions.ts";
+} from "../../src/core/project/project.ts";
 import { cond, t, widget } from "../support/objects.ts";
 
 const settings = defaultProjectionSettings;

@@ -6,7 +6,7 @@
 // exporting into memory).
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { summarizeStatus } from "../../src/core/readiness.ts";
+import { summarizeStatus } from "../../src/core/judge/readiness.ts";
 import { OUTCOME } from "../../src/tracing/attributes.ts";
 import { offlineCollector, perObjectText } from "../support/collector.ts";
 import { widget } from "../support/objects.ts";

@@ -3,14 +3,14 @@
 // with ready values gating Current, and isReady with and without gating fields.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { defaultProjectionSettings, projectObject } from "../../src/core/project.ts";
 import {
   defaultReadinessRules,
   isReady,
   judge,
   type ReadinessRules,
   stateOf,
-} from "../../src/core/readiness.ts";
+} from "../../src/core/judge/readiness.ts";
+import { defaultProjectionSettings, projectObject } from "../../src/core/project/project.ts";
 import type { ObjectState, StateValue } from "../../src/core/state.ts";
 import { cond, widget } from "../support/objects.ts";
 

@@ -1,8 +1,7 @@
-// The one readiness model (core/readiness.ts) and the kstatus-like summary
+// The one readiness model (core/judge/readiness.ts) and the kstatus-like summary
 // built on it: a table of objects × rules → result and when it changes next.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { defaultProjectionSettings, projectObject } from "../../src/core/project.ts";
 import {
   defaultReadinessRules,
   desiredStatus,
@@ -12,7 +11,8 @@ import {
   judge,
   type ReadinessRules,
   summarizeStatus,
-} from "../../src/core/readiness.ts";
+} from "../../src/core/judge/readiness.ts";
+import { defaultProjectionSettings, projectObject } from "../../src/core/project/project.ts";
 import { cond, t, type WidgetInit, widget } from "../support/objects.ts";
 
 const p = (init: WidgetInit) => projectObject(widget(init), defaultProjectionSettings);

@@ -4,16 +4,16 @@
 // table, and each family's documented cost matches what it renders.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { inputBit, type ObjectFamilyKey, objectFamilies, slotOf } from "../../src/core/catalog.ts";
+import { changedInputs } from "../../src/core/change/entry-diff.ts";
+import { newKindLearning } from "../../src/core/change/label-bounds.ts";
+import { applyChange, type KindSettings, shapeOf } from "../../src/core/change/object-update.ts";
 import type { ObjectEntry } from "../../src/core/entry.ts";
-import { changedInputs } from "../../src/core/entry-diff.ts";
-import { fromByteString } from "../../src/core/exposition.ts";
-import type { ObservedGenerationSource } from "../../src/core/generations.ts";
-import { newKindLearning } from "../../src/core/label-bounds.ts";
-import { applyChange, type KindSettings, shapeOf } from "../../src/core/object-update.ts";
-import { defaultProjectionSettings } from "../../src/core/project.ts";
-import { defaultReadinessRules } from "../../src/core/readiness.ts";
-import { newKindRender, renderSeries } from "../../src/core/render.ts";
+import type { ObservedGenerationSource } from "../../src/core/judge/generations.ts";
+import { defaultReadinessRules } from "../../src/core/judge/readiness.ts";
+import { defaultProjectionSettings } from "../../src/core/project/project.ts";
+import { inputBit, type ObjectFamilyKey, objectFamilies, slotOf } from "../../src/core/series/catalog.ts";
+import { fromByteString } from "../../src/core/series/exposition.ts";
+import { newKindRender, renderSeries } from "../../src/core/series/render.ts";
 import type { ConditionState } from "../../src/core/state.ts";
 import { cond, t, type WidgetInit, widget } from "../support/objects.ts";
 

@@ -6,11 +6,11 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
+import { newKindLearning } from "../../src/core/change/label-bounds.ts";
+import { applyChange, refreshSummary, rerender } from "../../src/core/change/object-update.ts";
 import type { ObjectEntry } from "../../src/core/entry.ts";
-import { newKindLearning } from "../../src/core/label-bounds.ts";
-import { applyChange, refreshSummary, rerender } from "../../src/core/object-update.ts";
-import { defaultProjectionSettings } from "../../src/core/project.ts";
-import { defaultReadinessRules } from "../../src/core/readiness.ts";
+import { defaultReadinessRules } from "../../src/core/judge/readiness.ts";
+import { defaultProjectionSettings } from "../../src/core/project/project.ts";
 import { kindSettings } from "../support/kind-settings.ts";
 import { t, widget } from "../support/objects.ts";
 

@@ -3,12 +3,12 @@
 // the series count follows the text.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { inputBit, objectFamilies, slotOf } from "../../src/core/catalog.ts";
+import { newKindLearning } from "../../src/core/change/label-bounds.ts";
+import { applyChange } from "../../src/core/change/object-update.ts";
 import type { ObjectEntry } from "../../src/core/entry.ts";
-import { fromByteString } from "../../src/core/exposition.ts";
-import { newKindLearning } from "../../src/core/label-bounds.ts";
-import { applyChange } from "../../src/core/object-update.ts";
-import { defaultProjectionSettings } from "../../src/core/project.ts";
+import { defaultProjectionSettings } from "../../src/core/project/project.ts";
+import { inputBit, objectFamilies, slotOf } from "../../src/core/series/catalog.ts";
+import { fromByteString } from "../../src/core/series/exposition.ts";
 import {
   type KindRender,
   newKindRender,
@@ -16,7 +16,7 @@ import {
   type RenderInput,
   renderSeries,
   zeroCounters,
-} from "../../src/core/render.ts";
+} from "../../src/core/series/render.ts";
 import { kindSettings } from "../support/kind-settings.ts";
 import { cond, t, widget } from "../support/objects.ts";
 

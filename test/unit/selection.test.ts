@@ -10,9 +10,9 @@ import {
   settingsFor,
 } from "../../src/collectors/selection.ts";
 import { validateConfig } from "../../src/config/validate.ts";
-import { type CrdSummary, summarizeCrd } from "../../src/core/crd.ts";
-import { addSample, decideWithSamples, noSamples } from "../../src/core/detect-learn.ts";
-import { selectFamilies } from "../../src/core/family-selection.ts";
+import { type CrdSummary, summarizeCrd } from "../../src/core/detect/crd.ts";
+import { addSample, decideWithSamples, noSamples } from "../../src/core/detect/learn.ts";
+import { selectFamilies } from "../../src/core/series/family-selection.ts";
 import { loadFixtureCrd } from "../cluster/fixtures.ts";
 import { type CorpusName, corpusGroup, loadCorpusCrd } from "../support/shapes-corpus.ts";
 

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { shapeSettings } from "../../src/collectors/shape-settings.ts";
 import { defaultResourceOptions } from "../../src/config/schema.ts";
-import { projectObject } from "../../src/core/project.ts";
+import { projectObject } from "../../src/core/project/project.ts";
 import { problems } from "../support/config-problems.ts";
 import { widget } from "../support/objects.ts";
 import { schemaShape } from "../support/state-fields.ts";

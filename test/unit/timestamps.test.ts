@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
-import { parseTimestamp } from "../../src/core/timestamps.ts";
+import { parseTimestamp } from "../../src/core/project/timestamps.ts";
 
 const reference = (text: string): number | undefined => {
   const ms = Date.parse(text);

@@ -2,7 +2,6 @@
 // how texts are capped, how the ring is bounded, and the flapping count.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { Transition } from "../../src/core/state.ts";
 import {
   appendTransitions,
   capText,
@@ -11,7 +10,8 @@ import {
   recordOf,
   ringCaps,
   type TransitionRecord,
-} from "../../src/core/transition-ring.ts";
+} from "../../src/core/change/transition-ring.ts";
+import type { Transition } from "../../src/core/state.ts";
 
 const flip = (at: number, from?: "True" | "False", to?: "True" | "False"): Transition => ({
   kind: "condition",

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { defaultProjectionSettings, projectObject } from "../../src/core/project.ts";
+import { diffStates } from "../../src/core/change/transitions.ts";
+import { defaultProjectionSettings, projectObject } from "../../src/core/project/project.ts";
 import type { Transition } from "../../src/core/state.ts";
-import { diffStates } from "../../src/core/transitions.ts";
 import { cond, t, type WidgetInit, widget } from "../support/objects.ts";
 
 const p = (init: WidgetInit) => projectObject(widget(init), defaultProjectionSettings);

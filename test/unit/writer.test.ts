@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { byteString } from "../../src/core/exposition.ts";
+import { byteString } from "../../src/core/series/exposition.ts";
 import { ChunkWriter } from "../../src/metrics/chunks.ts";
 import { createSelfMetrics } from "../../src/metrics/self-metrics.ts";
 import { withoutEmptyFamilies, writeExposition } from "../../src/metrics/writer.ts";

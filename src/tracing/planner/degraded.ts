@@ -1,7 +1,7 @@
 // Degraded episodes: the ready condition away from its desired status without
 // a spec change (a flap), as a `<Kind> degraded` root span; on kinds without a
 // status subresource, every such interval (they are traced by conditions only).
-import { desiredStatus, findCondition } from "../../core/readiness.ts";
+import { desiredStatus, findCondition } from "../../core/judge/readiness.ts";
 import type { ConditionState, ObjectState } from "../../core/state.ts";
 import * as attr from "../attributes.ts";
 import { degradedTraceKey, spanIdOf, traceIdOf } from "../ids.ts";

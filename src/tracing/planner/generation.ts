@@ -1,7 +1,7 @@
 // Generation episodes: a `<Kind> generation` root span per (object,
 // generation), from the spec change until the object is reconciled,
 // superseded, deleted, stalled, failed or timed out.
-import { findCondition, isSettled, judge } from "../../core/readiness.ts";
+import { findCondition, isSettled, judge } from "../../core/judge/readiness.ts";
 import type { ObjectState } from "../../core/state.ts";
 import * as attr from "../attributes.ts";
 import { generationTraceKey, spanIdOf, traceIdOf } from "../ids.ts";
@@ -102,7 +102,7 @@ function openGeneration(
 
 /**
  * Whether this observation ends the generation, and how: the readiness
- * model's judgement (core/readiness.ts) for this generation. A ready
+ * model's judgement (core/judge/readiness.ts) for this generation. A ready
  * condition away from its desired status for longer than failedAfter makes
  * cr_status Failed but does not end the root: it may still recover, and the
  * root then shows how long that took (or ends at the timeout).

@@ -1,6 +1,6 @@
 // The children of an open episode: an interval span for every time a tracked
 // condition spent away from its desired status, and one for every phase held.
-import { desiredStatus } from "../../core/readiness.ts";
+import { desiredStatus } from "../../core/judge/readiness.ts";
 import type { ConditionState, ObjectState } from "../../core/state.ts";
 import * as attr from "../attributes.ts";
 import { spanIdOf } from "../ids.ts";

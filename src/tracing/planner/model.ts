@@ -110,8 +110,8 @@ export interface ObjectTraceState {
 /**
  * What tracing needs beyond each resource's readiness rules, which come with
  * every observation (the ready, stalled and reconciling conditions, desired
- * statuses, phase results and failedAfter: core/readiness.ts). Messages are
- * cut once, on projection (core/project.ts).
+ * statuses, phase results and failedAfter: core/judge/readiness.ts). Messages are
+ * cut once, on projection (core/project/project.ts).
  */
 export interface PlannerSettings {
   /** Salts every id and names the cluster; must be stable across restarts. */

@@ -15,7 +15,7 @@ export function firstReason(condition: ConditionState): {
 } {
   const attributes: SpanAttributes = {};
   if (condition.reason) attributes[attr.CONDITION_REASON] = condition.reason;
-  // Messages are cut once, on projection (core/project.ts).
+  // Messages are cut once, on projection (core/project/project.ts).
   if (condition.message) attributes[attr.CONDITION_MESSAGE] = condition.message;
   return { attributes, reasons: { latest: condition.reason, events: [], dropped: 0 } };
 }

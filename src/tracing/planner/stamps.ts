@@ -2,7 +2,7 @@
 // managedFields, lastTransitionTime) are reproducible after a restart; this
 // process's clock (`observed`, and the times it remembers for conditions that
 // carry none) is not, and is marked so on every span.
-import { generationStart } from "../../core/generations.ts";
+import { generationStart } from "../../core/judge/generations.ts";
 import type { ConditionState, ObjectState } from "../../core/state.ts";
 import type { TimeSource } from "../attributes.ts";
 
@@ -16,7 +16,7 @@ export function observed(nowMs: number): Stamp {
 }
 
 /**
- * When a generation began: the same start metrics use (core/generations.ts:
+ * When a generation began: the same start metrics use (core/judge/generations.ts:
  * creation for the first, the newest spec write for later ones), else this
  * process's clock, marked `observed`.
  */

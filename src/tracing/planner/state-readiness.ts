@@ -4,7 +4,7 @@
 // for the state rule — True while every gating field holds a ready value,
 // else False with the first field away as its reason (Unknown while a field
 // is missing). Never exported as a series. Pure.
-import { findCondition, type ReadinessRules } from "../../core/readiness.ts";
+import { findCondition, type ReadinessRules } from "../../core/judge/readiness.ts";
 import type { ConditionState, ObjectState } from "../../core/state.ts";
 import type { ObjectObservation } from "../state-tracer.ts";
 import type { Episode } from "./model.ts";

@@ -1,6 +1,6 @@
 // One planning step: the settings, the time, the object's tracing state being
 // changed (a copy: the caller's is never touched) and the spans decided so far.
-import { defaultReadinessRules, type ReadinessRules } from "../../core/readiness.ts";
+import { defaultReadinessRules, type ReadinessRules } from "../../core/judge/readiness.ts";
 import type { ObjectTraceState, PlannerSettings, SpanPlan } from "./model.ts";
 
 export interface Step {

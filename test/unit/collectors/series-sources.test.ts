@@ -3,7 +3,7 @@
 // sends it at once (no growing buffer), and is never woken for nothing.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { aggregateFamilies } from "../../../src/core/catalog.ts";
+import { aggregateFamilies } from "../../../src/core/series/catalog.ts";
 import { ChunkWriter } from "../../../src/metrics/chunks.ts";
 import type { FamilyRef, SeriesSource } from "../../../src/metrics/writer.ts";
 import { offlineCollector } from "../../support/collector.ts";

@@ -6,7 +6,7 @@ import type { Readiness } from "../../../src/collectors/manager.ts";
 import { planFromCrds } from "../../../src/collectors/selection.ts";
 import { describeOverLimit, fitWatchLimit, watchesOf } from "../../../src/collectors/watch-budget.ts";
 import { validateConfig } from "../../../src/config/validate.ts";
-import { summarizeCrd } from "../../../src/core/crd.ts";
+import { summarizeCrd } from "../../../src/core/detect/crd.ts";
 import { formatReadiness } from "../../../src/server/http.ts";
 import { loadFixtureCrd } from "../../cluster/fixtures.ts";
 

@@ -1,15 +1,15 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { defaultProjectionSettings, projectObject } from "../../../src/core/project.ts";
-import { defaultReadinessRules } from "../../../src/core/readiness.ts";
-import type { Transition } from "../../../src/core/state.ts";
 import {
   appendTransitions,
   conditionChangesSince,
   recordOf,
   ringCaps,
-} from "../../../src/core/transition-ring.ts";
-import { diffStates } from "../../../src/core/transitions.ts";
+} from "../../../src/core/change/transition-ring.ts";
+import { diffStates } from "../../../src/core/change/transitions.ts";
+import { defaultReadinessRules } from "../../../src/core/judge/readiness.ts";
+import { defaultProjectionSettings, projectObject } from "../../../src/core/project/project.ts";
+import type { Transition } from "../../../src/core/state.ts";
 import { toObjectView } from "../../../src/status/from-state.ts";
 import { isoTime, objectDetail, objectItem } from "../../../src/status/json.ts";
 import { expandTemplate, objectLinks, templateProblem } from "../../../src/status/links.ts";

@@ -3,7 +3,7 @@
 // instead of OTLP), the spans exactly as the OpenTelemetry SDK finished them,
 // and the expected spans of each kind.
 import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from "@opentelemetry/sdk-trace";
-import { defaultReadinessRules, type ReadinessRules } from "../../../src/core/readiness.ts";
+import { defaultReadinessRules, type ReadinessRules } from "../../../src/core/judge/readiness.ts";
 import type { ConditionState, ObjectState, ResourceIdentity } from "../../../src/core/state.ts";
 import { silentLogger } from "../../../src/log.ts";
 import type { TimeSource } from "../../../src/tracing/attributes.ts";

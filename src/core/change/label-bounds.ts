@@ -8,7 +8,7 @@
 // get their own values again. One instance per kind, owned by its collector.
 // The pure core never changes it: what one change holds and releases is a
 // LabelChanges the core returns and the collector commits.
-import type { ConditionState, ObjectState } from "./state.ts";
+import type { ConditionState, ObjectState } from "../state.ts";
 
 export const otherLabelValue = "other";
 

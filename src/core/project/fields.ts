@@ -1,8 +1,8 @@
 // Reading the configured fields of an object beyond conditions and
 // generations: state fields, the suspend switch and the extra labels (from
 // labels, annotations or scalar fields). Malformed values read as absent.
-import { isRecord } from "./json-record.ts";
-import type { StateValue } from "./state.ts";
+import { isRecord } from "../json-record.ts";
+import type { StateValue } from "../state.ts";
 import { parseTimestamp } from "./timestamps.ts";
 
 type Json = unknown;

@@ -1,9 +1,10 @@
 // CustomResourceDefinition → the few facts the exporter needs: names, scope,
 // and per version whether status is a subresource and what its schema says
-// about status (detect-schema.ts: the evidence detection decides from). CRD
+// about status (schema.ts: the evidence detection decides from). CRD
 // objects embed large OpenAPI schemas; only this summary is kept.
-import { detectVersions, type VersionDetection } from "./detect-schema.ts";
-import { asRecord } from "./json-record.ts";
+
+import { asRecord } from "../json-record.ts";
+import { detectVersions, type VersionDetection } from "./schema.ts";
 
 export interface CrdSummary {
   name: string;

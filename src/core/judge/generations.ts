@@ -1,8 +1,9 @@
 // Generation bookkeeping: which observed generation a kind's lag is measured
 // against, when a generation began by the server's clock, and when the
 // current generation was requested. Pure.
+
+import type { ObjectState } from "../state.ts";
 import { findCondition } from "./readiness.ts";
-import type { ObjectState } from "./state.ts";
 
 /**
  * Where the observed generation comes from, per resource:

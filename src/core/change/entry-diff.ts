@@ -1,10 +1,11 @@
 // What differs between two observations of one object: the render inputs
 // that changed (so only their series are rendered again), and the label
 // sources (so held label values are kept when they did not change). Pure.
-import { inputBit } from "./catalog.ts";
-import type { ObjectEntry } from "./entry.ts";
+
+import type { ObjectEntry } from "../entry.ts";
+import { inputBit } from "../series/catalog.ts";
+import type { ObjectState } from "../state.ts";
 import { sameStates } from "./label-bounds.ts";
-import type { ObjectState } from "./state.ts";
 
 function sameExtraLabels(a: ObjectState, b: ObjectState): boolean {
   for (const name in b.extraLabels) if (a.extraLabels[name] !== b.extraLabels[name]) return false;

@@ -3,8 +3,9 @@
 // remembers when it first saw each condition in its current status, so
 // failedAfter, state durations and "since when" work for them too. The same
 // for state fields (states) with no lastTransitionTime next to them. Pure.
+
+import type { ConditionTimeSource, ObjectState } from "../state.ts";
 import { findCondition } from "./readiness.ts";
-import type { ConditionTimeSource, ObjectState } from "./state.ts";
 
 interface Timed {
   since: number | undefined;

@@ -18,7 +18,7 @@ import {
   type StateChoice,
   type StringFieldEvidence,
   wellKnownStates,
-} from "./detect.ts";
+} from "./shape.ts";
 
 /** Phase names that say a run reached its successful end. */
 const completedPhases = new Set(["succeeded", "completed", "complete"]);

@@ -3,10 +3,11 @@
 // the catalog; an object change re-renders only the families whose inputs
 // changed, and the /metrics writer only copies the stored text. Nothing here
 // depends on the clock: times are exported as timestamps.
+
+import type { HeldLabels } from "../change/label-bounds.ts";
+import type { ConditionStatus, ObjectState, StatusResult } from "../state.ts";
 import { inputMask, type ObjectFamilyKey, objectFamilies } from "./catalog.ts";
 import { encodeLabelValue, formatValue, renderLabels } from "./exposition.ts";
-import type { HeldLabels } from "./label-bounds.ts";
-import type { ConditionStatus, ObjectState, StatusResult } from "./state.ts";
 
 /** Per resource type: what rendering needs besides the object. */
 export interface KindRender {

@@ -1,8 +1,8 @@
 // What changed between two observations of one object. Pure: the caller passes
 // the observation time. Coalesced updates (a relist after a gap) yield the net
 // change only, which is all the API can tell us.
-import { findCondition } from "./readiness.ts";
-import type { ObjectState, Transition } from "./state.ts";
+import { findCondition } from "../judge/readiness.ts";
+import type { ObjectState, Transition } from "../state.ts";
 
 /**
  * A status change: anything in status other than the volatile timestamps

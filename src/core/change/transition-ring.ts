@@ -5,7 +5,7 @@
 // status in a loop would push everything else out); what is recorded is what
 // a person asks about: condition status changes, generation bumps and
 // catch-ups, phase changes, termination.
-import type { Transition } from "./state.ts";
+import type { Transition } from "../state.ts";
 
 /** One entry of an object's transition ring. */
 export interface TransitionRecord {

@@ -4,8 +4,9 @@
 // generation observed, is the object stalled, does its phase decide, is it
 // reconciled — and get the same answers from the same per-resource rules.
 // Pure: the clock is an argument.
+
+import type { ConditionState, ConditionStatus, ObjectState, StateValue, StatusResult } from "../state.ts";
 import { type PhaseMapping, phaseResult } from "./phase-result.ts";
-import type { ConditionState, ConditionStatus, ObjectState, StateValue, StatusResult } from "./state.ts";
 
 /**
  * A state field's part in readiness (Argo CD: health Healthy, Degraded

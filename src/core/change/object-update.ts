@@ -4,17 +4,22 @@
 // the kind's learned label sets are read, and what a change holds and
 // releases comes back as LabelChanges for their one owner (the collector) to
 // commit.
-import type { ObjectShape } from "./catalog.ts";
-import { rememberTimes } from "./condition-times.ts";
-import type { ObjectEntry } from "./entry.ts";
-import { changedInputs } from "./entry-diff.ts";
+
+import type { ObjectEntry } from "../entry.ts";
+import { rememberTimes } from "../judge/condition-times.ts";
 import {
   type GenerationSettings,
   generationLag,
   type ObjectMemory,
   type ObservedGenerationSource,
   requestTime,
-} from "./generations.ts";
+} from "../judge/generations.ts";
+import { isReady, isReconciled, type ReadinessRules, summarizeStatus } from "../judge/readiness.ts";
+import { type ProjectionSettings, projectObject } from "../project/project.ts";
+import type { ObjectShape } from "../series/catalog.ts";
+import { type KindRender, type ObjectCounters, renderSeries, zeroCounters } from "../series/render.ts";
+import type { ObjectState, Transition } from "../state.ts";
+import { changedInputs } from "./entry-diff.ts";
 import {
   type HeldLabels,
   holdLabels,
@@ -24,10 +29,6 @@ import {
   otherLabelValue,
 } from "./label-bounds.ts";
 import { noObservations, type Observations, observe } from "./observations.ts";
-import { type ProjectionSettings, projectObject } from "./project.ts";
-import { isReady, isReconciled, type ReadinessRules, summarizeStatus } from "./readiness.ts";
-import { type KindRender, type ObjectCounters, renderSeries, zeroCounters } from "./render.ts";
-import type { ObjectState, Transition } from "./state.ts";
 import { appendTransitions, emptyRing } from "./transition-ring.ts";
 import { diffStates } from "./transitions.ts";
 

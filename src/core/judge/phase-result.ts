@@ -5,7 +5,7 @@
 // healthy. "Running" or "Pending" are progress only for run-to-completion
 // kinds; for a long-running kind they may be its healthy steady state, so the
 // default leaves them Unknown there.
-import type { StatusResult } from "./state.ts";
+import type { StatusResult } from "../state.ts";
 
 export type PhaseResult = Extract<StatusResult, "Current" | "InProgress" | "Failed" | "Unknown">;
 

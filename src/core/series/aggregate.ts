@@ -2,8 +2,9 @@
 // fleets too large to export one series per object. The counts are kept
 // incrementally (an object's old contribution out, its new one in), so a
 // scrape only prints them.
+
+import type { ObjectEntry } from "../entry.ts";
 import { type AggregateFamilyKey, aggregateFamilies } from "./catalog.ts";
-import type { ObjectEntry } from "./entry.ts";
 import { formatValue, renderLabels } from "./exposition.ts";
 
 const SEP = "\u0000";

@@ -7,6 +7,8 @@
 // as exported, e.g. `cr_condition*`. Levels apply in order, starting from the
 // default set: the global rules, then the resource entry's, so an entry
 // refines the global choice (or, with `allow`, states its own).
+
+import { globMatch } from "../selectors.ts";
 import {
   aggregateFamilies,
   defaultAggregateFamilies,
@@ -15,7 +17,6 @@ import {
   objectFamilies,
   perKindFamilies,
 } from "./catalog.ts";
-import { globMatch } from "./selectors.ts";
 
 export interface FamilyRules {
   allow: readonly string[] | undefined;

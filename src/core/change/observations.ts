@@ -1,8 +1,8 @@
 // Histogram observations implied by one change of an object. Pure:
 // timestamps come from the object where the API gives them (so results
 // survive exporter restarts), else from `now`.
-import { findCondition, isReady, type ReadinessRules } from "./readiness.ts";
-import type { ObjectState, Transition } from "./state.ts";
+import { findCondition, isReady, type ReadinessRules } from "../judge/readiness.ts";
+import type { ObjectState, Transition } from "../state.ts";
 
 export interface Observations {
   stateDurations: { type: string; status: string; seconds: number }[];

@@ -2,9 +2,11 @@
 // place that reads a custom resource's fields; everything downstream works on
 // the projection. It never throws for malformed status: wrong shapes become
 // "absent". It throws ProjectionError only when the object has no identity.
+
+import { isRecord } from "../json-record.ts";
+import { capLabelValue, cutText } from "../label-values.ts";
+import type { ConditionState, ConditionStatus, ObjectCuts, ObjectState } from "../state.ts";
 import { Hasher } from "./digest.ts";
-import { isRecord } from "./json-record.ts";
-import { capLabelValue, cutText } from "./label-values.ts";
 import {
   extraLabels,
   isSuspended,
@@ -12,12 +14,11 @@ import {
   projectStates,
   readPath,
   type StateSource,
-} from "./project-fields.ts";
-import type { ConditionState, ConditionStatus, ObjectCuts, ObjectState } from "./state.ts";
+} from "./fields.ts";
 import { parseTimestamp } from "./timestamps.ts";
 
-export type { LabelSource, StateSource } from "./project-fields.ts";
-export { projectStates, readPath } from "./project-fields.ts";
+export type { LabelSource, StateSource } from "./fields.ts";
+export { projectStates, readPath } from "./fields.ts";
 export { parseTimestamp } from "./timestamps.ts";
 
 export interface ProjectionSettings {

@@ -3,6 +3,8 @@
 // inside each entry of another list describes the entries, not the object),
 // nor are maps (additionalProperties); the walk is bounded in depth and size,
 // since some CRDs embed schemas of tens of thousands of nodes.
+
+import { asRecord, type JsonRecord } from "../json-record.ts";
 import {
   type ConditionArrayEvidence,
   completionFieldNames,
@@ -13,8 +15,7 @@ import {
   type ShapeEvidence,
   type StringFieldEvidence,
   wellKnownStates,
-} from "./detect.ts";
-import { asRecord, type JsonRecord } from "./json-record.ts";
+} from "./shape.ts";
 
 const maxDepth = 8;
 const maxNodes = 5000;

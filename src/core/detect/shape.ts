@@ -1,8 +1,8 @@
 // Where a kind keeps its status facts, decided from evidence: condition
 // arrays, observedGeneration fields, phase-like strings, well-known state
 // fields, completion times and a suspend switch. The evidence comes from a
-// CRD version's OpenAPI schema (detect-schema.ts), from sample objects
-// (detect-learn.ts), or both; the decision (detect-decide.ts) is the same for all, so
+// CRD version's OpenAPI schema (schema.ts), from sample objects
+// (learn.ts), or both; the decision (decide.ts) is the same for all, so
 // a schemaless kind and a fully described one are judged by the same rules.
 // Every choice carries a `why` in words, for the start-up log and `explain`.
 

@@ -4,6 +4,10 @@
 // schema plus what was learned. Learning is bounded: only the first
 // `maxSamples` objects count, and per object only a bounded part of status is
 // looked at. Pure: addSample returns a new value.
+
+import { asRecord, type JsonRecord } from "../json-record.ts";
+import { decideShape } from "./decide.ts";
+import { detectVersions, type VersionDetection } from "./schema.ts";
 import {
   type ConditionArrayEvidence,
   completionFieldNames,
@@ -15,10 +19,7 @@ import {
   type ShapeEvidence,
   type StringFieldEvidence,
   wellKnownStates,
-} from "./detect.ts";
-import { decideShape } from "./detect-decide.ts";
-import { detectVersions, type VersionDetection } from "./detect-schema.ts";
-import { asRecord, type JsonRecord } from "./json-record.ts";
+} from "./shape.ts";
 
 export interface SampleLimits {
   /** Objects that count; later ones are ignored. */

@@ -1,7 +1,7 @@
 // A DetectedShape in two flat forms: fields for the start-up log line (with
 // the reasons) and labels for a per-resource info series (values only, each
 // bounded by the schema, so one series per kind and version).
-import { type DetectedShape, dotted } from "./detect.ts";
+import { type DetectedShape, dotted } from "./shape.ts";
 
 export type ShapeLogFields = Record<string, string | boolean | string[]>;
 
