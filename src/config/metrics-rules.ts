@@ -3,9 +3,9 @@
 // deny are mutually exclusive, as in kube-state-metrics; a pattern that
 // matches no family is an error, so a typo never passes silently.
 
-import { Type } from "typebox";
 import { type FamilyRules, selectableFamilies, unmatchedPatterns } from "../core/series/family-selection.ts";
 import type { Checker } from "./checker.ts";
+import type { Schema } from "./option.ts";
 
 const familyPattern = /^[a-zA-Z_:*][a-zA-Z0-9_:*]*$/;
 
@@ -32,13 +32,18 @@ function patterns(c: Checker, path: string, value: unknown, prefix: string): str
   return valid;
 }
 
-const patternList = Type.Array(Type.String({ pattern: familyPattern.source }));
-
 /** What a file may hold at `metrics` (globally and per resource). */
-export const familyRulesSchema = Type.Object(
-  { allow: Type.Optional(patternList), deny: Type.Optional(patternList), optIn: Type.Optional(patternList) },
-  { additionalProperties: false },
-);
+export const familyRulesSchema: Schema = (Type) => {
+  const patternList = Type.Array(Type.String({ pattern: familyPattern.source }));
+  return Type.Object(
+    {
+      allow: Type.Optional(patternList),
+      deny: Type.Optional(patternList),
+      optIn: Type.Optional(patternList),
+    },
+    { additionalProperties: false },
+  );
+};
 
 export function familyRules(
   c: Checker,

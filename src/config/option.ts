@@ -4,7 +4,7 @@
 // the defaults, the types of Config, the JSON Schema (docs/config.schema.json)
 // and the reference (docs/configuration.md) all come from these declarations
 // (src/config/options.ts, src/config/resource-options.ts).
-import { type TSchema, Type } from "typebox";
+import type { TSchema, Type } from "typebox";
 import { Checker, type Raw } from "./checker.ts";
 
 /** What some options need from others of the file (read first, see validate.ts). */
@@ -15,6 +15,13 @@ export interface ReadContext {
   crdDiscovery: boolean;
 }
 
+/**
+ * A JSON Schema, built with TypeBox when asked for: the builder is passed in
+ * by whoever wants the schema (src/config/reference.ts), so the exporter
+ * itself never loads TypeBox (~14 MiB of RSS).
+ */
+export type Schema = (builder: typeof Type) => TSchema;
+
 export interface Option<V> {
   /** The key in the file. */
   key: string;
@@ -24,7 +31,7 @@ export interface Option<V> {
   /** The default as the reference shows it ("" when unset means detected or off: the doc says which). */
   shown: string;
   /** What a file may hold at the key. */
-  schema: TSchema;
+  schema: Schema;
   /** The value at `path`, or undefined (not given, or a problem recorded in `c`). */
   read(c: Checker, path: string, value: unknown, context: ReadContext): V | undefined;
   /** A mapping's own options, for the reference. */
@@ -51,7 +58,7 @@ export function text(
     doc,
     default: undefined,
     shown: "",
-    schema: Type.String({ minLength: 1, ...(check && { pattern: check.pattern.source }) }),
+    schema: (Type) => Type.String({ minLength: 1, ...(check && { pattern: check.pattern.source }) }),
     read: (c, path, value) => c.string(path, value, check?.pattern, check?.what),
   };
 }
@@ -77,7 +84,7 @@ export function toggle<D extends boolean | undefined>(
     doc,
     default: fallback,
     shown: fallback === undefined ? "" : String(fallback),
-    schema: Type.Boolean(),
+    schema: (Type) => Type.Boolean(),
     read: (c, path, value) => c.boolean(path, value),
   };
 }
@@ -94,7 +101,7 @@ export function choice<const T extends string>(
     doc,
     default: fallback,
     shown: fallback,
-    schema: Type.Union(choices.map((value) => Type.Literal(value))),
+    schema: (Type) => Type.Union(choices.map((value) => Type.Literal(value))),
     read: (c, path, value) => c.oneOf(path, value, choices),
   };
 }
@@ -106,7 +113,7 @@ export function whole(key: string, doc: string, min: number, fallback: number): 
     doc,
     default: fallback,
     shown: String(fallback),
-    schema: Type.Integer({ minimum: min, maximum: Checker.maxInteger }),
+    schema: (Type) => Type.Integer({ minimum: min, maximum: Checker.maxInteger }),
     read: (c, path, value) => c.integer(path, value, min),
   };
 }
@@ -118,10 +125,11 @@ export function duration(key: string, doc: string, fallbackSeconds: number, show
     doc,
     default: fallbackSeconds,
     shown,
-    schema: Type.Union([
-      Type.Number({ minimum: 0, maximum: Checker.maxDurationSeconds }),
-      Type.String({ pattern: Checker.durationPattern.source }),
-    ]),
+    schema: (Type) =>
+      Type.Union([
+        Type.Number({ minimum: 0, maximum: Checker.maxDurationSeconds }),
+        Type.String({ pattern: Checker.durationPattern.source }),
+      ]),
     read: (c, path, value) => c.duration(path, value),
   };
 }
@@ -157,13 +165,17 @@ export function tableKeys(table: OptionTable): string[] {
 }
 
 /** The JSON Schema of a table's mapping: its keys, each optional, no others. */
-export function tableSchema(table: OptionTable, extra: Record<string, TSchema> = {}): TSchema {
-  const properties: Record<string, TSchema> = {};
-  for (const option of Object.values(table)) {
-    properties[option.key] = Type.Optional(Type.Unsafe({ ...option.schema, description: option.doc }));
-  }
-  for (const [key, schema] of Object.entries(extra)) properties[key] = Type.Optional(schema);
-  return Type.Object(properties, { additionalProperties: false });
+export function tableSchema(table: OptionTable, extra: Record<string, Schema> = {}): Schema {
+  return (Type) => {
+    const properties: Record<string, TSchema> = {};
+    for (const option of Object.values(table)) {
+      properties[option.key] = Type.Optional(
+        Type.Unsafe({ ...option.schema(Type), description: option.doc }),
+      );
+    }
+    for (const [key, schema] of Object.entries(extra)) properties[key] = Type.Optional(schema(Type));
+    return Type.Object(properties, { additionalProperties: false });
+  };
 }
 
 /**

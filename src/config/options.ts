@@ -4,7 +4,6 @@
 // their readers. validate.ts reads a file with these tables; the defaults,
 // the Config type (schema.ts), docs/config.schema.json and
 // docs/configuration.md come from them (scripts/generate.ts).
-import { Type } from "typebox";
 import { defaultMetricPrefix } from "../core/series/catalog.ts";
 import { type FamilyRules, noFamilyRules } from "../core/series/family-selection.ts";
 import { defaultGenerationTimeoutSeconds } from "../tracing/planner/model.ts";
@@ -101,7 +100,7 @@ const resources = custom<ResourceSelector[]>({
   doc: "What to watch: each entry selects resource types explicitly (group + resource or kind) or by discovery (groups, categories, crdSelector), with the per-resource options; the first entry that selects a CRD handles it. Unset: every CRD.",
   default: [everyCrd],
   shown: '[{groups: ["*"]}]',
-  schema: Type.Array(selectorSchema, { minItems: 1 }),
+  schema: (Type) => Type.Array(selectorSchema(Type), { minItems: 1 }),
   read: (c, path, value, context) => {
     if (value === undefined) return undefined;
     if (!Array.isArray(value) || value.length === 0)

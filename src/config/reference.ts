@@ -1,6 +1,7 @@
 // The configuration reference and JSON Schema, written from the option
 // tables (scripts/generate.ts writes them to docs/; a unit test keeps the
 // committed files equal to these). Pure.
+import { Type } from "typebox";
 import { flagOfKey } from "./flags.ts";
 import { type Option, type OptionTable, tableKeys } from "./option.ts";
 import { configSchema, configTable } from "./options.ts";
@@ -18,7 +19,7 @@ export function configJsonSchema(): string {
     description:
       // biome-ignore lint/suspicious/noTemplateCurlyInString: the file's own ${VAR} syntax, named
       "The --config file of cr-status-exporter (docs/configuration.md), after ${VAR} substitution. Every key is optional.",
-    ...configSchema,
+    ...configSchema(Type),
   };
   return `${JSON.stringify(document, null, 2)}\n`;
 }

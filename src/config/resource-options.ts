@@ -5,7 +5,6 @@
 // names (collectors/selection.ts settingsFor); the rest decides how objects
 // are read and judged (collectors/shape-settings.ts) and reaches the core as
 // its KindSettings.
-import { Type } from "typebox";
 import type { MappedPhaseResult } from "../core/judge/phase-result.ts";
 import { type FamilyRules, noFamilyRules } from "../core/series/family-selection.ts";
 import { familyRules, familyRulesSchema } from "./metrics-rules.ts";
@@ -33,7 +32,6 @@ const fieldPath = (example: string) => ({
   pattern: dottedPath,
   what: `a dotted field path such as ${example}`,
 });
-const stringList = Type.Array(Type.String({ minLength: 1 }));
 
 export const resourceOptionTable = {
   namespaces: custom<string[]>({
@@ -41,9 +39,10 @@ export const resourceOptionTable = {
     doc: "Watch only these namespaces (each is a list/watch of its own; at most 500). Empty: all.",
     default: [],
     shown: "[]",
-    schema: Type.Array(Type.String({ pattern: "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$", maxLength: 63 }), {
-      maxItems: 500,
-    }),
+    schema: (Type) =>
+      Type.Array(Type.String({ pattern: "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$", maxLength: 63 }), {
+        maxItems: 500,
+      }),
     read: (c, path, value) => namespaceList(c, path, value),
   }),
   excludeNamespaces: custom<string[]>({
@@ -51,9 +50,10 @@ export const resourceOptionTable = {
     doc: "Watch every namespace but these (kube-state-metrics' --namespaces-denylist): a field selector on the watch, so their objects never reach the exporter; at most 100.",
     default: [],
     shown: "[]",
-    schema: Type.Array(Type.String({ pattern: "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$", maxLength: 63 }), {
-      maxItems: maxExcludedNamespaces,
-    }),
+    schema: (Type) =>
+      Type.Array(Type.String({ pattern: "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$", maxLength: 63 }), {
+        maxItems: maxExcludedNamespaces,
+      }),
     read: (c, path, value) => excludedNamespaces(c, path, value),
   }),
   labelSelector: text("labelSelector", "Watch only the objects with these labels (a label selector)."),
@@ -92,10 +92,8 @@ export const resourceOptionTable = {
     doc: "Phase → Current, InProgress or Failed in cr_status; a listed phase decides whatever the conditions say. Unset: the default table, for kinds without a readiness condition.",
     default: undefined,
     shown: "",
-    schema: Type.Record(
-      Type.String(),
-      Type.Union(["Current", "InProgress", "Failed"].map((v) => Type.Literal(v))),
-    ),
+    schema: (Type) =>
+      Type.Record(Type.String(), Type.Union(["Current", "InProgress", "Failed"].map((v) => Type.Literal(v)))),
     read: (c, path, value) => phaseResults(c, path, value),
   }),
   states: custom<StateOption[] | undefined>({
@@ -124,17 +122,18 @@ export const resourceOptionTable = {
     doc: "Extra labels copied from the object's labels, annotations or scalar fields (an allow-list; each value is part of every series' identity).",
     default: [],
     shown: "[]",
-    schema: Type.Array(
-      Type.Object(
-        {
-          fromLabel: Type.Optional(Type.String({ minLength: 1 })),
-          fromAnnotation: Type.Optional(Type.String({ minLength: 1 })),
-          fromPath: Type.Optional(Type.String({ pattern: dottedPath.source })),
-          name: Type.Optional(Type.String({ pattern: "^[a-zA-Z_][a-zA-Z0-9_]*$" })),
-        },
-        { additionalProperties: false, minProperties: 1 },
+    schema: (Type) =>
+      Type.Array(
+        Type.Object(
+          {
+            fromLabel: Type.Optional(Type.String({ minLength: 1 })),
+            fromAnnotation: Type.Optional(Type.String({ minLength: 1 })),
+            fromPath: Type.Optional(Type.String({ pattern: dottedPath.source })),
+            name: Type.Optional(Type.String({ pattern: "^[a-zA-Z_][a-zA-Z0-9_]*$" })),
+          },
+          { additionalProperties: false, minProperties: 1 },
+        ),
       ),
-    ),
     read: (c, path, value) => labelMappings(c, path, value),
   }),
   maxReasons: whole(
@@ -148,7 +147,7 @@ export const resourceOptionTable = {
     doc: "Phase → the phases it may move to; other changes count in cr_phase_illegal_transitions_total. Unset: none checked.",
     default: undefined,
     shown: "",
-    schema: Type.Record(Type.String(), stringList),
+    schema: (Type) => Type.Record(Type.String(), Type.Array(Type.String({ minLength: 1 }))),
     read: (c, path, value) => phaseTransitions(c, path, value),
   }),
   mode: choice(

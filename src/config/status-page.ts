@@ -1,7 +1,6 @@
 // The `statusPage` section: links from the status page and the API to a
 // Grafana dashboard and to traces, the page's auto-refresh, and what counts as
 // flapping. Kept apart from validate.ts so the section reads in one place.
-import { Type } from "typebox";
 import { templateProblem } from "../status/links.ts";
 import { custom, duration, type OptionValues, section, tableDefaults, whole } from "./option.ts";
 
@@ -11,7 +10,7 @@ const urlTemplate = (key: string, doc: string) =>
     doc,
     default: undefined,
     shown: "",
-    schema: Type.String({ minLength: 1 }),
+    schema: (Type) => Type.String({ minLength: 1 }),
     read: (c, path, value) => {
       const text = c.string(path, value);
       if (text === undefined) return undefined;

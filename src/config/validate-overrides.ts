@@ -4,9 +4,8 @@
 // into an explicit entry placed first. Each override names the kind (and
 // optionally the group), or the plural resource; what it gives replaces the
 // entry's value for that kind, the rest is the entry's.
-import { type TSchema, Type } from "typebox";
 import { Checker, type Raw } from "./checker.ts";
-import { type OptionTable, tableSchema } from "./option.ts";
+import { type OptionTable, type Schema, tableSchema } from "./option.ts";
 import type { ResourceOptions } from "./resource-options.ts";
 
 export const overrideSelectorKeys = ["kind", "group", "resource"] as const;
@@ -22,8 +21,8 @@ export interface KindOverride {
 }
 
 /** What a file may hold in one `kinds` item: which kinds, and any of the options. */
-export function overrideSchema(options: OptionTable): TSchema {
-  const name = Type.String({ minLength: 1 });
+export function overrideSchema(options: OptionTable): Schema {
+  const name: Schema = (Type) => Type.String({ minLength: 1 });
   return tableSchema(options, { kind: name, group: name, resource: name });
 }
 

@@ -1,6 +1,5 @@
 // Validation of the `resources` entries: selectors (explicit or discovery)
 // and the per-resource options.
-import { Type } from "typebox";
 import type { Checker, Raw } from "./checker.ts";
 import {
   custom,
@@ -44,7 +43,7 @@ export const selectorTable = {
     doc: "Discovery: API group globs (*.example.com, *).",
     default: [],
     shown: "[]",
-    schema: Type.Array(Type.String({ minLength: 1 })),
+    schema: (Type) => Type.Array(Type.String({ minLength: 1 })),
     read: (c, path, value) => c.stringList(path, value),
   }),
   categories: custom<string[]>({
@@ -52,7 +51,7 @@ export const selectorTable = {
     doc: "Discovery: CRD spec.names.categories (any of).",
     default: [],
     shown: "[]",
-    schema: Type.Array(Type.String({ minLength: 1 })),
+    schema: (Type) => Type.Array(Type.String({ minLength: 1 })),
     read: (c, path, value) => c.stringList(path, value),
   }),
   crdSelector: text("crdSelector", "Discovery: a label selector on the CRD objects."),
@@ -70,7 +69,7 @@ const optionKeys = tableKeys(resourceOptionTable);
 /** What a file may hold in one `resources` entry. */
 export const selectorSchema = tableSchema(
   { ...selectorTable, ...resourceOptionTable },
-  { kinds: Type.Array(overrideSchema(resourceOptionTable)) },
+  { kinds: (Type) => Type.Array(overrideSchema(resourceOptionTable)(Type)) },
 );
 
 function resourceOptions(c: Checker, path: string, raw: Raw, context: ReadContext): ResourceOptions {

@@ -1,7 +1,8 @@
 // Validation of a resource entry's `states`: string fields exported as state
 // sets (cr_state) and, with `ready`/`failed`, part of the readiness rule.
-import { Type } from "typebox";
+
 import type { Checker } from "./checker.ts";
+import type { Schema } from "./option.ts";
 
 /** A string field exported as a state set (cr_state), optionally part of readiness. */
 export interface StateOption {
@@ -37,21 +38,22 @@ function valueList(
   });
 }
 
-const valuesSchema = Type.Array(Type.String({ minLength: 1 }));
-
 /** What a file may hold at `states`. */
-export const stateOptionsSchema = Type.Array(
-  Type.Object(
-    {
-      name: Type.String({ pattern: stateName.source }),
-      path: Type.String({ pattern: statePath.source }),
-      values: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { maxItems: maxStateValues })),
-      ready: Type.Optional(valuesSchema),
-      failed: Type.Optional(valuesSchema),
-    },
-    { additionalProperties: false },
-  ),
-);
+export const stateOptionsSchema: Schema = (Type) => {
+  const valuesSchema = Type.Array(Type.String({ minLength: 1 }));
+  return Type.Array(
+    Type.Object(
+      {
+        name: Type.String({ pattern: stateName.source }),
+        path: Type.String({ pattern: statePath.source }),
+        values: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { maxItems: maxStateValues })),
+        ready: Type.Optional(valuesSchema),
+        failed: Type.Optional(valuesSchema),
+      },
+      { additionalProperties: false },
+    ),
+  );
+};
 
 /** `states: [{ name, path, values?, ready?, failed? }]`; undefined when absent. */
 export function stateOptions(c: Checker, path: string, value: unknown): StateOption[] | undefined {
