@@ -110,8 +110,7 @@ function eventLoopLag(registry: Registry): void {
   }
 }
 
-// biome-ignore lint/complexity/noExcessiveLinesPerFunction: one registration per process metric family, a few lines each
-export function registerProcessMetrics(registry: Registry): void {
+function cpuTime(registry: Registry): void {
   following(
     registry,
     "process_cpu_user_seconds_total",
@@ -128,6 +127,9 @@ export function registerProcessMetrics(registry: Registry): void {
     const usage = process.cpuUsage();
     return (usage.user + usage.system) / 1e6;
   });
+}
+
+function processStartTime(registry: Registry): void {
   const startSeconds = Math.round(Date.now() / 1000 - process.uptime());
   sampled(
     registry,
@@ -135,6 +137,9 @@ export function registerProcessMetrics(registry: Registry): void {
     "Start time of the process since the Unix epoch, in seconds.",
     () => startSeconds,
   );
+}
+
+function processMemory(registry: Registry): void {
   sampled(registry, "process_resident_memory_bytes", "Resident memory size, in bytes.", () =>
     process.memoryUsage.rss(),
   );
@@ -144,16 +149,23 @@ export function registerProcessMetrics(registry: Registry): void {
   sampled(registry, "process_heap_bytes", "Process heap (data segment) size, in bytes.", () =>
     procStatusBytes("VmData"),
   );
+}
+
+function fileDescriptors(registry: Registry): void {
   sampled(registry, "process_open_fds", "Open file descriptors.", openFiles);
   sampled(registry, "process_max_fds", "Maximum number of open file descriptors.", maxOpenFiles);
+}
 
-  eventLoopLag(registry);
+function eventLoopActiveTime(registry: Registry): void {
   following(
     registry,
     "nodejs_eventloop_active_seconds_total",
     "Time the event loop was busy, in seconds (its rate is the event-loop utilization).",
     () => performance.eventLoopUtilization().active / 1000,
   );
+}
+
+function activeResources(registry: Registry): void {
   new Gauge({
     name: "nodejs_active_resources",
     help: "Resources keeping the event loop alive (handles and requests), by type.",
@@ -166,6 +178,9 @@ export function registerProcessMetrics(registry: Registry): void {
       for (const [type, count] of counts) this.set({ type }, count);
     },
   });
+}
+
+function heapSizes(registry: Registry): void {
   sampled(
     registry,
     "nodejs_heap_size_total_bytes",
@@ -184,6 +199,9 @@ export function registerProcessMetrics(registry: Registry): void {
     "Memory of C++ objects bound to JavaScript objects (Buffers among them), in bytes.",
     () => process.memoryUsage().external,
   );
+}
+
+function heapSpaces(registry: Registry): void {
   const spaces: [string, string, (s: ReturnType<typeof getHeapSpaceStatistics>[number]) => number][] = [
     ["total", "size", (s) => s.space_size],
     ["used", "used size", (s) => s.space_used_size],
@@ -201,6 +219,9 @@ export function registerProcessMetrics(registry: Registry): void {
       },
     });
   }
+}
+
+function nodeVersion(registry: Registry): void {
   const [major, minor, patch] = process.versions.node.split(".");
   new Gauge({
     name: "nodejs_version_info",
@@ -208,6 +229,9 @@ export function registerProcessMetrics(registry: Registry): void {
     labelNames: ["version", "major", "minor", "patch"],
     registers: [registry],
   }).set({ version: process.version, major: major ?? "", minor: minor ?? "", patch: patch ?? "" }, 1);
+}
+
+function gcDurations(registry: Registry): void {
   const gc = new Histogram({
     name: "nodejs_gc_duration_seconds",
     help: "Garbage collection duration by kind (major, minor, incremental, weakcb), in seconds.",
@@ -223,4 +247,19 @@ export function registerProcessMetrics(registry: Registry): void {
     }
   });
   observer.observe({ entryTypes: ["gc"] });
+}
+
+/** The families in their exposition order: process first, then the Node.js runtime. */
+export function registerProcessMetrics(registry: Registry): void {
+  cpuTime(registry);
+  processStartTime(registry);
+  processMemory(registry);
+  fileDescriptors(registry);
+  eventLoopLag(registry);
+  eventLoopActiveTime(registry);
+  activeResources(registry);
+  heapSizes(registry);
+  heapSpaces(registry);
+  nodeVersion(registry);
+  gcDurations(registry);
 }
