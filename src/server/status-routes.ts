@@ -80,92 +80,119 @@ function isRoute(path: string): boolean {
   return path === "/" || path === "/favicon.ico" || path.startsWith("/api/");
 }
 
-// biome-ignore lint/complexity/noExcessiveLinesPerFunction: one router, a few lines per route
+/** What the routes read: fixed when the middleware is made. */
+interface Routes {
+  source: ViewSource;
+  limits: QueryLimits;
+}
+
+/** The page with the trace ids of its objects, which the source looks up for the objects shown only. */
+function withTraceIds(source: ViewSource, page: QueryPage): QueryPage {
+  if (!source.traceId) return page;
+  const items = page.items.map((v) => (v.traceId !== undefined ? v : { ...v, traceId: source.traceId?.(v) }));
+  return { ...page, items };
+}
+
+function objects(ctx: Context, routes: Routes, settings: OutputSettings): void {
+  const { source } = routes;
+  const query = parseObjectQuery(new URLSearchParams(ctx.querystring), routes.limits);
+  const now = source.now();
+  const page = withTraceIds(source, runQuery(source.objects(), query, settings));
+  json(ctx, 200, {
+    now: isoTime(now),
+    total: page.total,
+    continue: page.continueToken ?? null,
+    items: page.items.map((v) => objectItem(v, now, settings)),
+  });
+}
+
+function object(ctx: Context, source: ViewSource, settings: OutputSettings): void {
+  let uid: string;
+  try {
+    uid = decodeURIComponent(ctx.path.slice(objectsPrefix.length));
+  } catch {
+    errorJson(ctx, 400, "the object uid in the path is not valid percent-encoding");
+    return;
+  }
+  if (ctx.querystring) {
+    const [name = "", value = ""] = ctx.querystring.split("=");
+    throw new QueryError(decodeURIComponent(name), decodeURIComponent(value), "no query parameters here");
+  }
+  const view = source.get(uid);
+  if (!view) {
+    errorJson(ctx, 404, `no object with uid ${JSON.stringify(uid)} is watched (deleted, or never seen)`);
+    return;
+  }
+  json(ctx, 200, { now: isoTime(source.now()), object: objectDetail(view, source.now(), settings) });
+}
+
+function summary(ctx: Context, source: ViewSource, settings: OutputSettings): void {
+  const filter = parseFilter(new URLSearchParams(ctx.querystring));
+  json(ctx, 200, {
+    now: isoTime(source.now()),
+    ...summarize(source.kinds(), source.objects(), filter, settings),
+  });
+}
+
+/** The page's query, or the QueryError the page shows (with a 400) instead of its list. */
+function pageQuery(
+  params: URLSearchParams,
+  limits: QueryLimits,
+): { query?: ReturnType<typeof parseObjectQuery>; error?: QueryError } {
+  try {
+    // The page lists not-Ready objects unless the parameter is there (empty: all).
+    return { query: parseObjectQuery(params, limits, params.has("notReady") ? {} : { notReady: true }) };
+  } catch (e) {
+    if (!(e instanceof QueryError)) throw e;
+    return { error: e };
+  }
+}
+
+function page(ctx: Context, routes: Routes, config: StatusPageConfig): void {
+  const { source } = routes;
+  const params = new URLSearchParams(ctx.querystring);
+  const settings = { ...outputSettingsOf(config), refreshSeconds: config.refreshSeconds };
+  const now = source.now();
+  const { query, error } = pageQuery(params, routes.limits);
+  // Views are built from the store on every pass over source.objects(): one pass serves both.
+  const views = [...source.objects()];
+  const html = renderStatusPage({
+    now,
+    params,
+    query,
+    error,
+    page: query ? withTraceIds(source, runQuery(views, query, settings)) : undefined,
+    summary: summarize(source.kinds(), views, undefined, settings),
+    kinds: source.kinds(),
+    settings,
+  });
+  commonHeaders(ctx);
+  ctx.set("Content-Security-Policy", contentSecurityPolicy);
+  ctx.status = error ? 400 : 200;
+  ctx.type = "text/html; charset=utf-8";
+  ctx.body = html;
+}
+
+/** One GET or HEAD on a path of isRoute; a bad query parameter answers 400. */
+function serve(ctx: Context, routes: Routes, config: StatusPageConfig): void {
+  const settings = outputSettingsOf(config);
+  try {
+    if (ctx.path === "/") page(ctx, routes, config);
+    // Browsers ask for it; an empty answer keeps their consoles (and the page tests) free of 404s.
+    else if (ctx.path === "/favicon.ico") ctx.status = 204;
+    else if (ctx.path === "/api/v1/objects") objects(ctx, routes, settings);
+    else if (ctx.path === "/api/v1/summary") summary(ctx, routes.source, settings);
+    else if (ctx.path.startsWith(objectsPrefix) && ctx.path.length > objectsPrefix.length)
+      object(ctx, routes.source, settings);
+    else errorJson(ctx, 404, `no such API path ${ctx.path}; see /api/v1/objects and /api/v1/summary`);
+  } catch (error) {
+    if (error instanceof QueryError) queryError(ctx, error);
+    else throw error;
+  }
+}
+
 export function statusRoutes(options: StatusRoutesOptions): Middleware {
-  const limits = options.limits ?? defaultQueryLimits;
-  const { source } = options;
-
-  /** The page with the trace ids of its objects, which the source looks up for the objects shown only. */
-  function withTraceIds(page: QueryPage): QueryPage {
-    if (!source.traceId) return page;
-    const items = page.items.map((v) =>
-      v.traceId !== undefined ? v : { ...v, traceId: source.traceId?.(v) },
-    );
-    return { ...page, items };
-  }
-
-  function objects(ctx: Context, settings: OutputSettings): void {
-    const query = parseObjectQuery(new URLSearchParams(ctx.querystring), limits);
-    const now = source.now();
-    const page = withTraceIds(runQuery(source.objects(), query, settings));
-    json(ctx, 200, {
-      now: isoTime(now),
-      total: page.total,
-      continue: page.continueToken ?? null,
-      items: page.items.map((v) => objectItem(v, now, settings)),
-    });
-  }
-
-  function object(ctx: Context, settings: OutputSettings): void {
-    let uid: string;
-    try {
-      uid = decodeURIComponent(ctx.path.slice(objectsPrefix.length));
-    } catch {
-      errorJson(ctx, 400, "the object uid in the path is not valid percent-encoding");
-      return;
-    }
-    if (ctx.querystring) {
-      const [name = "", value = ""] = ctx.querystring.split("=");
-      throw new QueryError(decodeURIComponent(name), decodeURIComponent(value), "no query parameters here");
-    }
-    const view = source.get(uid);
-    if (!view) {
-      errorJson(ctx, 404, `no object with uid ${JSON.stringify(uid)} is watched (deleted, or never seen)`);
-      return;
-    }
-    json(ctx, 200, { now: isoTime(source.now()), object: objectDetail(view, source.now(), settings) });
-  }
-
-  function summary(ctx: Context, settings: OutputSettings): void {
-    const filter = parseFilter(new URLSearchParams(ctx.querystring));
-    json(ctx, 200, {
-      now: isoTime(source.now()),
-      ...summarize(source.kinds(), source.objects(), filter, settings),
-    });
-  }
-
-  function page(ctx: Context, config: StatusPageConfig): void {
-    const params = new URLSearchParams(ctx.querystring);
-    const settings = { ...outputSettingsOf(config), refreshSeconds: config.refreshSeconds };
-    const now = source.now();
-    let error: QueryError | undefined;
-    let query: ReturnType<typeof parseObjectQuery> | undefined;
-    try {
-      // The page lists not-Ready objects unless the parameter is there (empty: all).
-      query = parseObjectQuery(params, limits, params.has("notReady") ? {} : { notReady: true });
-    } catch (e) {
-      if (!(e instanceof QueryError)) throw e;
-      error = e;
-    }
-    // Views are built from the store on every pass over source.objects(): one pass serves both.
-    const views = [...source.objects()];
-    const html = renderStatusPage({
-      now,
-      params,
-      query,
-      error,
-      page: query ? withTraceIds(runQuery(views, query, settings)) : undefined,
-      summary: summarize(source.kinds(), views, undefined, settings),
-      kinds: source.kinds(),
-      settings,
-    });
-    commonHeaders(ctx);
-    ctx.set("Content-Security-Policy", contentSecurityPolicy);
-    ctx.status = error ? 400 : 200;
-    ctx.type = "text/html; charset=utf-8";
-    ctx.body = html;
-  }
-
+  const routes: Routes = { source: options.source, limits: options.limits ?? defaultQueryLimits };
   return async (ctx, next) => {
     if (!isRoute(ctx.path)) return next();
     if (ctx.method !== "GET" && ctx.method !== "HEAD") {
@@ -173,21 +200,7 @@ export function statusRoutes(options: StatusRoutesOptions): Middleware {
       errorJson(ctx, 405, `${ctx.method} is not allowed here; use GET`);
       return;
     }
-    const config = options.settings();
-    const settings = outputSettingsOf(config);
-    try {
-      if (ctx.path === "/") page(ctx, config);
-      // Browsers ask for it; an empty answer keeps their consoles (and the page tests) free of 404s.
-      else if (ctx.path === "/favicon.ico") ctx.status = 204;
-      else if (ctx.path === "/api/v1/objects") objects(ctx, settings);
-      else if (ctx.path === "/api/v1/summary") summary(ctx, settings);
-      else if (ctx.path.startsWith(objectsPrefix) && ctx.path.length > objectsPrefix.length)
-        object(ctx, settings);
-      else errorJson(ctx, 404, `no such API path ${ctx.path}; see /api/v1/objects and /api/v1/summary`);
-    } catch (error) {
-      if (error instanceof QueryError) queryError(ctx, error);
-      else throw error;
-    }
+    serve(ctx, routes, options.settings());
     compress(ctx);
   };
 }
