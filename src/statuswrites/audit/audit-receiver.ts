@@ -16,7 +16,7 @@ import { type ConfirmedLabels, confirmedLabels } from "../confirmed-labels.ts";
 import { type KindResolver, unconfirmingKindResolver } from "../kinds.ts";
 import type { StatusWriteMetrics } from "../metrics.ts";
 import type { StatusWriteGroup } from "./audit-batch-reader.ts";
-import { InFlightBytes, readAuditBatch } from "./audit-body.ts";
+import { type BatchResult, InFlightBytes, readAuditBatch } from "./audit-body.ts";
 
 export interface AuditReceiverOptions {
   /** host:port. The apiserver usually runs elsewhere, so any address is allowed: every request is authenticated. */
@@ -72,13 +72,20 @@ function digest(value: string): Buffer {
   return createHash("sha256").update(value).digest();
 }
 
-// biome-ignore lint/complexity/noExcessiveLinesPerFunction: listener, batch handling and metrics share the server state
-export async function startAuditReceiver(
-  options: AuditReceiverOptions,
-  metrics: StatusWriteMetrics,
-  logger: Logger,
-): Promise<AuditReceiver> {
-  const address = parseHostPort(options.listen, "auditReceiver.listen");
+/** What every request of one receiver reads: fixed when it starts. */
+interface ReceiverState {
+  path: string;
+  maxBodyBytes: number;
+  inFlight: InFlightBytes;
+  kinds: KindResolver;
+  /** The digest of the accepted Authorization header, when a bearer token is set. */
+  expectedToken: Buffer | undefined;
+  clientCaPem: string | undefined;
+  metrics: StatusWriteMetrics;
+  log: Logger;
+}
+
+function assertAuthenticationConfigured(options: AuditReceiverOptions): void {
   if (!options.bearerToken && !options.clientCaPem) {
     throw new Error(
       "auditReceiver: set bearerToken and/or clientCaPem; an unauthenticated receiver is refused",
@@ -87,98 +94,121 @@ export async function startAuditReceiver(
   if (options.bearerToken !== undefined && options.bearerToken.trim() === "") {
     throw new Error("auditReceiver.bearerToken: must not be empty");
   }
-  const path = options.path ?? "/audit";
-  const maxBodyBytes = options.maxBodyBytes ?? 32 * 1024 * 1024;
-  const inFlight = new InFlightBytes(options.maxInFlightBytes ?? 64 * 1024 * 1024);
-  const timeouts = { ...receiverTimeouts, ...options.timeouts };
-  const kinds = options.kinds ?? unconfirmingKindResolver;
-  const log = logger.child({ component: "audit-receiver" });
-  // Compared as digests so the comparison takes the same time whatever the length.
-  const expectedToken = options.bearerToken ? digest(`Bearer ${options.bearerToken}`) : undefined;
+}
 
-  const authenticated = (req: IncomingMessage): boolean => {
-    const header = req.headers.authorization;
-    if (expectedToken && header && timingSafeEqual(digest(header), expectedToken)) return true;
-    return options.clientCaPem !== undefined && (req.socket as TLSSocket).authorized === true;
+function receiverState(
+  options: AuditReceiverOptions,
+  metrics: StatusWriteMetrics,
+  logger: Logger,
+): ReceiverState {
+  return {
+    path: options.path ?? "/audit",
+    maxBodyBytes: options.maxBodyBytes ?? 32 * 1024 * 1024,
+    inFlight: new InFlightBytes(options.maxInFlightBytes ?? 64 * 1024 * 1024),
+    kinds: options.kinds ?? unconfirmingKindResolver,
+    // Compared as digests so the comparison takes the same time whatever the length.
+    expectedToken: options.bearerToken ? digest(`Bearer ${options.bearerToken}`) : undefined,
+    clientCaPem: options.clientCaPem,
+    metrics,
+    log: logger.child({ component: "audit-receiver" }),
   };
+}
 
-  const record = (writes: StatusWriteGroup, labels: ConfirmedLabels): void => {
-    for (const duration of writes.durations) {
-      metrics.record({
-        source: "audit",
-        group: labels.group,
-        kind: labels.kind,
-        namespace: labels.namespace,
-        folded: labels.folded,
-        verb: writes.verb,
-        code: writes.code,
-        failure: writes.failure,
-        durationSeconds: Number.isNaN(duration) ? undefined : duration,
-        user: writes.user,
-      });
-    }
-  };
+function authenticated(receiver: ReceiverState, req: IncomingMessage): boolean {
+  const header = req.headers.authorization;
+  const { expectedToken } = receiver;
+  if (expectedToken && header && timingSafeEqual(digest(header), expectedToken)) return true;
+  return receiver.clientCaPem !== undefined && (req.socket as TLSSocket).authorized === true;
+}
 
-  /**
-   * Labels are confirmed once per distinct target and outcome of the batch,
-   * all started before any is awaited, so a success confirms its namespace
-   * for the failures of the same batch.
-   */
-  const recordAll = (groups: StatusWriteGroup[]): void => {
-    const byTarget = new Map<string, StatusWriteGroup[]>();
-    for (const group of groups) {
-      const succeeded = group.code >= 200 && group.code < 300;
-      const key = JSON.stringify([group.group, group.version, group.resource, group.namespace, succeeded]);
-      const same = byTarget.get(key);
-      if (same) same.push(group);
-      else byTarget.set(key, [group]);
-    }
-    for (const same of byTarget.values()) {
-      const first = same[0] as StatusWriteGroup;
-      void confirmedLabels(kinds, first, first.code).then((labels) => {
-        for (const group of same) record(group, labels);
-      });
-    }
-  };
-
-  const handle = (req: IncomingMessage, res: ServerResponse): void => {
-    const requestPath = (req.url ?? "").split("?")[0];
-    if (requestPath !== path) {
-      reply(res, 404, `not found; audit batches go to ${path}`);
-      return;
-    }
-    if (!authenticated(req)) {
-      log.warn("rejected unauthenticated audit request", { remote: req.socket.remoteAddress });
-      req.resume();
-      reply(res, 401, "unauthorized");
-      return;
-    }
-    if (req.method !== "POST") {
-      reply(res, 405, "only POST is accepted");
-      return;
-    }
-
-    void readAuditBatch(req, { maxBodyBytes, inFlight }).then((result) => {
-      if (!result.ok) {
-        if (result.code === 0) return;
-        if (result.code === 500) log.error(result.log);
-        else log.warn(result.log, { code: result.code });
-        // The rest of the body is drained (the request timeout bounds how long),
-        // so the caller reads a clean answer instead of a broken pipe, which the
-        // apiserver's webhook would not retry. A bad Content-Length ends the connection.
-        reply(res, result.code, result.message, result.code === 400);
-        return;
-      }
-      const { batch } = result;
-      recordAll(batch.groups);
-      if (batch.malformed > 0) {
-        log.warn("skipped malformed audit events", { malformed: batch.malformed, events: batch.events });
-      }
-      log.debug("audit batch", { events: batch.events, statusWrites: batch.writes });
-      reply(res, 200, "ok");
+function recordWrites(metrics: StatusWriteMetrics, writes: StatusWriteGroup, labels: ConfirmedLabels): void {
+  for (const duration of writes.durations) {
+    metrics.record({
+      source: "audit",
+      group: labels.group,
+      kind: labels.kind,
+      namespace: labels.namespace,
+      folded: labels.folded,
+      verb: writes.verb,
+      code: writes.code,
+      failure: writes.failure,
+      durationSeconds: Number.isNaN(duration) ? undefined : duration,
+      user: writes.user,
     });
-  };
+  }
+}
 
+/** The batch's groups by target and outcome (succeeded or not), in first-seen order. */
+function byTargetAndOutcome(groups: StatusWriteGroup[]): Map<string, StatusWriteGroup[]> {
+  const byTarget = new Map<string, StatusWriteGroup[]>();
+  for (const group of groups) {
+    const succeeded = group.code >= 200 && group.code < 300;
+    const key = JSON.stringify([group.group, group.version, group.resource, group.namespace, succeeded]);
+    const same = byTarget.get(key);
+    if (same) same.push(group);
+    else byTarget.set(key, [group]);
+  }
+  return byTarget;
+}
+
+/**
+ * Labels are confirmed once per distinct target and outcome of the batch,
+ * all started before any is awaited, so a success confirms its namespace
+ * for the failures of the same batch.
+ */
+function recordAll(receiver: ReceiverState, groups: StatusWriteGroup[]): void {
+  for (const same of byTargetAndOutcome(groups).values()) {
+    const first = same[0] as StatusWriteGroup;
+    void confirmedLabels(receiver.kinds, first, first.code).then((labels) => {
+      for (const group of same) recordWrites(receiver.metrics, group, labels);
+    });
+  }
+}
+
+function handleRequest(receiver: ReceiverState, req: IncomingMessage, res: ServerResponse): void {
+  const { path, log } = receiver;
+  const requestPath = (req.url ?? "").split("?")[0];
+  if (requestPath !== path) {
+    reply(res, 404, `not found; audit batches go to ${path}`);
+    return;
+  }
+  if (!authenticated(receiver, req)) {
+    log.warn("rejected unauthenticated audit request", { remote: req.socket.remoteAddress });
+    req.resume();
+    reply(res, 401, "unauthorized");
+    return;
+  }
+  if (req.method !== "POST") {
+    reply(res, 405, "only POST is accepted");
+    return;
+  }
+  const limits = { maxBodyBytes: receiver.maxBodyBytes, inFlight: receiver.inFlight };
+  void readAuditBatch(req, limits).then((result) => answerBatch(receiver, res, result));
+}
+
+function answerBatch(receiver: ReceiverState, res: ServerResponse, result: BatchResult): void {
+  const { log } = receiver;
+  if (!result.ok) {
+    if (result.code === 0) return;
+    if (result.code === 500) log.error(result.log);
+    else log.warn(result.log, { code: result.code });
+    // The rest of the body is drained (the request timeout bounds how long),
+    // so the caller reads a clean answer instead of a broken pipe, which the
+    // apiserver's webhook would not retry. A bad Content-Length ends the connection.
+    reply(res, result.code, result.message, result.code === 400);
+    return;
+  }
+  const { batch } = result;
+  recordAll(receiver, batch.groups);
+  if (batch.malformed > 0) {
+    log.warn("skipped malformed audit events", { malformed: batch.malformed, events: batch.events });
+  }
+  log.debug("audit batch", { events: batch.events, statusWrites: batch.writes });
+  reply(res, 200, "ok");
+}
+
+function createReceiverServer(options: AuditReceiverOptions, receiver: ReceiverState): Server {
+  const timeouts = { ...receiverTimeouts, ...options.timeouts };
   const server: Server = createServer(
     {
       cert: options.certPem,
@@ -193,23 +223,34 @@ export async function startAuditReceiver(
       connectionsCheckingInterval: timeouts.checkIntervalMs,
       keepAliveTimeout: timeouts.keepAliveMs,
     },
-    handle,
+    (req, res) => handleRequest(receiver, req, res),
   );
   server.maxConnections = timeouts.maxConnections;
-  server.on("tlsClientError", (error) => log.debug("TLS handshake failed", { error }));
+  server.on("tlsClientError", (error) => receiver.log.debug("TLS handshake failed", { error }));
+  return server;
+}
 
+export async function startAuditReceiver(
+  options: AuditReceiverOptions,
+  metrics: StatusWriteMetrics,
+  logger: Logger,
+): Promise<AuditReceiver> {
+  const address = parseHostPort(options.listen, "auditReceiver.listen");
+  assertAuthenticationConfigured(options);
+  const receiver = receiverState(options, metrics, logger);
+  const server = createReceiverServer(options, receiver);
   const bound = await listenOn(server, address);
-  const url = `https://${bound.host}:${bound.port}${path}`;
-  log.info("audit receiver listening", {
+  const url = `https://${bound.host}:${bound.port}${receiver.path}`;
+  receiver.log.info("audit receiver listening", {
     url,
-    bearerToken: Boolean(expectedToken),
+    bearerToken: Boolean(receiver.expectedToken),
     clientCa: Boolean(options.clientCaPem),
   });
   return {
     url,
     port: bound.port,
     get heldBytes() {
-      return inFlight.held;
+      return receiver.inFlight.held;
     },
     async close() {
       await closeServer(server);
