@@ -10,11 +10,12 @@
 // Bodies are streamed in both directions (watches and chunked lists pass
 // through as they arrive); only the first bytes of an error response to a
 // counted write are kept, to read the Status reason.
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { ClientRequest, IncomingMessage, ServerResponse } from "node:http";
 import { Agent, request as httpsRequest } from "node:https";
 import { pipeline } from "node:stream";
 import type { Logger } from "../../log.ts";
 import { closeServer, listenOn, parseHostPort } from "../../net/listen.ts";
+import type { ServingCertificate } from "../../server/certificates.ts";
 import { classifyFailure, isFailureCode, parseStatusPrefix } from "../classify.ts";
 import { confirmedLabels } from "../confirmed-labels.ts";
 import { type KindResolver, unconfirmingKindResolver } from "../kinds.ts";
@@ -23,17 +24,18 @@ import type { StatusWriteMetrics } from "../metrics.ts";
 import { isStatusWrite, parseResourceRequest, type ResourceRequest } from "../request-path.ts";
 import { BoundedPrefix } from "./bounded-prefix.ts";
 import { endToEndHeaders, headerValue } from "./headers.ts";
-import { writeOperatorKubeconfig } from "./operator-kubeconfig.ts";
+import { type OperatorKubeconfig, writeOperatorKubeconfig } from "./operator-kubeconfig.ts";
 import type { OperatorUser } from "./operator-user.ts";
 import {
   clientCertificateMessage,
   createProxyServer,
+  type ForwardedBody,
   forwardBody,
   presentsClientCertificate,
   proxyTimeouts,
   respondStatus,
 } from "./proxy-server.ts";
-import { kubeconfigServerUrl, servingMaterial, servingNames } from "./proxy-tls.ts";
+import { kubeconfigServerUrl, type ProxyTlsOptions, servingMaterial, servingNames } from "./proxy-tls.ts";
 import type { Upstream } from "./upstream.ts";
 
 export interface ApiProxyOptions {
@@ -74,7 +76,38 @@ export interface ApiProxy {
   close(): Promise<void>;
 }
 
-// biome-ignore lint/complexity/noExcessiveLinesPerFunction: listener, upstream, TLS and operator kubeconfig share the proxy state
+/** What every relayed request reads: fixed when the proxy starts, but for the one-time warning. */
+interface ProxyState {
+  readonly upstreamUrl: URL;
+  /** The upstream server's path without its trailing slashes: each request's path is appended to it. */
+  readonly basePath: string;
+  readonly agent: Agent;
+  /** The proxy's serving material; undefined with plainHttp. */
+  readonly tls: ServingCertificate | undefined;
+  readonly kinds: KindResolver;
+  readonly prefixBytes: number;
+  readonly now: () => number;
+  readonly metrics: StatusWriteMetrics;
+  readonly log: Logger;
+  /** The first client certificate is warned about, later ones logged at debug. */
+  warnedClientCertificate: boolean;
+}
+
+/** One relayed request: counted once, when it is a status write, by whichever of its ends comes first. */
+interface Relay {
+  readonly proxy: ProxyState;
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly method: string;
+  readonly url: string;
+  readonly startedMs: number;
+  /** The status write the request is; undefined for anything else, which is not counted. */
+  readonly target: ResourceRequest | undefined;
+  responseCode: number;
+  prefix: BoundedPrefix | undefined;
+  recorded: boolean;
+}
+
 export async function startApiProxy(
   options: ApiProxyOptions,
   metrics: StatusWriteMetrics,
@@ -82,153 +115,12 @@ export async function startApiProxy(
 ): Promise<ApiProxy> {
   const address = parseHostPort(options.listen, "apiProxy.listen");
   assertLoopbackUnlessAllowed(address, options.allowNonLoopback === true, "apiProxy.listen");
-  const upstreamUrl = new URL(options.upstream.server);
-  if (upstreamUrl.protocol !== "https:") {
-    throw new Error(
-      `apiProxy.upstream.server: must be https, got ${JSON.stringify(options.upstream.server)}`,
-    );
-  }
-  const basePath = upstreamUrl.pathname.replace(/\/+$/, "");
-  const kinds = options.kinds ?? unconfirmingKindResolver;
-  const prefixBytes = options.errorPrefixBytes ?? 16 * 1024;
-  const now = options.now ?? (() => performance.now());
+  const upstreamUrl = httpsUpstreamUrl(options.upstream);
   const log = logger.child({ component: "api-proxy" });
   const names = servingNames(address.host);
   const tls = options.plainHttp ? undefined : servingMaterial(options.kubeconfigPath, names, log);
-  const agent = new Agent({ ca: options.upstream.caPem, keepAlive: true, maxFreeSockets: 64 });
-  let warnedClientCertificate = false;
-
-  const record = (target: ResourceRequest, code: number, prefix: string, startedMs: number): void => {
-    const status = prefix ? parseStatusPrefix(prefix) : {};
-    const failure = classifyFailure(code, status);
-    const durationSeconds = (now() - startedMs) / 1000;
-    void confirmedLabels(kinds, target, code).then(({ group, kind, namespace, folded }) => {
-      metrics.record({
-        source: "proxy",
-        group,
-        kind,
-        namespace,
-        folded,
-        verb: target.verb,
-        code,
-        failure,
-        durationSeconds,
-      });
-      if (failure) {
-        log.debug("status write failed", {
-          group: target.group,
-          kind,
-          namespace: target.namespace,
-          name: target.name,
-          code,
-          reason: failure,
-          statusReason: status.reason,
-        });
-      }
-    });
-  };
-
-  // biome-ignore lint/complexity/noExcessiveLinesPerFunction: one relayed request: classification, upstream call and counting share its state
-  const handle = (req: IncomingMessage, res: ServerResponse): void => {
-    const startedMs = now();
-    const method = req.method ?? "GET";
-    const url = req.url ?? "/";
-    if (!url.startsWith("/")) {
-      respondStatus(res, 400, "BadRequest", `request target must be a path, got ${JSON.stringify(url)}`);
-      return;
-    }
-    const parsed = parseResourceRequest(method, url);
-    const target = parsed && isStatusWrite(parsed) ? parsed : undefined;
-    let responseCode = 0;
-    let prefix: BoundedPrefix | undefined;
-    let recorded = false;
-    const finish = (): void => {
-      if (!target || recorded) return;
-      recorded = true;
-      record(target, responseCode, prefix?.text() ?? "", startedMs);
-    };
-
-    // TLS ends here, so a client certificate can never reach the apiserver.
-    // Without a token as well, the request would arrive anonymous: say why instead.
-    if (tls && presentsClientCertificate(req)) {
-      const bearer = req.headers.authorization !== undefined;
-      const level = warnedClientCertificate ? "debug" : "warn";
-      warnedClientCertificate = true;
-      log[level](
-        bearer
-          ? "client certificate ignored: it cannot be forwarded through the proxy; the request's token is forwarded instead"
-          : "request with a client certificate and no token refused: a client certificate cannot be forwarded through the proxy",
-        { method, path: url.split("?")[0] },
-      );
-      if (!bearer) {
-        responseCode = 401;
-        respondStatus(res, 401, "Unauthorized", clientCertificateMessage);
-        finish();
-        return;
-      }
-    }
-
-    const upstreamReq = httpsRequest({
-      protocol: "https:",
-      hostname: upstreamUrl.hostname.replace(/^\[|\]$/g, ""),
-      port: upstreamUrl.port || 443,
-      method,
-      path: basePath + url,
-      headers: { ...endToEndHeaders(req.rawHeaders), host: upstreamUrl.host },
-      agent,
-    });
-
-    const body = forwardBody(req, upstreamReq);
-    upstreamReq.on("response", (upstreamRes) => {
-      responseCode = upstreamRes.statusCode ?? 0;
-      // An answer before the whole body was sent (the apiserver's 413 for a
-      // body over its limit): the rest is not forwarded, and the write that
-      // fails next must not replace the answer.
-      body.answered();
-      const contentType = headerValue(upstreamRes.rawHeaders, "content-type") ?? "";
-      const encoded = headerValue(upstreamRes.rawHeaders, "content-encoding");
-      if (target && isFailureCode(responseCode) && contentType.includes("json") && !encoded) {
-        const capture = new BoundedPrefix(prefixBytes);
-        prefix = capture;
-        upstreamRes.on("data", (chunk: Buffer) => capture.add(chunk));
-      }
-      res.writeHead(responseCode, upstreamRes.statusMessage, endToEndHeaders(upstreamRes.rawHeaders));
-      // Watches send events as they happen: send the headers now, not with the first event.
-      if (headerValue(upstreamRes.rawHeaders, "content-length") === undefined) res.flushHeaders();
-      pipeline(upstreamRes, res, (error) => {
-        if (error && !res.destroyed) res.destroy(error);
-        // The upstream connection is of no further use when the body was cut short.
-        if (!body.sent()) upstreamReq.destroy();
-        finish();
-      });
-    });
-
-    upstreamReq.on("error", (error) => {
-      // After an answer, the response's own pipeline decides: a complete
-      // answer is delivered, a cut one ends the caller's response.
-      if (body.wasAnswered()) return;
-      if (res.destroyed || res.writableEnded) {
-        finish(); // the caller went away first; nothing to answer
-        return;
-      }
-      log.warn("upstream request failed", { method, path: url.split("?")[0], error });
-      responseCode = 502;
-      respondStatus(
-        res,
-        502,
-        "ServiceUnavailable",
-        `the apiserver did not answer through the proxy: ${error.message}`,
-      );
-      finish();
-    });
-
-    // The caller hung up before the whole response was sent: stop the upstream request too.
-    res.on("close", () => {
-      if (!res.writableFinished) upstreamReq.destroy();
-      finish();
-    });
-  };
-
+  const proxy = proxyState(options, upstreamUrl, tls, metrics, log);
+  const handle = (req: IncomingMessage, res: ServerResponse): void => handleRequest(proxy, req, res);
   const server = createProxyServer(tls, handle, log, { ...proxyTimeouts, ...options.timeouts });
 
   const bound = await listenOn(server, address);
@@ -237,23 +129,80 @@ export async function startApiProxy(
     try {
       writeOperatorKubeconfig(
         options.kubeconfigPath,
-        {
-          server: url,
-          caPem: tls?.caPem,
-          user:
-            options.user?.user ??
-            (options.tokenFile === undefined ? undefined : { tokenFile: options.tokenFile }),
-        },
+        operatorKubeconfig(options, url, tls),
         options.user?.holdsSecret ? 0o600 : 0o644,
       );
     } catch (error) {
       server.close();
-      agent.destroy();
+      proxy.agent.destroy();
       throw new Error(
         `apiProxy.kubeconfigPath: cannot write ${JSON.stringify(options.kubeconfigPath)}: ${String(error)}`,
       );
     }
   }
+  logListening(log, options, url, tls, names);
+
+  return {
+    url,
+    port: bound.port,
+    caPem: tls?.caPem,
+    async close() {
+      await closeServer(server);
+      proxy.agent.destroy();
+    },
+  };
+}
+
+function httpsUpstreamUrl(upstream: Upstream): URL {
+  const upstreamUrl = new URL(upstream.server);
+  if (upstreamUrl.protocol !== "https:") {
+    throw new Error(`apiProxy.upstream.server: must be https, got ${JSON.stringify(upstream.server)}`);
+  }
+  return upstreamUrl;
+}
+
+function proxyState(
+  options: ApiProxyOptions,
+  upstreamUrl: URL,
+  tls: ServingCertificate | undefined,
+  metrics: StatusWriteMetrics,
+  log: Logger,
+): ProxyState {
+  return {
+    upstreamUrl,
+    basePath: upstreamUrl.pathname.replace(/\/+$/, ""),
+    agent: new Agent({ ca: options.upstream.caPem, keepAlive: true, maxFreeSockets: 64 }),
+    tls,
+    kinds: options.kinds ?? unconfirmingKindResolver,
+    prefixBytes: options.errorPrefixBytes ?? 16 * 1024,
+    now: options.now ?? (() => performance.now()),
+    metrics,
+    log,
+    warnedClientCertificate: false,
+  };
+}
+
+/** The operator's kubeconfig: this proxy as its server, and the user it authenticates as. */
+function operatorKubeconfig(
+  options: ApiProxyOptions,
+  url: string,
+  tls: ServingCertificate | undefined,
+): OperatorKubeconfig {
+  return {
+    server: url,
+    caPem: tls?.caPem,
+    user:
+      options.user?.user ?? (options.tokenFile === undefined ? undefined : { tokenFile: options.tokenFile }),
+  };
+}
+
+function logListening(
+  log: Logger,
+  options: ApiProxyOptions,
+  url: string,
+  tls: ServingCertificate | undefined,
+  names: ProxyTlsOptions,
+): void {
   log.info("api proxy listening", {
     url,
     upstream: options.upstream.server,
@@ -266,14 +215,178 @@ export async function startApiProxy(
         "so such an operator reaches the apiserver as system:anonymous",
     );
   }
+}
 
-  return {
+function handleRequest(proxy: ProxyState, req: IncomingMessage, res: ServerResponse): void {
+  const startedMs = proxy.now();
+  const method = req.method ?? "GET";
+  const url = req.url ?? "/";
+  if (!url.startsWith("/")) {
+    respondStatus(res, 400, "BadRequest", `request target must be a path, got ${JSON.stringify(url)}`);
+    return;
+  }
+  const parsed = parseResourceRequest(method, url);
+  const target = parsed && isStatusWrite(parsed) ? parsed : undefined;
+  const relay: Relay = {
+    proxy,
+    req,
+    res,
+    method,
     url,
-    port: bound.port,
-    caPem: tls?.caPem,
-    async close() {
-      await closeServer(server);
-      agent.destroy();
-    },
+    startedMs,
+    target,
+    responseCode: 0,
+    prefix: undefined,
+    recorded: false,
   };
+  if (refusedClientCertificate(relay)) return;
+  relayUpstream(relay);
+}
+
+/** True when the request was answered here (401) instead of relayed. */
+function refusedClientCertificate(relay: Relay): boolean {
+  const { proxy, req, res } = relay;
+  // TLS ends here, so a client certificate can never reach the apiserver.
+  // Without a token as well, the request would arrive anonymous: say why instead.
+  if (!proxy.tls || !presentsClientCertificate(req)) return false;
+  const bearer = req.headers.authorization !== undefined;
+  const level = proxy.warnedClientCertificate ? "debug" : "warn";
+  proxy.warnedClientCertificate = true;
+  proxy.log[level](
+    bearer
+      ? "client certificate ignored: it cannot be forwarded through the proxy; the request's token is forwarded instead"
+      : "request with a client certificate and no token refused: a client certificate cannot be forwarded through the proxy",
+    { method: relay.method, path: relay.url.split("?")[0] },
+  );
+  if (bearer) return false;
+  relay.responseCode = 401;
+  respondStatus(res, 401, "Unauthorized", clientCertificateMessage);
+  finish(relay);
+  return true;
+}
+
+function relayUpstream(relay: Relay): void {
+  const { proxy, req, res } = relay;
+  const { upstreamUrl } = proxy;
+  const upstreamReq = httpsRequest({
+    protocol: "https:",
+    hostname: upstreamUrl.hostname.replace(/^\[|\]$/g, ""),
+    port: upstreamUrl.port || 443,
+    method: relay.method,
+    path: proxy.basePath + relay.url,
+    headers: { ...endToEndHeaders(req.rawHeaders), host: upstreamUrl.host },
+    agent: proxy.agent,
+  });
+
+  const body = forwardBody(req, upstreamReq);
+  upstreamReq.on("response", (upstreamRes) => relayResponse(relay, upstreamReq, body, upstreamRes));
+  upstreamReq.on("error", (error) => answerUpstreamError(relay, body, error));
+
+  // The caller hung up before the whole response was sent: stop the upstream request too.
+  res.on("close", () => {
+    if (!res.writableFinished) upstreamReq.destroy();
+    finish(relay);
+  });
+}
+
+function relayResponse(
+  relay: Relay,
+  upstreamReq: ClientRequest,
+  body: ForwardedBody,
+  upstreamRes: IncomingMessage,
+): void {
+  const { res } = relay;
+  relay.responseCode = upstreamRes.statusCode ?? 0;
+  // An answer before the whole body was sent (the apiserver's 413 for a
+  // body over its limit): the rest is not forwarded, and the write that
+  // fails next must not replace the answer.
+  body.answered();
+  captureErrorPrefix(relay, upstreamRes);
+  res.writeHead(relay.responseCode, upstreamRes.statusMessage, endToEndHeaders(upstreamRes.rawHeaders));
+  // Watches send events as they happen: send the headers now, not with the first event.
+  if (headerValue(upstreamRes.rawHeaders, "content-length") === undefined) res.flushHeaders();
+  pipeline(upstreamRes, res, (error) => {
+    if (error && !res.destroyed) res.destroy(error);
+    // The upstream connection is of no further use when the body was cut short.
+    if (!body.sent()) upstreamReq.destroy();
+    finish(relay);
+  });
+}
+
+/** Keeps the first bytes of a counted write's JSON error answer, to read its Status reason. */
+function captureErrorPrefix(relay: Relay, upstreamRes: IncomingMessage): void {
+  const contentType = headerValue(upstreamRes.rawHeaders, "content-type") ?? "";
+  const encoded = headerValue(upstreamRes.rawHeaders, "content-encoding");
+  if (relay.target && isFailureCode(relay.responseCode) && contentType.includes("json") && !encoded) {
+    const capture = new BoundedPrefix(relay.proxy.prefixBytes);
+    relay.prefix = capture;
+    upstreamRes.on("data", (chunk: Buffer) => capture.add(chunk));
+  }
+}
+
+function answerUpstreamError(relay: Relay, body: ForwardedBody, error: Error): void {
+  const { res } = relay;
+  // After an answer, the response's own pipeline decides: a complete
+  // answer is delivered, a cut one ends the caller's response.
+  if (body.wasAnswered()) return;
+  if (res.destroyed || res.writableEnded) {
+    finish(relay); // the caller went away first; nothing to answer
+    return;
+  }
+  relay.proxy.log.warn("upstream request failed", {
+    method: relay.method,
+    path: relay.url.split("?")[0],
+    error,
+  });
+  relay.responseCode = 502;
+  respondStatus(
+    res,
+    502,
+    "ServiceUnavailable",
+    `the apiserver did not answer through the proxy: ${error.message}`,
+  );
+  finish(relay);
+}
+
+/** Counts the request, once, if it is a status write. */
+function finish(relay: Relay): void {
+  if (!relay.target || relay.recorded) return;
+  relay.recorded = true;
+  recordWrite(relay.proxy, relay.target, relay.responseCode, relay.prefix?.text() ?? "", relay.startedMs);
+}
+
+function recordWrite(
+  proxy: ProxyState,
+  target: ResourceRequest,
+  code: number,
+  prefix: string,
+  startedMs: number,
+): void {
+  const status = prefix ? parseStatusPrefix(prefix) : {};
+  const failure = classifyFailure(code, status);
+  const durationSeconds = (proxy.now() - startedMs) / 1000;
+  void confirmedLabels(proxy.kinds, target, code).then(({ group, kind, namespace, folded }) => {
+    proxy.metrics.record({
+      source: "proxy",
+      group,
+      kind,
+      namespace,
+      folded,
+      verb: target.verb,
+      code,
+      failure,
+      durationSeconds,
+    });
+    if (failure) {
+      proxy.log.debug("status write failed", {
+        group: target.group,
+        kind,
+        namespace: target.namespace,
+        name: target.name,
+        code,
+        reason: failure,
+        statusReason: status.reason,
+      });
+    }
+  });
 }
