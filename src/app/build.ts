@@ -101,9 +101,14 @@ export async function buildApp(initial: Config, deps: AppDeps): Promise<App> {
     tracer: tracing.tracer,
     clock: nowSeconds,
     owns: sharding.owns,
+    shardSelector: sharding.shardSelector,
     listWatch: deps.listWatch,
   });
-  sharding.onChange((next, previous) => void manager.reshard(mayGainObjects(previous, next)));
+  // A selector names the range: asked for by the apiserver, a new range is listed again whatever it gains.
+  sharding.onChange(
+    (next, previous) =>
+      void manager.reshard(sharding.shardSelector() !== undefined || mayGainObjects(previous, next)),
+  );
 
   // Both read the configuration per request: a reload of statusPage applies at once.
   const statusSource = storeViewSource({

@@ -5,7 +5,7 @@
 // collectors re-shard without a restart). cr_exporter_shards says which
 // shard this is and of how many, so a missing shard can be alerted on.
 import type { Config, ShardingConfig } from "../config/schema.ts";
-import { ownsUid, type ShardAssignment, unsharded } from "../core/shard.ts";
+import { ownsUid, type ShardAssignment, shardSelectorOf, unsharded } from "../core/shard.ts";
 import type { KubeClient } from "../kube/client.ts";
 import type { ListWatchOptions } from "../kube/list-watch.ts";
 import { StatefulSetShards } from "../kube/statefulset-shards.ts";
@@ -19,6 +19,8 @@ export interface Sharding extends Component {
   readonly assignment: ShardAssignment;
   /** Whether the object with this uid is this process's; the collectors ask at every event. */
   owns(uid: string): boolean;
+  /** The selector that asks the apiserver for this shard's objects only (undefined: unsharded, or filter: exporter). */
+  shardSelector(): string | undefined;
   /** Called with every assignment after the first (a StatefulSet that scales). */
   onChange(listener: ShardListener): void;
 }
@@ -52,6 +54,7 @@ export function buildSharding(config: Config, deps: ShardingDeps): Sharding {
       return current;
     },
     owns: (uid) => ownsUid(current, uid),
+    shardSelector: () => (config.sharding?.filter === "apiserver" ? shardSelectorOf(current) : undefined),
     onChange(listener) {
       listeners.push(listener);
     },
@@ -82,7 +85,8 @@ export function buildSharding(config: Config, deps: ShardingDeps): Sharding {
         logger.info("sharding", {
           shard: current.shard,
           shards: current.total,
-          hash: "fnv1a64(uid), jump consistent hash",
+          hash: "fnv1a64(uid) in equal ranges",
+          filter: sharding.filter,
           from: sharding.kind === "statefulset" ? `StatefulSet ${follower?.statefulSet}` : "configuration",
         });
       }

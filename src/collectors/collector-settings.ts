@@ -51,6 +51,11 @@ export interface CollectorDeps {
    * read at every event, so a new shard assignment applies at once.
    */
   owns: (uid: string) => boolean;
+  /**
+   * The shardSelector to list and watch with (undefined: none), read when the
+   * loops start, so a re-shard that relists asks for the new range.
+   */
+  shardSelector?: () => string | undefined;
   /** Overrides for the list/watch loop (tests shorten timeouts). */
   listWatch?: { watchTimeoutSeconds?: [number, number]; inactivityMs?: number; pageSize?: number };
 }

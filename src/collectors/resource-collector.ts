@@ -126,6 +126,11 @@ export class ResourceCollector {
       };
       if (selected.labelSelector) options.labelSelector = selected.labelSelector;
       if (selected.fieldSelector) options.fieldSelector = selected.fieldSelector;
+      const shardSelector = this.#deps.shardSelector?.();
+      if (shardSelector) {
+        options.shardSelector = shardSelector;
+        options.owns = (raw) => this.#ours(raw);
+      }
       const observer = this.#telemetry.observer(scope, this.scopes, () => this.#store.size);
       const loop = new ListWatch(this.#deps.client, this.#handler(scope), observer, options);
       this.#loops.push(loop);

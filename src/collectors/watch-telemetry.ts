@@ -28,6 +28,8 @@ export class WatchTelemetry {
   /** Epoch seconds of the newest confirmation per scope (absent: never listed). */
   readonly #confirmed = new Map<string, number>();
   readonly #dataTimestamp: { set(value: number): void };
+  /** Who keeps this shard's objects, once a list asked with a shard selector said so. */
+  #filter: "apiserver" | "exporter" | undefined;
   readonly #staleAfterSeconds: number;
   /** The resource's data timestamp as last written: the oldest scope's confirmation. */
   #oldest = 0;
@@ -176,6 +178,7 @@ export class WatchTelemetry {
         m.relists.inc({ ...this.#labels, reason });
         if (reason !== "initial") log.info("relisting", { resource: what, reason });
       },
+      shardSelector: (outcome) => this.#shardFilter(what, outcome),
       listDuration: (seconds, count) => {
         m.listDuration.observe(this.#labels, seconds);
         log.debug("list finished", { resource: what, objects: count, seconds });
@@ -208,5 +211,26 @@ export class WatchTelemetry {
     const m = this.#metrics;
     for (const gauge of [m.synced, m.objects, m.series, m.lastEvent, m.lastSync, m.dataTimestamp])
       gauge.remove(this.#labels);
+    for (const filter of ["apiserver", "exporter"]) m.shardFilter.remove({ ...this.#labels, filter });
+  }
+
+  /** After a list asked with the shard's selector: who keeps the shard's objects, said once per change. */
+  #shardFilter(what: string, outcome: "applied" | "ignored" | "refused"): void {
+    const filter = outcome === "applied" ? "apiserver" : "exporter";
+    if (filter === this.#filter) return;
+    const m = this.#metrics.shardFilter;
+    if (this.#filter) m.remove({ ...this.#labels, filter: this.#filter });
+    m.set({ ...this.#labels, filter }, 1);
+    this.#filter = filter;
+    if (outcome === "applied")
+      this.#logger.info("the apiserver sends this shard's objects only", { resource: what });
+    else
+      this.#logger.info("the apiserver sends every object; this shard keeps its own", {
+        resource: what,
+        why:
+          outcome === "refused"
+            ? "it refused the shard selector"
+            : "it ignored the shard selector (no ShardedListAndWatch)",
+      });
   }
 }

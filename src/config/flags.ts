@@ -35,6 +35,7 @@ const flagSpecs = {
   "web-config-file": { type: "string", to: "webConfigFile" },
   shard: { type: "string", to: "sharding.shard", whole: true },
   "total-shards": { type: "string", to: "sharding.totalShards", whole: true },
+  "shard-filter": { type: "string", to: "sharding.filter" },
   pod: { type: "string", to: "sharding.pod" },
   "pod-namespace": { type: "string", to: "sharding.podNamespace" },
   version: { type: "boolean" },
@@ -113,10 +114,12 @@ Flags:
   --web-config-file PATH   serve /metrics over HTTPS as this exporter-toolkit web configuration says
   --shard N, --total-shards M
                            keep, export and trace only the objects whose uid hashes to shard N of M
-                           (FNV-1a 64 and jump hashing, as kube-state-metrics shards)
+                           (FNV-1a 64 of the uid in N equal ranges, as the apiserver's ShardedListAndWatch)
   --pod NAME, --pod-namespace NAMESPACE
                            or: this process is StatefulSet pod NAME (e.g. from the downward API): shard =
                            its ordinal, shards = the StatefulSet's replicas, followed as it scales
+  --shard-filter WHERE     apiserver (default): list and watch with the shard's selector, so an apiserver
+                           with ShardedListAndWatch sends only this shard's objects; exporter: receive all
   --version                print the version and exit
   -h, --help               print this help and exit
 

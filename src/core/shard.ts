@@ -1,13 +1,15 @@
-// Which shard owns an object: FNV-1a 64 of the object's uid, placed into one
-// of `total` buckets by jump consistent hashing (Lamping & Veach, 2014), the
-// scheme kube-state-metrics uses, so an object lands on the same shard number
-// in both. Jump hashing moves as few objects as possible when the number of
-// shards changes: growing from n to m shards only moves objects to the new
-// shards n…m−1, never between the old ones. Every component that asks "is this
-// object ours?" calls ownsUid(); nothing else hashes uids for sharding.
+// Which shard owns an object: FNV-1a 64 of the object's uid, and shard s of
+// n owns the hashes in [⌈s·2⁶⁴/n⌉, ⌈(s+1)·2⁶⁴/n⌉): n contiguous, equal ranges,
+// the scheme of kube-apiserver's ShardedListAndWatch (shardRange over
+// object.metadata.uid), so the apiserver can send a shard only its own objects
+// (shardSelectorOf) and a shard owns the same objects whether the apiserver
+// filters or the exporter does. Re-sharding from n to m shards moves about
+// half of the objects (ranges shift), where kube-state-metrics' jump hash
+// moves |m−n|/max(m,n): a re-shard relists (docs/install.md). Every component
+// that asks "is this object ours?" calls ownsUid(); nothing else hashes uids.
 //
-// 64-bit arithmetic is done on two 32-bit halves (no BigInt): every watch event
-// of every shard is hashed, so this runs once per object per event.
+// 64-bit arithmetic is done on two 32-bit halves (no BigInt per event): every
+// watch event of every shard is hashed, so this runs once per object per event.
 
 /**
  * This process's part of the objects: shard `shard` of `total`. A shard out of
@@ -21,19 +23,6 @@ export interface ShardAssignment {
 export const unsharded: ShardAssignment = { shard: 0, total: 1 };
 
 const two32 = 0x1_0000_0000;
-
-/** a × b for 32-bit unsigned a and b, as the high and low 32-bit halves of the 64-bit product. */
-function mul32(a: number, b: number): { hi: number; lo: number } {
-  const a0 = a & 0xffff;
-  const a1 = a >>> 16;
-  const b0 = b & 0xffff;
-  const b1 = b >>> 16;
-  const low = a0 * b0;
-  const mid = a1 * b0 + a0 * b1; // < 2^33: exact in a double
-  const lo = low + (mid % 0x1_0000) * 0x1_0000;
-  const hi = a1 * b1 + Math.floor(mid / 0x1_0000) + Math.floor(lo / two32);
-  return { hi: hi >>> 0, lo: lo >>> 0 };
-}
 
 /** Undefined when every character is 7-bit (uids are RFC 4122 text): then the string is hashed as is, without a copy. */
 function utf8Unless7Bit(text: string): Uint8Array | undefined {
@@ -57,37 +46,72 @@ export function fnv1a64(text: string): [number, number] {
   return [hi, lo];
 }
 
-// The linear congruential step of jump hashing: key × 2862933555777941757 + 1 (mod 2^64).
-const stepHi = 0x27bb2ee6;
-const stepLo = 0x87b0b0fd;
+/** A 64-bit value as [high, low] 32-bit halves; `end` 2^64 is [0x1_0000_0000, 0]. */
+type Halves = readonly [number, number];
 
-/** The bucket in [0, buckets) of a 64-bit key given as [high, low] halves. */
-export function jumpHash(key: readonly [number, number], buckets: number): number {
-  if (!Number.isInteger(buckets) || buckets < 1) {
-    throw new RangeError(`jump hash: buckets must be a positive integer (got ${buckets})`);
+const two64 = 1n << 64n;
+
+/**
+ * ⌈shard·2⁶⁴/total⌉ as halves (total ≥ 1, 0 ≤ shard ≤ total): with the
+ * ceiling, the shard of a hash h is exactly ⌊h·total/2⁶⁴⌋ (see shardOfUid).
+ */
+function bound(shard: number, total: number): Halves {
+  const value = (BigInt(shard) * two64 + BigInt(total) - 1n) / BigInt(total);
+  return [Number(value >> 32n), Number(value & 0xffff_ffffn)];
+}
+
+/** The hashes shard `shard` of `total` owns: [start, end), end up to 2^64. */
+export interface ShardRange {
+  start: Halves;
+  end: Halves;
+}
+
+const rangeCache = new Map<string, ShardRange>();
+
+/** The range of an assignment in range (cached: the collectors ask at every event). */
+export function shardRange(assignment: ShardAssignment): ShardRange {
+  const key = `${assignment.shard}/${assignment.total}`;
+  let range = rangeCache.get(key);
+  if (!range) {
+    range = {
+      start: bound(assignment.shard, assignment.total),
+      end: bound(assignment.shard + 1, assignment.total),
+    };
+    rangeCache.set(key, range);
   }
-  let [hi, lo] = key;
-  // The loop runs at least once (buckets ≥ 1), so b is always set by it.
-  let b = 0;
-  let j = 0;
-  while (j < buckets) {
-    b = j;
-    const low = mul32(lo, stepLo);
-    const nextHi = (low.hi + Math.imul(hi, stepLo) + Math.imul(lo, stepHi)) >>> 0;
-    const nextLo = low.lo + 1;
-    lo = nextLo >>> 0;
-    hi = nextLo >= two32 ? (nextHi + 1) >>> 0 : nextHi;
-    // (key >> 33) + 1 is the high half shifted by one, plus one.
-    // In this order (divide, then multiply) as the published algorithm does, so
-    // the float rounding, and hence the bucket, is the same as everywhere else.
-    j = Math.floor((b + 1) * (2 ** 31 / ((hi >>> 1) + 1)));
-  }
-  return b;
+  return range;
+}
+
+const below = (a: Halves, b: Halves): boolean => a[0] < b[0] || (a[0] === b[0] && a[1] < b[1]);
+
+/** Whether the hash lies in the range. */
+export function inShardRange(hash: Halves, range: ShardRange): boolean {
+  return !below(hash, range.start) && below(hash, range.end);
+}
+
+/** The apiserver's form of a bound: '0x' and 16 lower-case hex digits, or 0x10000000000000000 for 2^64. */
+export function hexBound([hi, lo]: Halves): string {
+  if (hi >= 0x1_0000_0000) return "0x10000000000000000";
+  return `0x${hi.toString(16).padStart(8, "0")}${lo.toString(16).padStart(8, "0")}`;
+}
+
+/**
+ * The list/watch `shardSelector` that asks the apiserver for this shard's
+ * objects only; undefined unsharded (one shard takes everything) or out of range.
+ */
+export function shardSelectorOf(assignment: ShardAssignment): string | undefined {
+  if (assignment.total <= 1 || !inRange(assignment)) return undefined;
+  const { start, end } = shardRange(assignment);
+  return `shardRange(object.metadata.uid, '${hexBound(start)}', '${hexBound(end)}')`;
 }
 
 /** The shard (0 ≤ shard < total) of the object with this uid. */
 export function shardOfUid(uid: string, total: number): number {
-  return jumpHash(fnv1a64(uid), total);
+  if (!Number.isInteger(total) || total < 1) {
+    throw new RangeError(`shards: the total must be a positive integer (got ${total})`);
+  }
+  const [hi, lo] = fnv1a64(uid);
+  return Number((((BigInt(hi) << 32n) | BigInt(lo)) * BigInt(total)) >> 64n);
 }
 
 /** False when the assignment owns nothing (its shard is out of [0, total)). */
@@ -99,16 +123,17 @@ export function inRange(assignment: ShardAssignment): boolean {
 export function ownsUid(assignment: ShardAssignment, uid: string): boolean {
   if (!inRange(assignment)) return false;
   // One shard owns everything: no hashing on every event of an unsharded exporter.
-  return assignment.total === 1 || shardOfUid(uid, assignment.total) === assignment.shard;
+  return assignment.total === 1 || inShardRange(fnv1a64(uid), shardRange(assignment));
 }
 
 /**
  * Whether moving from `previous` to `next` can give this process objects it
- * did not own (so it must list them again). With the same shard and at least
- * as many shards, jump hashing only takes objects away.
+ * did not own (so it must list them again): the new range is not inside the old.
  */
 export function mayGainObjects(previous: ShardAssignment, next: ShardAssignment): boolean {
   if (!inRange(next)) return false;
   if (!inRange(previous)) return true;
-  return !(next.shard === previous.shard && next.total >= previous.total);
+  const before = shardRange(previous);
+  const after = shardRange(next);
+  return below(after.start, before.start) || below(before.end, after.end);
 }

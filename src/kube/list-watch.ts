@@ -38,6 +38,11 @@ export interface ListWatchObserver {
   synced(synced: boolean): void;
   relist(reason: RelistReason): void;
   listDuration(seconds: number, objects: number): void;
+  /**
+   * After each list asked with a shardSelector: whether the apiserver applied
+   * it (it echoes the selector in the list's metadata.shardInfo), or refused it.
+   */
+  shardSelector?(outcome: "applied" | "ignored" | "refused"): void;
   watchEvent(type: string): void;
   error(operation: Operation, code: number, error: unknown): void;
   handlerError(error: unknown): void;
@@ -49,6 +54,19 @@ export interface ListWatchOptions {
   labelSelector?: string;
   /** e.g. metadata.name=NAME, to follow one object (RBAC may then grant it by resourceNames). */
   fieldSelector?: string;
+  /**
+   * Asks the apiserver for one shard's objects (ShardedListAndWatch, see
+   * core/shard.ts). An apiserver without the feature ignores it, and one that
+   * refuses it (400) is asked again without it: either way the handler still
+   * sees only what it owns, since the collector filters too.
+   */
+  shardSelector?: string;
+  /**
+   * Whether a listed object is this shard's: with a shard selector, a list
+   * holding another shard's object shows the apiserver did not apply it (a
+   * list of custom resources does not echo shardInfo, so this is the evidence).
+   */
+  owns?: (object: unknown) => boolean;
   pageSize?: number;
   /** Longest stretch of handing listed objects over before the event loop gets a turn (ms). */
   listSliceMs?: number;
@@ -98,11 +116,16 @@ export class ListWatch {
   readonly #client: KubeClient;
   readonly #handler: ListWatchHandler;
   readonly #observer: ListWatchObserver;
-  readonly #options: Required<Omit<ListWatchOptions, "labelSelector" | "fieldSelector" | "inactivityMs">> & {
+  readonly #options: Required<
+    Omit<ListWatchOptions, "labelSelector" | "fieldSelector" | "shardSelector" | "owns" | "inactivityMs">
+  > & {
     labelSelector: string | undefined;
     fieldSelector: string | undefined;
     inactivityMs: number | undefined;
   };
+  /** The shard selector while the apiserver takes it (dropped for good once refused). */
+  #shardSelector: string | undefined;
+  readonly #owns: ((object: unknown) => boolean) | undefined;
   readonly #backoff: Backoff;
   readonly #stop = new AbortController();
   #running: Promise<void> | undefined;
@@ -130,12 +153,30 @@ export class ListWatch {
       inactivityMs: options.inactivityMs,
       fieldSelector: options.fieldSelector,
     };
+    this.#shardSelector = options.shardSelector;
+    this.#owns = options.owns;
     this.#backoff = new Backoff({ ...this.#options.backoff, random: this.#options.random });
   }
 
-  /** Only when set: most collections are not narrowed by field. */
-  #fieldSelector(): { fieldSelector?: string } {
-    return this.#options.fieldSelector ? { fieldSelector: this.#options.fieldSelector } : {};
+  /** Only when set: most collections are not narrowed by field or shard. */
+  #selectors(): { fieldSelector?: string; shardSelector?: string } {
+    return {
+      ...(this.#options.fieldSelector && { fieldSelector: this.#options.fieldSelector }),
+      ...(this.#shardSelector && { shardSelector: this.#shardSelector }),
+    };
+  }
+
+  /**
+   * A 400 that names the shard selector: the apiserver has the field but
+   * refuses it (a disabled gate may do so). The next list goes without it.
+   */
+  #refusedShardSelector(status: number, body: unknown): boolean {
+    if (status !== 400 || this.#shardSelector === undefined) return false;
+    const message = (body as { message?: unknown } | undefined)?.message;
+    if (typeof message !== "string" || !/shard/i.test(message)) return false;
+    this.#shardSelector = undefined;
+    this.#guard(() => this.#observer.shardSelector?.("refused"));
+    return true;
   }
 
   start(): void {
@@ -219,16 +260,19 @@ export class ListWatch {
     let continueToken: string | undefined;
     let resourceVersion = "";
     let objects = 0;
+    // Whether the apiserver applied the shard selector: it said so, or an object of another shard came.
+    let echoed = false;
+    let foreign = false;
     do {
       const response = await this.#client.request<{
         items?: unknown[];
-        metadata?: { continue?: string; resourceVersion?: string };
+        metadata?: { continue?: string; resourceVersion?: string; shardInfo?: { selector?: string } };
       }>("GET", this.#options.path, {
         query: {
           limit: this.#options.pageSize,
           continue: continueToken,
           labelSelector: this.#options.labelSelector,
-          ...this.#fieldSelector(),
+          ...this.#selectors(),
         },
         signal,
         timeoutMs: 120_000,
@@ -236,15 +280,26 @@ export class ListWatch {
       // Stryker disable next-line StringLiteral: an ExpiredError only triggers a relist; its message is never shown
       if (response.status === 410 && continueToken) throw new ExpiredError("list continue token expired");
       if (response.status < 200 || response.status >= 300) {
+        // Refused: listed again at once, without it (no backoff: nothing is wrong with the apiserver).
+        if (this.#refusedShardSelector(response.status, response.body)) return this.#list(reason, signal);
         throw new KubeHttpError(response.status, response.body, `list ${this.#options.path}`);
       }
       const items = Array.isArray(response.body?.items) ? response.body.items : [];
+      if (this.#shardSelector !== undefined) {
+        echoed ||= response.body?.metadata?.shardInfo?.selector !== undefined;
+        foreign ||= this.#owns !== undefined && items.some((item) => !this.#owns?.(item));
+      }
       await this.#handOver(items, signal);
       objects += items.length;
       continueToken = response.body?.metadata?.continue || undefined;
       resourceVersion = response.body?.metadata?.resourceVersion ?? resourceVersion;
     } while (continueToken && !signal.aborted);
     this.#guard(() => this.#handler.listFinished());
+    // No object and no echo tells nothing: said after the next list that has one.
+    if (this.#shardSelector !== undefined && (echoed || foreign || objects > 0)) {
+      const outcome = echoed || !foreign ? "applied" : "ignored";
+      this.#guard(() => this.#observer.shardSelector?.(outcome));
+    }
     this.#guard(() => this.#observer.listDuration((this.#options.now() - started) / 1000, objects));
     return resourceVersion;
   }
@@ -322,7 +377,7 @@ export class ListWatch {
           resourceVersion: from,
           timeoutSeconds,
           labelSelector: this.#options.labelSelector,
-          ...this.#fieldSelector(),
+          ...this.#selectors(),
         },
         signal: abort.signal,
         onLine,

@@ -21,6 +21,7 @@ export interface SelfMetrics {
   synced: Gauge<ExporterLabels<"resourceSynced">>;
   objects: Gauge<ExporterLabels<"resourceObjects">>;
   series: Gauge<ExporterLabels<"resourceSeries">>;
+  shardFilter: Gauge<ExporterLabels<"resourceShardFilter">>;
   resourceInfo: Gauge<ExporterLabels<"resourceInfo">>;
   watchEvents: Counter<ExporterLabels<"watchEvents">>;
   watchErrors: Counter<ExporterLabels<"watchErrors">>;
@@ -82,6 +83,7 @@ export function createSelfMetrics(prefix: string, version: string): SelfMetrics 
     synced: f.gauge("resourceSynced"),
     objects: f.gauge("resourceObjects"),
     series: f.gauge("resourceSeries"),
+    shardFilter: f.gauge("resourceShardFilter"),
     resourceInfo: f.gauge("resourceInfo"),
     watchEvents: f.counter("watchEvents"),
     watchErrors: f.counter("watchErrors"),

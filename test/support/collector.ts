@@ -44,6 +44,7 @@ export interface OfflineOptions {
   tracer?: StateTracer;
   /** Which uids are this shard's (default: all). */
   owns?: (uid: string) => boolean;
+  shardSelector?: () => string | undefined;
   /** Epoch seconds; default 2026-01-01T01:00:00Z. */
   now?: number;
   /** For a collector that is started: the API its list/watch loops talk to (default: one that fails every call). */
@@ -119,6 +120,7 @@ export function offlineCollector(options: OfflineOptions = {}): OfflineCollector
       tracer: options.tracer,
       clock: () => clock.now,
       owns: options.owns ?? (() => true),
+      ...(options.shardSelector && { shardSelector: options.shardSelector }),
     },
     options.sampler,
   );

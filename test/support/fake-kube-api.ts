@@ -115,6 +115,7 @@ export function startLoop(
       synced: (synced) => log.push(`synced:${synced}`),
       relist: (reason) => log.push(`relist:${reason}`),
       listDuration: (seconds, objects) => durations.push([seconds, objects]),
+      shardSelector: (outcome) => log.push(`shardSelector:${outcome}`),
       watchEvent: (type) => log.push(`watchEvent:${type}`),
       error: (operation, code, error) => {
         log.push(`error:${operation}:${code}`);

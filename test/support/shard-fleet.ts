@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { objectFamilies } from "../../src/core/series/catalog.ts";
 import {
+  type ControlPlane,
   changeSpec,
   condition,
   createCr,
@@ -14,6 +15,7 @@ import {
   refFor,
 } from "../cluster/index.ts";
 import { type ExporterProcess, startExporterProcess } from "../deploy/exporter-process.ts";
+import { eventually } from "./exporter.ts";
 
 const repo = join(import.meta.dirname, "..", "..");
 const main = join(repo, "src", "main.ts");
@@ -237,4 +239,87 @@ export async function churn(
   await inBatches(deleted, 8, (name) => deleteCr(rest, refFor("widgets", namespace, name)));
   await createWidgets(rest, namespace, created);
   return [...names.filter((n) => !deleted.includes(n)), ...created];
+}
+
+/** Stops every exporter started through it when the test ends, pass or fail. */
+export function exporters(t: { after(fn: () => Promise<void>): void }) {
+  const running = new Set<RunningExporter>();
+  t.after(async () => {
+    await Promise.all([...running].map((e) => e.stop()));
+  });
+  return {
+    async start(...args: Parameters<typeof startExporter>): Promise<RunningExporter> {
+      const exporter = await startExporter(...args);
+      running.add(exporter);
+      return exporter;
+    },
+    async stop(exporter: RunningExporter): Promise<void> {
+      running.delete(exporter);
+      await exporter.stop();
+    },
+  };
+}
+
+export interface ApiWidget {
+  metadata: { name: string; uid: string; generation: number };
+  status?: { conditions?: { type: string; status: string; lastTransitionTime: string }[] };
+}
+
+/** Every widget as the API has it now. */
+export async function apiWidgets(plane: ControlPlane, namespace: string): Promise<ApiWidget[]> {
+  const list = await plane.admin.rest.get<{ items: ApiWidget[] }>(
+    `/apis/example.com/v1/namespaces/${namespace}/widgets`,
+  );
+  return list.items;
+}
+
+/**
+ * The reference's per-object lines once it shows what the API has now: every
+ * widget with its generation and its Ready status and transition time, and
+ * no other widget.
+ */
+export async function settledReference(plane: ControlPlane, reference: RunningExporter, namespace: string) {
+  const widgets = await apiWidgets(plane, namespace);
+  return eventually(
+    `${reference.label} shows the ${widgets.length} widgets as the API has them`,
+    async () => {
+      const lines = objectLines(await reference.metrics());
+      const has = new Set(lines);
+      const objects = new Set(lines.filter((l) => l.includes('kind="Widget"')).map(objectOf));
+      if (objects.size !== widgets.length) return false;
+      for (const w of widgets) {
+        const id = `group="example.com",kind="Widget",namespace="${namespace}",name="${w.metadata.name}"`;
+        const ready = w.status?.conditions?.find((c) => c.type === "Ready");
+        if (!has.has(`cr_metadata_generation{${id}} ${w.metadata.generation}`)) return false;
+        if (ready && !has.has(`cr_condition{${id},type="Ready",status="${ready.status}"} 1`)) return false;
+        const at = ready ? Date.parse(ready.lastTransitionTime) / 1000 : undefined;
+        if (at && !has.has(`cr_condition_last_transition_timestamp_seconds{${id},type="Ready"} ${at}`))
+          return false;
+      }
+      return lines;
+    },
+    90_000,
+  );
+}
+
+/** Waits until the shards' union equals the reference's lines; returns the check. */
+export async function unionEquals(reference: string[], shards: RunningExporter[], compareValues = true) {
+  let last = "";
+  try {
+    return await eventually(
+      "the shards' union to equal the unsharded process",
+      async () => {
+        const check = compareUnion(
+          reference,
+          await Promise.all(shards.map(async (s) => objectLines(await s.metrics()))),
+          compareValues,
+        );
+        last = check.message;
+        return check.ok && check;
+      },
+      60_000,
+    );
+  } catch (error) {
+    throw new Error(`${(error as Error).message}\nlast comparison: ${last}`);
+  }
 }

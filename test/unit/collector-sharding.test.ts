@@ -3,13 +3,19 @@
 // object twice; a new assignment drops objects without reporting them
 // deleted.
 import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
 import { test } from "node:test";
-import { ownsUid, type ShardAssignment } from "../../src/core/shard.ts";
+import { ownsUid, type ShardAssignment, shardSelectorOf } from "../../src/core/shard.ts";
 import type { ObjectObservation, StateTracer } from "../../src/tracing/state-tracer.ts";
 import { offlineCollector, perObjectText } from "../support/collector.ts";
+import { fakeKubeApi, waitFor } from "../support/fake-kube-api.ts";
 import { cond, widget } from "../support/objects.ts";
 
-const uid = (i: number): string => `6f1c2a4e-0000-4000-8000-${i.toString(16).padStart(12, "0")}`;
+/** Deterministic uids that look random, as the apiserver's (v4) are: shards by range need spread-out hashes. */
+const uid = (i: number): string => {
+  const h = createHash("sha256").update(String(i)).digest("hex");
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
+};
 
 /** 30 widgets in three namespaces, each one through a Ready transition (a histogram observation). */
 function events(): ["ADDED" | "MODIFIED" | "DELETED", unknown][] {
@@ -157,4 +163,35 @@ test("a new assignment drops the objects now another shard's, without reporting 
   assert.ok(foreign);
   c.collector.ingest("ADDED", widget({ name: "x", namespace: "ns0", uid: foreign }));
   assert.equal(c.collector.store.get(foreign), undefined);
+});
+
+test("lists and watches ask for the shard's range; a re-shard that relists asks for the new one", async (t) => {
+  let assignment: ShardAssignment = { shard: 1, total: 2 };
+  const { client, calls } = fakeKubeApi({});
+  const c = offlineCollector({
+    client,
+    owns: (id) => ownsUid(assignment, id),
+    shardSelector: () => shardSelectorOf(assignment),
+  });
+  t.after(() => c.collector.stop());
+  c.collector.start();
+  await waitFor(
+    () => calls.some((call) => call.kind === "watch"),
+    "the first watch",
+    () => calls,
+  );
+  assignment = { shard: 1, total: 3 };
+  await c.collector.reshard(true);
+  await waitFor(
+    () => calls.filter((call) => call.kind === "watch").length === 2,
+    "the watch after the re-shard",
+    () => calls,
+  );
+  const asked = calls.map((call) => [call.kind, call.query.shardSelector]);
+  assert.deepEqual(asked, [
+    ["list", "shardRange(object.metadata.uid, '0x8000000000000000', '0x10000000000000000')"],
+    ["watch", "shardRange(object.metadata.uid, '0x8000000000000000', '0x10000000000000000')"],
+    ["list", "shardRange(object.metadata.uid, '0x5555555555555556', '0xaaaaaaaaaaaaaaab')"],
+    ["watch", "shardRange(object.metadata.uid, '0x5555555555555556', '0xaaaaaaaaaaaaaaab')"],
+  ]);
 });

@@ -17,12 +17,14 @@ test("a fixed shard, from the file or from --shard/--total-shards", () => {
     kind: "fixed",
     shard: 2,
     total: 3,
+    filter: "apiserver",
   });
   const flags = flagOverrides(parseFlags(["--shard", "1", "--total-shards", "4"]));
   assert.deepEqual(parseConfigText("logLevel: info\n", "f.yaml", flags).sharding, {
     kind: "fixed",
     shard: 1,
     total: 4,
+    filter: "apiserver",
   });
   // Flags override the file's keys.
   assert.deepEqual(
@@ -31,8 +33,22 @@ test("a fixed shard, from the file or from --shard/--total-shards", () => {
       "f.yaml",
       flagOverrides(parseFlags(["--shard", "1"])),
     ).sharding,
-    { kind: "fixed", shard: 1, total: 2 },
+    { kind: "fixed", shard: 1, total: 2, filter: "apiserver" },
   );
+});
+
+test("the shard filter: the apiserver's where it offers one (default), or the exporter's only", () => {
+  assert.equal(
+    validateConfig({ sharding: { shard: 0, totalShards: 2, filter: "exporter" } }).sharding?.filter,
+    "exporter",
+  );
+  const flags = flagOverrides(
+    parseFlags(["--shard", "0", "--total-shards", "2", "--shard-filter", "exporter"]),
+  );
+  assert.equal(parseConfigText("{}", "f.yaml", flags).sharding?.filter, "exporter");
+  assert.deepEqual(problems({ sharding: { pod: "e-0", podNamespace: "obs", filter: "both" } }), [
+    'sharding.filter: expected one of apiserver, exporter, got "both"',
+  ]);
 });
 
 test("a StatefulSet pod, from the file (environment variables expanded) or from --pod/--pod-namespace", () => {
@@ -41,6 +57,7 @@ test("a StatefulSet pod, from the file (environment variables expanded) or from 
     kind: "statefulset",
     pod: "exporter-2",
     podNamespace: "monitoring",
+    filter: "apiserver",
   });
   // biome-ignore lint/suspicious/noTemplateCurlyInString: the configuration file's own ${NAME} syntax
   const text = "sharding:\n  pod: ${POD_NAME}\n  podNamespace: ${POD_NAMESPACE}\n";
@@ -52,6 +69,7 @@ test("a StatefulSet pod, from the file (environment variables expanded) or from 
       kind: "statefulset",
       pod: "cr-status-exporter-10",
       podNamespace: "obs",
+      filter: "apiserver",
     });
   } finally {
     for (const [key, value] of [
@@ -87,7 +105,7 @@ test("bad sharding settings name the field, the value and what was expected", ()
     'sharding: expected either shard and totalShards (a fixed shard) or pod and podNamespace (a StatefulSet pod), not both, got {"shard":0,"totalShards":2,"pod":"e-0","podNamespace":"obs"}',
   ]);
   assert.deepEqual(problems({ sharding: { shards: 3 } }), [
-    "sharding.shards: unknown key (allowed: shard, totalShards, pod, podNamespace)",
+    "sharding.shards: unknown key (allowed: shard, totalShards, pod, podNamespace, filter)",
     'sharding: expected shard and totalShards, or pod and podNamespace, got {"shards":3}',
   ]);
   assert.deepEqual(problems({ sharding: {} }), [
@@ -111,8 +129,14 @@ test("StatefulSet shards take no Lease; a fixed shard's replicas elect on a Leas
       'tracing.leaseName: expected no Lease with StatefulSet sharding (each pod is the only one of its shard and emits its own objects\' spans), got "spans"',
     ],
   );
-  assert.equal(shardLeaseName("spans", { kind: "fixed", shard: 2, total: 3 }), "spans-shard-2");
-  assert.equal(shardLeaseName("spans", { kind: "fixed", shard: 0, total: 1 }), "spans");
+  assert.equal(
+    shardLeaseName("spans", { kind: "fixed", shard: 2, total: 3, filter: "apiserver" }),
+    "spans-shard-2",
+  );
+  assert.equal(shardLeaseName("spans", { kind: "fixed", shard: 0, total: 1, filter: "apiserver" }), "spans");
   assert.equal(shardLeaseName("spans", undefined), "spans");
-  assert.equal(shardLeaseName(undefined, { kind: "fixed", shard: 1, total: 2 }), undefined);
+  assert.equal(
+    shardLeaseName(undefined, { kind: "fixed", shard: 1, total: 2, filter: "apiserver" }),
+    undefined,
+  );
 });

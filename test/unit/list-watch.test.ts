@@ -578,3 +578,126 @@ test("without inactivityMs, a silent watch is cut 15 s after its server-side tim
   await settle();
   assert.match(String(run.errors[0]), /no data on the watch for 16000 ms; reconnecting/);
 });
+
+const shardSelector = "shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000')";
+
+test("a shard selector goes on every list page and watch; the list tells whether the apiserver applied it", async (t) => {
+  // The apiserver says so (shardInfo), or it is seen: no object of another shard came (a custom
+  // resource list echoes no shardInfo); an object of another shard shows it was ignored.
+  const cases = [
+    { echo: true, owned: ["a"], outcome: "applied" },
+    { echo: false, owned: ["a", "b"], outcome: "applied" },
+    { echo: false, owned: ["a"], outcome: "ignored" },
+  ];
+  for (const { echo, owned, outcome } of cases) {
+    const run = startLoop(
+      t,
+      {
+        lists: (q) => ({
+          status: 200,
+          body: {
+            items: [object(q.continue === undefined ? "a" : "b", "1")],
+            metadata: {
+              continue: q.continue === undefined ? "page2" : undefined,
+              resourceVersion: "10",
+              ...(echo && { shardInfo: { selector: q.shardSelector } }),
+            },
+          },
+        }),
+      },
+      {
+        pageSize: 1,
+        shardSelector,
+        owns: (o) => owned.includes((o as { metadata: { name: string } }).metadata.name),
+      },
+    );
+    await waitFor(
+      () => watches(run.calls).length === 1,
+      "the watch",
+      () => run.log,
+    );
+    const lists = run.calls.filter((c) => c.kind === "list");
+    assert.deepEqual(
+      [...lists, ...watches(run.calls)].map((c) => c.query.shardSelector),
+      [shardSelector, shardSelector, shardSelector],
+    );
+    assert.deepEqual(
+      run.log.filter((l) => l.startsWith("shardSelector:") || l === "listFinished"),
+      ["listFinished", `shardSelector:${outcome}`],
+      `echo ${echo}, owned ${owned}: said once, after the list`,
+    );
+  }
+});
+
+test("an empty list without shardInfo says nothing about the shard selector", async (t) => {
+  const run = startLoop(t, {}, { shardSelector, owns: () => true });
+  await waitFor(
+    () => watches(run.calls).length === 1,
+    "the watch",
+    () => run.log,
+  );
+  assert.deepEqual(
+    run.log.filter((l) => l.startsWith("shardSelector:")),
+    [],
+  );
+});
+
+test("a shard selector the apiserver refuses (400 naming it) is dropped: listed again at once without it", async (t) => {
+  const run = startLoop(
+    t,
+    {
+      lists: (q) =>
+        q.shardSelector !== undefined
+          ? {
+              status: 400,
+              body: { kind: "Status", code: 400, message: "invalid shardSelector: not enabled" },
+            }
+          : { status: 200, body: { items: [object("a", "1")], metadata: { resourceVersion: "10" } } },
+    },
+    { shardSelector },
+  );
+  await waitFor(
+    () => watches(run.calls).length === 1,
+    "the watch",
+    () => run.log,
+  );
+  assert.deepEqual(
+    run.calls.map((c) => [c.kind, c.query.shardSelector]),
+    [
+      ["list", shardSelector],
+      ["list", undefined],
+      ["watch", undefined],
+    ],
+  );
+  assert.ok(run.log.includes("shardSelector:refused"));
+  assert.ok(run.log.includes("listed:a"));
+  assert.ok(
+    !run.log.some((l) => l.startsWith("error:")),
+    "not an error: nothing is wrong with the apiserver",
+  );
+});
+
+test("any other 400 stays an error, and the selector is kept", async (t) => {
+  let first = true;
+  const run = startLoop(
+    t,
+    {
+      lists: () => {
+        if (!first) return { status: 200, body: { items: [], metadata: { resourceVersion: "1" } } };
+        first = false;
+        return { status: 400, body: { kind: "Status", code: 400, message: "bad labelSelector" } };
+      },
+    },
+    { shardSelector, backoff: { initialMs: 1, maxMs: 1 } },
+  );
+  await waitFor(
+    () => watches(run.calls).length === 1,
+    "the watch",
+    () => run.log,
+  );
+  assert.ok(run.log.includes("error:list:400"));
+  assert.deepEqual(
+    run.calls.map((c) => c.query.shardSelector),
+    [shardSelector, shardSelector, shardSelector],
+  );
+});

@@ -58,6 +58,12 @@ const exporterSpecs = {
     help: "Per-object series currently exported.",
     labels: r,
   },
+  resourceShardFilter: {
+    suffix: "exporter_resource_shard_filter",
+    type: "gauge",
+    help: "A sharded process's resource: 1 for who keeps its shard's objects (apiserver: the list and watch carry the shard's selector and the apiserver applies it; exporter: every object is received and the shard's kept).",
+    labels: [...r, "filter"],
+  },
   resourceInfo: {
     suffix: "exporter_resource_info",
     type: "gauge",
