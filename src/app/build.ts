@@ -102,6 +102,7 @@ export async function buildApp(initial: Config, deps: AppDeps): Promise<App> {
     clock: nowSeconds,
     owns: sharding.owns,
     shardSelector: sharding.shardSelector,
+    sharded: () => sharding.assignment.total > 1,
     listWatch: deps.listWatch,
   });
   // A selector names the range: asked for by the apiserver, a new range is listed again whatever it gains.

@@ -56,6 +56,8 @@ export interface CollectorDeps {
    * loops start, so a re-shard that relists asks for the new range.
    */
   shardSelector?: () => string | undefined;
+  /** Whether this process keeps only some of the objects (a shard of several): read when the loops start. */
+  sharded?: () => boolean;
   /** Overrides for the list/watch loop (tests shorten timeouts). */
   listWatch?: { watchTimeoutSeconds?: [number, number]; inactivityMs?: number; pageSize?: number };
 }

@@ -131,6 +131,8 @@ export class ResourceCollector {
         options.shardSelector = shardSelector;
         options.owns = (raw) => this.#ours(raw);
       }
+      // Other shards' watch events are then passed over before they are parsed.
+      if (this.#deps.sharded?.()) options.ownsUid = (uid) => this.#deps.owns(uid);
       const observer = this.#telemetry.observer(scope, this.scopes, () => this.#store.size);
       const loop = new ListWatch(this.#deps.client, this.#handler(scope), observer, options);
       this.#loops.push(loop);

@@ -19,6 +19,7 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { Backoff, sleep } from "./backoff.ts";
 import { type KubeClient, KubeHttpError } from "./client.ts";
+import { peekStrings } from "./json-peek.ts";
 
 export type RelistReason = "initial" | "expired" | "error";
 export type WatchEventType = "ADDED" | "MODIFIED" | "DELETED";
@@ -67,6 +68,13 @@ export interface ListWatchOptions {
    * list of custom resources does not echo shardInfo, so this is the evidence).
    */
   owns?: (object: unknown) => boolean;
+  /**
+   * Whether the object with this uid is this shard's. Set, a watch event of
+   * another shard's object is recognised from its text (json-peek.ts) and
+   * passed over unparsed, while the apiserver is not seen to apply the shard
+   * selector.
+   */
+  ownsUid?: (uid: string) => boolean;
   pageSize?: number;
   /** Longest stretch of handing listed objects over before the event loop gets a turn (ms). */
   listSliceMs?: number;
@@ -117,7 +125,10 @@ export class ListWatch {
   readonly #handler: ListWatchHandler;
   readonly #observer: ListWatchObserver;
   readonly #options: Required<
-    Omit<ListWatchOptions, "labelSelector" | "fieldSelector" | "shardSelector" | "owns" | "inactivityMs">
+    Omit<
+      ListWatchOptions,
+      "labelSelector" | "fieldSelector" | "shardSelector" | "owns" | "ownsUid" | "inactivityMs"
+    >
   > & {
     labelSelector: string | undefined;
     fieldSelector: string | undefined;
@@ -126,6 +137,9 @@ export class ListWatch {
   /** The shard selector while the apiserver takes it (dropped for good once refused). */
   #shardSelector: string | undefined;
   readonly #owns: ((object: unknown) => boolean) | undefined;
+  readonly #ownsUid: ((uid: string) => boolean) | undefined;
+  /** The last list showed the apiserver applying the shard selector: every event is then ours. */
+  #filteredByApiserver = false;
   readonly #backoff: Backoff;
   readonly #stop = new AbortController();
   #running: Promise<void> | undefined;
@@ -155,6 +169,7 @@ export class ListWatch {
     };
     this.#shardSelector = options.shardSelector;
     this.#owns = options.owns;
+    this.#ownsUid = options.ownsUid;
     this.#backoff = new Backoff({ ...this.#options.backoff, random: this.#options.random });
   }
 
@@ -298,6 +313,7 @@ export class ListWatch {
     // No object and no echo tells nothing: said after the next list that has one.
     if (this.#shardSelector !== undefined && (echoed || foreign || objects > 0)) {
       const outcome = echoed || !foreign ? "applied" : "ignored";
+      this.#filteredByApiserver = outcome === "applied";
       this.#guard(() => this.#observer.shardSelector?.(outcome));
     }
     this.#guard(() => this.#observer.listDuration((this.#options.now() - started) / 1000, objects));
@@ -319,6 +335,21 @@ export class ListWatch {
       if (signal.aborted) throw new Error("stopped while listing");
       sliceStart = this.#options.now();
     }
+  }
+
+  /**
+   * The type and resourceVersion of a watch event of another shard's object,
+   * read from its text; undefined for this shard's (and anything not read
+   * that way), which is parsed.
+   */
+  #foreignEvent(line: string): { type: string; resourceVersion: string | undefined } | undefined {
+    if (!this.#ownsUid || this.#filteredByApiserver) return undefined;
+    const type = peekStrings(line, [], ["type"])?.get("type");
+    if (type !== "ADDED" && type !== "MODIFIED" && type !== "DELETED") return undefined;
+    const meta = peekStrings(line, ["object", "metadata"], ["resourceVersion", "uid"]);
+    const uid = meta?.get("uid");
+    if (uid === undefined || this.#ownsUid(uid)) return undefined;
+    return { type, resourceVersion: meta?.get("resourceVersion") };
   }
 
   /** Watches until the server ends the stream; returns the resourceVersion to resume from. */
@@ -343,6 +374,12 @@ export class ListWatch {
       }, inactivityMs);
     };
     const onLine = (line: string): void => {
+      const foreign = this.#foreignEvent(line);
+      if (foreign) {
+        this.#guard(() => this.#observer.watchEvent(foreign.type));
+        if (foreign.resourceVersion) resourceVersion = foreign.resourceVersion;
+        return;
+      }
       let event: WatchEvent;
       try {
         event = JSON.parse(line) as WatchEvent;

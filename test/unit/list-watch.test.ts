@@ -701,3 +701,99 @@ test("any other 400 stays an error, and the selector is kept", async (t) => {
     [shardSelector, shardSelector, shardSelector],
   );
 });
+
+const owned = (name: string, rv: string, uid: string) => ({ metadata: { name, resourceVersion: rv, uid } });
+
+test("a shard's loop passes over other shards' watch events unparsed, counting them and resuming past them", async (t) => {
+  let parsed = 0;
+  const parse = JSON.parse;
+  t.mock.method(JSON, "parse", (...args: Parameters<typeof JSON.parse>) => {
+    parsed++;
+    return parse(...args);
+  });
+  const run = startLoop(
+    t,
+    {
+      lists: [
+        // Another shard's object in the list: the apiserver did not apply the selector.
+        {
+          status: 200,
+          body: {
+            items: [owned("mine", "1", "u-mine"), owned("theirs", "1", "u-theirs")],
+            metadata: { resourceVersion: "1" },
+          },
+        },
+      ],
+      watches: [
+        (o) => {
+          o.onOpen?.();
+          parsed = 0;
+          o.onLine(watchLine("ADDED", owned("theirs", "2", "u-theirs")));
+          o.onLine(watchLine("MODIFIED", owned("mine", "3", "u-mine")));
+          o.onLine(watchLine("DELETED", owned("theirs", "4", "u-theirs")));
+        },
+      ],
+    },
+    {
+      shardSelector,
+      owns: (o) => (o as { metadata: { uid: string } }).metadata.uid === "u-mine",
+      ownsUid: (uid) => uid === "u-mine",
+    },
+  );
+  await waitFor(
+    () => watches(run.calls).length === 2,
+    "the second watch",
+    () => run.log,
+  );
+  assert.deepEqual(
+    run.log.filter((l) => /^(ADDED|MODIFIED|DELETED):/.test(l)),
+    ["MODIFIED:mine"],
+    "only this shard's event reaches the handler",
+  );
+  assert.equal(run.log.filter((l) => l.startsWith("watchEvent:")).length, 3, "all three are counted");
+  assert.equal(
+    watches(run.calls)[1]?.query.resourceVersion,
+    "4",
+    "resumes after the last event, skipped or not",
+  );
+  assert.equal(parsed, 1, "only this shard's event was parsed");
+});
+
+test("once a list shows the apiserver applies the selector, no event is peeked at: each is parsed and handled", async (t) => {
+  const asked: string[] = [];
+  const run = startLoop(
+    t,
+    {
+      lists: [
+        {
+          status: 200,
+          body: {
+            items: [owned("mine", "1", "u-mine")],
+            metadata: { resourceVersion: "1", shardInfo: { selector: shardSelector } },
+          },
+        },
+      ],
+      watches: [
+        (o) => {
+          o.onOpen?.();
+          o.onLine(watchLine("ADDED", owned("other", "2", "u-other")));
+        },
+      ],
+    },
+    {
+      shardSelector,
+      owns: () => true,
+      ownsUid: (uid) => {
+        asked.push(uid);
+        return false;
+      },
+    },
+  );
+  await waitFor(
+    () => watches(run.calls).length === 2,
+    "the second watch",
+    () => run.log,
+  );
+  assert.ok(run.log.includes("ADDED:other"), "handed over: the collector's own check decides");
+  assert.deepEqual(asked, [], "ownsUid not asked while the apiserver filters");
+});

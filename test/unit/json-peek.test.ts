@@ -1,0 +1,105 @@
+// Peeking at a watch event's type, resourceVersion and uid without parsing
+// it: the same values JSON.parse gives, on the shapes the apiserver sends and
+// on random JSON around them; a "uid" anywhere else (owner references,
+// labels, nested objects before metadata) is never taken for the object's;
+// anything it cannot read is left to JSON.parse (undefined), never misread.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import fc from "fast-check";
+import { peekStrings } from "../../src/kube/json-peek.ts";
+
+const metadataPath = ["object", "metadata"] as const;
+const fields = ["resourceVersion", "uid"] as const;
+
+function peeked(text: string): Record<string, string> | undefined {
+  const found = peekStrings(text, metadataPath, fields);
+  return found && Object.fromEntries(found);
+}
+
+test("an apiserver-shaped event: sorted keys, owner references and labels named uid before metadata.uid", () => {
+  const event = {
+    type: "MODIFIED",
+    object: {
+      apiVersion: "example.com/v1",
+      kind: "Widget",
+      metadata: {
+        annotations: { note: 'a "quoted" {brace} \\ and "uid":"fake"' },
+        creationTimestamp: "2026-01-01T00:00:00Z",
+        generation: 3,
+        labels: { uid: "label-value" },
+        managedFields: [{ fieldsV1: { "f:metadata": { "f:uid": {} } }, manager: "m" }],
+        name: "w1",
+        namespace: "ns",
+        ownerReferences: [{ apiVersion: "v1", kind: "X", name: "o", uid: "owner-uid" }],
+        resourceVersion: "12345",
+        uid: "0b6f2b3e-6c4e-4d8e-9a55-2f8f6f0e7c11",
+      },
+      spec: { uid: "spec-uid" },
+      status: { conditions: [{ type: "Ready", status: "True" }] },
+    },
+  };
+  for (const text of [JSON.stringify(event), JSON.stringify(event, null, 2)]) {
+    assert.deepEqual(peeked(text), { resourceVersion: "12345", uid: "0b6f2b3e-6c4e-4d8e-9a55-2f8f6f0e7c11" });
+    assert.equal(peekStrings(text, [], ["type"])?.get("type"), "MODIFIED");
+  }
+});
+
+test("text it cannot read gives undefined or what is there, never another field's value", () => {
+  assert.equal(peeked(""), undefined);
+  assert.equal(peeked("not json"), undefined);
+  assert.equal(peeked('{"object":[1,2]}'), undefined, "object not an object");
+  assert.equal(peeked('{"object":{"metadata":{"uid":"cut'), undefined, "cut short");
+  assert.equal(
+    peeked('{"object":{"metadata":{"uid":"a\\u0062c"}}}')?.uid,
+    undefined,
+    "escaped: left to JSON.parse",
+  );
+  assert.deepEqual(peeked('{"object":{"metadata":{"uid":1}}}'), {}, "not a string: absent");
+  assert.deepEqual(peeked('{"object":{"metadata":{}}}'), {});
+});
+
+/** A JSON value with no "uid" or "resourceVersion" key at the object.metadata level. */
+const noise = fc.jsonValue({ maxDepth: 3 });
+
+test("on random events the peeked values are JSON.parse's (keys in any order, noise around them)", () => {
+  const event = fc.record({
+    before: fc.dictionary(fc.string(), noise, { maxKeys: 4 }),
+    metaBefore: fc.dictionary(fc.string(), noise, { maxKeys: 4 }),
+    metaAfter: fc.dictionary(fc.string(), noise, { maxKeys: 4 }),
+    uid: fc.uuid(),
+    resourceVersion: fc.stringMatching(/^[0-9]{1,12}$/),
+    space: fc.constantFrom(undefined, 1, 2, "\t"),
+  });
+  fc.assert(
+    fc.property(event, ({ before, metaBefore, metaAfter, uid, resourceVersion, space }) => {
+      const metadata: Record<string, unknown> = { ...metaBefore };
+      delete metadata.uid;
+      delete metadata.resourceVersion;
+      Object.assign(metadata, { uid, resourceVersion }, metaAfter);
+      metadata.uid = uid;
+      metadata.resourceVersion = resourceVersion;
+      const object: Record<string, unknown> = { ...before, metadata };
+      const text = JSON.stringify({ type: "ADDED", object }, null, space);
+      const parsed = JSON.parse(text) as { object: { metadata: { uid: string; resourceVersion: string } } };
+      assert.deepEqual(peeked(text), {
+        resourceVersion: parsed.object.metadata.resourceVersion,
+        uid: parsed.object.metadata.uid,
+      });
+    }),
+    { numRuns: 1000 },
+  );
+});
+
+test("on arbitrary JSON a peeked value is always JSON.parse's value at that path", () => {
+  fc.assert(
+    fc.property(fc.jsonValue({ maxDepth: 4 }), fc.constantFrom(undefined, 1), (value, space) => {
+      const text = JSON.stringify({ object: { metadata: value } }, null, space);
+      const found = peekStrings(text, metadataPath, fields);
+      const meta = (JSON.parse(text) as { object: { metadata: unknown } }).object.metadata;
+      for (const [key, got] of found ?? []) {
+        assert.equal((meta as Record<string, unknown>)[key], got, `${key} in ${text.slice(0, 200)}`);
+      }
+    }),
+    { numRuns: 1000 },
+  );
+});
