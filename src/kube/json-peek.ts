@@ -5,13 +5,25 @@
 // walk follows the structure (strings with their escapes, nested objects and
 // arrays skipped whole), so a "uid" key anywhere else (an owner reference, a
 // label) is never taken for the object's. Anything unexpected (not an object
-// where one is needed, an escaped key or value, text cut short) gives
-// undefined, and the caller parses the text as before.
+// where one is needed, an escaped value, text cut short) gives undefined, and
+// the caller parses the text as before. It allocates only the values it
+// returns: no match objects, closures or key strings per member, so passing
+// over an event leaves next to nothing for the young generation.
 
-const whitespace = new Set([" ", "\t", "\n", "\r"]);
+const quote = 34;
+const backslash = 92;
+const colon = 58;
+const comma = 44;
+const openBrace = 123;
+const closeBrace = 125;
+const openBracket = 91;
+const closeBracket = 93;
+
+/** Space, tab, line feed, carriage return. */
+const isWhitespace = (code: number): boolean => code === 32 || code === 9 || code === 10 || code === 13;
 
 function skipWhitespace(text: string, i: number): number {
-  while (i < text.length && whitespace.has(text.charAt(i))) i++;
+  while (i < text.length && isWhitespace(text.charCodeAt(i))) i++;
   return i;
 }
 
@@ -20,7 +32,7 @@ function skipString(text: string, i: number): number {
   let end = text.indexOf('"', i + 1);
   while (end !== -1) {
     let backslashes = 0;
-    while (text.charCodeAt(end - 1 - backslashes) === 92) backslashes++;
+    while (text.charCodeAt(end - 1 - backslashes) === backslash) backslashes++;
     if (backslashes % 2 === 0) return end + 1;
     end = text.indexOf('"', end + 1);
   }
@@ -30,37 +42,89 @@ function skipString(text: string, i: number): number {
 /** The index after the object or array starting at `i`, or -1. */
 function skipContainer(text: string, i: number): number {
   let depth = 0;
-  while (i < text.length) {
-    const c = text.charAt(i);
-    if (c === '"') {
-      i = skipString(text, i);
-      if (i === -1) return -1;
-      continue;
-    }
-    if (c === "{" || c === "[") depth++;
-    else if (c === "}" || c === "]") {
-      depth--;
-      if (depth === 0) return i + 1;
-    }
-    i++;
+  for (let j = i; j < text.length; j++) {
+    const code = text.charCodeAt(j);
+    if (code === quote) {
+      // A string: jumped over whole (its brackets are text).
+      const end = skipString(text, j);
+      if (end === -1) return -1;
+      j = end - 1;
+    } else if (code === openBrace || code === openBracket) depth++;
+    else if ((code === closeBrace || code === closeBracket) && --depth === 0) return j + 1;
   }
   return -1;
 }
 
 /** The index after the value starting at `i`, or -1. */
 function skipValue(text: string, i: number): number {
-  const c = text.charAt(i);
-  if (c === '"') return skipString(text, i);
-  if (c === "{" || c === "[") return skipContainer(text, i);
+  const code = text.charCodeAt(i);
+  if (code === quote) return skipString(text, i);
+  if (code === openBrace || code === openBracket) return skipContainer(text, i);
   // A number, true, false or null: up to the next delimiter.
-  while (i < text.length && !",}] \t\n\r".includes(text.charAt(i))) i++;
+  while (i < text.length) {
+    const c = text.charCodeAt(i);
+    if (c === comma || c === closeBrace || c === closeBracket || isWhitespace(c)) break;
+    i++;
+  }
   return i;
+}
+
+/** Which of `keys` the key string at [start, end) (quotes excluded) is; -1 none, -2 an escape it cannot compare. */
+function keyIndex(text: string, start: number, end: number, keys: readonly string[]): number {
+  const escaped = text.indexOf("\\", start);
+  if (escaped !== -1 && escaped < end) {
+    // Rare (never in what the apiserver writes): decoded to compare, so "\u0075id" is still uid.
+    try {
+      return keys.indexOf(JSON.parse(text.slice(start - 1, end + 1)) as string);
+    } catch {
+      return -2;
+    }
+  }
+  for (let k = 0; k < keys.length; k++) {
+    const key = keys[k] as string;
+    if (key.length === end - start && text.startsWith(key, start)) return k;
+  }
+  return -1;
+}
+
+/**
+ * Where the values of `keys` start in the object at `i` (-1 for a key not
+ * there); undefined when the text at `i` is not such an object. Stops at the
+ * last key found once every key is found.
+ */
+function memberValues(text: string, i: number, keys: readonly string[]): number[] | undefined {
+  const found = keys.map(() => -1);
+  let missing = keys.length;
+  if (text.charCodeAt(i) !== openBrace) return undefined;
+  i = skipWhitespace(text, i + 1);
+  if (text.charCodeAt(i) === closeBrace) return found;
+  while (i < text.length) {
+    if (text.charCodeAt(i) !== quote) return undefined;
+    const keyEnd = skipString(text, i);
+    if (keyEnd === -1) return undefined;
+    const k = keyIndex(text, i + 1, keyEnd - 1, keys);
+    if (k === -2) return undefined;
+    i = skipWhitespace(text, keyEnd);
+    if (text.charCodeAt(i) !== colon) return undefined;
+    const value = skipWhitespace(text, i + 1);
+    if (k >= 0 && found[k] === -1) {
+      found[k] = value;
+      if (--missing === 0) return found;
+    }
+    const after = skipValue(text, value);
+    if (after === -1) return undefined;
+    i = skipWhitespace(text, after);
+    if (text.charCodeAt(i) === closeBrace) return found;
+    if (text.charCodeAt(i) !== comma) return undefined;
+    i = skipWhitespace(text, i + 1);
+  }
+  return undefined;
 }
 
 /**
  * The string values of `keys` in the object at `path` (object keys from the
- * root), as far as found; undefined when the text does not have the shape.
- * E.g. peekStrings(line, ["object", "metadata"], ["resourceVersion", "uid"]).
+ * root), as far as found; undefined when the text does not have the shape or
+ * a value is escaped. E.g. peekStrings(line, ["object", "metadata"], ["resourceVersion", "uid"]).
  */
 export function peekStrings(
   text: string,
@@ -69,74 +133,22 @@ export function peekStrings(
 ): Map<string, string> | undefined {
   let i = skipWhitespace(text, 0);
   for (const step of path) {
-    const at = valueOf(text, i, step);
-    if (at === undefined) return undefined;
+    const at = memberValues(text, i, [step])?.[0];
+    if (at === undefined || at === -1 || text.charCodeAt(at) !== openBrace) return undefined;
     i = at;
   }
-  return stringsOf(text, i, keys);
-}
-
-/** Where the value of `key` starts in the object at `i`; undefined when absent or not an object there. */
-function valueOf(text: string, i: number, key: string): number | undefined {
-  let found: number | undefined;
-  const ok = eachMember(text, i, (name, value) => {
-    if (name !== key) return true;
-    found = value;
-    return false;
-  });
-  return ok && found !== undefined && text.charAt(found) === "{" ? found : undefined;
-}
-
-function stringsOf(text: string, i: number, keys: readonly string[]): Map<string, string> | undefined {
+  const values = memberValues(text, i, keys);
+  if (!values) return undefined;
   const out = new Map<string, string>();
-  let unread = false;
-  const ok = eachMember(text, i, (name, value) => {
-    if (!keys.includes(name) || text.charAt(value) !== '"') return true;
-    const end = skipString(text, value);
-    const content = end === -1 ? "" : text.slice(value + 1, end - 1);
-    // Cut short, or escaped (read by JSON.parse, not here).
-    unread = end === -1 || content.includes("\\");
-    if (unread) return false;
-    out.set(name, content);
-    return out.size < keys.length;
-  });
-  return ok && !unread ? out : undefined;
-}
-
-/** A key as JSON.parse reads it (most have no escape: taken as they are). */
-function keyText(raw: string): string | undefined {
-  if (!raw.includes("\\")) return raw;
-  try {
-    return JSON.parse(`"${raw}"`) as string;
-  } catch {
-    return undefined;
+  for (let k = 0; k < keys.length; k++) {
+    const at = values[k] as number;
+    if (at === -1 || text.charCodeAt(at) !== quote) continue;
+    const end = skipString(text, at);
+    if (end === -1) return undefined;
+    const escaped = text.indexOf("\\", at);
+    // An escaped value is read by JSON.parse, not here.
+    if (escaped !== -1 && escaped < end) return undefined;
+    out.set(keys[k] as string, text.slice(at + 1, end - 1));
   }
-}
-
-/**
- * Calls `member` with each key and the index of its value in the object at
- * `i`, until it returns false; false when the text is not such an object.
- */
-function eachMember(text: string, i: number, member: (key: string, value: number) => boolean): boolean {
-  if (text.charAt(i) !== "{") return false;
-  i = skipWhitespace(text, i + 1);
-  if (text.charAt(i) === "}") return true;
-  while (i < text.length) {
-    if (text.charAt(i) !== '"') return false;
-    const keyEnd = skipString(text, i);
-    if (keyEnd === -1) return false;
-    const key = keyText(text.slice(i + 1, keyEnd - 1));
-    if (key === undefined) return false;
-    i = skipWhitespace(text, keyEnd);
-    if (text.charAt(i) !== ":") return false;
-    const value = skipWhitespace(text, i + 1);
-    if (!member(key, value)) return true;
-    const after = skipValue(text, value);
-    if (after === -1) return false;
-    i = skipWhitespace(text, after);
-    if (text.charAt(i) === "}") return true;
-    if (text.charAt(i) !== ",") return false;
-    i = skipWhitespace(text, i + 1);
-  }
-  return false;
+  return out;
 }
