@@ -19,6 +19,8 @@ export interface RequestOptions {
   contentType?: string;
   timeoutMs?: number;
   signal?: AbortSignal;
+  /** Reads a 2xx answer's text (default: JSON, else the text): a list page may be read in part. */
+  parse?: (text: string) => unknown;
 }
 
 export interface StreamOptions {
@@ -67,9 +69,13 @@ function buildUrl(server: string, path: string, query: RequestOptions["query"]):
 /** The most of a response body held in memory (the largest list page is far smaller). */
 const maxResponseBytes = 64 * 1024 * 1024;
 
-async function readResponse(res: http.IncomingMessage, limitBytes: number): Promise<unknown> {
+async function readResponse(
+  res: http.IncomingMessage,
+  limitBytes: number,
+  parse: (text: string) => unknown = parseJsonOrText,
+): Promise<unknown> {
   try {
-    return parseJsonOrText(await readText(res, limitBytes));
+    return parse(await readText(res, limitBytes));
   } catch (error) {
     res.destroy();
     throw error;
@@ -127,8 +133,10 @@ export function createKubeClient(kubeConfig: KubeConfig): KubeClient {
       const { req, response } = await open(method, url, headers, options.signal, options.timeoutMs ?? 60_000);
       req.end(payload);
       const res = await response;
-      const body = await readResponse(res, maxResponseBytes);
-      return { status: res.statusCode ?? 0, body: body as T };
+      const status = res.statusCode ?? 0;
+      const parse = status >= 200 && status < 300 ? options.parse : undefined;
+      const body = await readResponse(res, maxResponseBytes, parse);
+      return { status, body: body as T };
     },
 
     async stream(path: string, options: StreamOptions): Promise<void> {

@@ -17,9 +17,10 @@
 // timeout plus a grace is presumed dead: at most 75 s, against the 150 s a
 // watchdog keyed to the bookmark cadence needed.
 import { setImmediate as nextTurn } from "node:timers/promises";
+import { parseJsonOrText } from "../net/http-body.ts";
 import { Backoff, sleep } from "./backoff.ts";
 import { type KubeClient, KubeHttpError } from "./client.ts";
-import { peekStrings } from "./json-peek.ts";
+import { peekListPage, peekStrings } from "./json-peek.ts";
 
 export type RelistReason = "initial" | "expired" | "error";
 export type WatchEventType = "ADDED" | "MODIFIED" | "DELETED";
@@ -282,7 +283,10 @@ export class ListWatch {
       const response = await this.#client.request<{
         items?: unknown[];
         metadata?: { continue?: string; resourceVersion?: string; shardInfo?: { selector?: string } };
+        /** Items of other shards passed over unparsed (peekListPage). */
+        skipped?: number;
       }>("GET", this.#options.path, {
+        ...this.#pageReader(),
         query: {
           limit: this.#options.pageSize,
           continue: continueToken,
@@ -302,7 +306,9 @@ export class ListWatch {
       const items = Array.isArray(response.body?.items) ? response.body.items : [];
       if (this.#shardSelector !== undefined) {
         echoed ||= response.body?.metadata?.shardInfo?.selector !== undefined;
-        foreign ||= this.#owns !== undefined && items.some((item) => !this.#owns?.(item));
+        foreign ||=
+          (response.body?.skipped ?? 0) > 0 ||
+          (this.#owns !== undefined && items.some((item) => !this.#owns?.(item)));
       }
       await this.#handOver(items, signal);
       objects += items.length;
@@ -335,6 +341,17 @@ export class ListWatch {
       if (signal.aborted) throw new Error("stopped while listing");
       sliceStart = this.#options.now();
     }
+  }
+
+  /**
+   * How a list page is read: for a shard the apiserver is not seen to
+   * filter for, other shards' items are passed over unparsed (the page is
+   * parsed whole when it does not read that way).
+   */
+  #pageReader(): { parse?: (text: string) => unknown } {
+    const ownsUid = this.#ownsUid;
+    if (!ownsUid || this.#filteredByApiserver) return {};
+    return { parse: (text) => peekListPage(text, ownsUid) ?? parseJsonOrText(text) };
   }
 
   /**

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
-import { peekStrings } from "../../src/kube/json-peek.ts";
+import { peekListPage, peekStrings } from "../../src/kube/json-peek.ts";
 
 const metadataPath = ["object", "metadata"] as const;
 const fields = ["resourceVersion", "uid"] as const;
@@ -101,5 +101,69 @@ test("on arbitrary JSON a peeked value is always JSON.parse's value at that path
       }
     }),
     { numRuns: 1000 },
+  );
+});
+
+test("a list page: only the kept items are parsed, the others counted; the page's metadata as JSON.parse reads it", () => {
+  const page = {
+    kind: "WidgetList",
+    apiVersion: "example.com/v1",
+    metadata: { continue: "abc", resourceVersion: "77", remainingItemCount: 5 },
+    items: ["u1", "u2", "u3", "u4"].map((uid, i) => ({
+      apiVersion: "example.com/v1",
+      metadata: { name: `w${i}`, ownerReferences: [{ uid: "owner" }], uid },
+      status: { uid: "not-this" },
+    })),
+  };
+  for (const space of [undefined, 2]) {
+    const text = JSON.stringify(page, null, space);
+    const read = peekListPage(text, (uid) => uid === "u2" || uid === "u4");
+    assert.deepEqual(read?.items, [page.items[1], page.items[3]]);
+    assert.equal(read?.skipped, 2);
+    assert.deepEqual(read?.metadata, page.metadata);
+  }
+  assert.deepEqual(
+    peekListPage('{"items":[],"metadata":{}}', () => true),
+    { items: [], metadata: {}, skipped: 0 },
+  );
+  assert.deepEqual(
+    peekListPage('{"items":null}', () => true),
+    { items: [], metadata: undefined, skipped: 0 },
+  );
+  assert.equal(
+    peekListPage('{"items":[{"metadata":{}}]}', () => true),
+    undefined,
+    "an item without uid: parse it whole",
+  );
+  assert.equal(
+    peekListPage('{"items":[{"metadata":{"uid":"a"}}', () => true),
+    undefined,
+    "cut short",
+  );
+  assert.equal(
+    peekListPage("[]", () => true),
+    undefined,
+  );
+});
+
+test("on random pages the kept items are exactly JSON.parse's items of those uids, in order", () => {
+  const item = fc.record({
+    uid: fc.uuid(),
+    extra: fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 }),
+  });
+  fc.assert(
+    fc.property(fc.array(item, { maxLength: 12 }), fc.integer({ min: 1, max: 4 }), (items, modulo) => {
+      const objects = items.map(({ uid, extra }) => ({ ...extra, metadata: { ...extra, uid } }));
+      const text = JSON.stringify({ kind: "List", metadata: { resourceVersion: "1" }, items: objects });
+      const keep = (uid: string) => uid.charCodeAt(0) % modulo === 0;
+      const read = peekListPage(text, keep);
+      const parsed = (JSON.parse(text) as { items: { metadata: { uid: string } }[] }).items;
+      assert.deepEqual(
+        read?.items,
+        parsed.filter((o) => keep(o.metadata.uid)),
+      );
+      assert.equal(read?.skipped, parsed.filter((o) => !keep(o.metadata.uid)).length);
+    }),
+    { numRuns: 500 },
   );
 });

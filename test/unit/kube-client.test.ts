@@ -115,6 +115,19 @@ test("request: a body that is not JSON comes back as text, an empty one as undef
   assert.deepEqual(await client.request("DELETE", "/empty"), { status: 204, body: undefined });
 });
 
+test("request: a given parse reads a 2xx answer's text; any other answer is read as usual", async (t) => {
+  const { client } = await serve(t, (req, res) => {
+    res.writeHead(req.url === "/ok" ? 200 : 400, { "Content-Type": "application/json" });
+    res.end('{"kind":"Status","message":"no"}');
+  });
+  const parse = (text: string) => ({ length: text.length });
+  assert.deepEqual(await client.request("GET", "/ok", { parse }), { status: 200, body: { length: 32 } });
+  assert.deepEqual(await client.request("GET", "/bad", { parse }), {
+    status: 400,
+    body: { kind: "Status", message: "no" },
+  });
+});
+
 test("request: no answer within timeoutMs fails with the time in the message", async (t) => {
   const { client } = await serve(t, () => {
     // Never answers.
