@@ -8,6 +8,12 @@
 // results/shards/<date>-<sizes>.json and latest.md, and the table between the
 // shards markers of bench/README.md.
 //
+// --gate on starts the apiserver with ShardedListAndWatch, so each shard
+// receives only its objects (the default, off, makes every shard receive
+// every object and keep its own). Per process also the CPU seconds and the
+// bytes read (/proc/<pid>/io rchar: the apiserver's answers, mostly) until
+// its sync.
+//
 //   node bench/shards.ts                          # 10k and 50k, 3 shards, 20 + 20 scrapes each
 //   node bench/shards.ts --sizes 1000 --scrapes 5 # a quick look
 //   node bench/shards.ts --render results/shards/<run>.json  # rewrite latest.md and the README table from a run
@@ -37,8 +43,11 @@ const { values: flags } = parseArgs({
     scrapes: { type: "string", default: "20" },
     out: { type: "string", default: join(here, "results", "shards") },
     render: { type: "string" },
+    gate: { type: "string", default: "off" },
   },
 });
+if (flags.gate !== "on" && flags.gate !== "off") throw new Error("--gate: expected on or off");
+const gateOn = flags.gate === "on";
 const sizes = flags.sizes.split(",").map(Number);
 const shardCount = Number(flags.shards);
 const scrapes = Number(flags.scrapes);
@@ -50,8 +59,10 @@ for (const [name, values] of [
   if (values.some((n) => !Number.isInteger(n) || n < 1))
     throw new Error(`${name}: expected whole numbers ≥ 1`);
 }
-/** Each shard's value / the unsharded process's. */
-const limits = { scrapeP50: 0.4, rssAboveIdle: 0.4 };
+/** Each shard's value / the unsharded process's (gate off: every shard still receives every object). */
+const limits = gateOn
+  ? { scrapeP50: 0.4, rssAboveIdle: 0.4, cpuSync: 0.4, bytesRead: 0.36 }
+  : { scrapeP50: 0.4, rssAboveIdle: 0.45, cpuSync: 1, bytesRead: 1 };
 const MiB = 1024 * 1024;
 
 const log = (line: string): void => {
@@ -61,6 +72,9 @@ const log = (line: string): void => {
 interface ProcessResult {
   objects: number;
   syncSeconds: number;
+  /** CPU seconds (user + system) and bytes read (rchar) from start to sync (absent in older runs). */
+  cpuSyncSeconds?: number;
+  bytesRead?: number;
   rssBytes: number;
   scrapeP50Ms: number;
   gzipP50Ms: number;
@@ -70,9 +84,11 @@ interface ProcessResult {
 
 interface RunResult {
   startedAt: string;
+  /** Whether the apiserver had ShardedListAndWatch on (absent in runs from before it was measured). */
+  gate?: "on" | "off";
   shards: number;
   scrapes: number;
-  limits: typeof limits;
+  limits: { scrapeP50: number; rssAboveIdle: number; cpuSync?: number; bytesRead?: number };
   idleRssBytes: number;
   sizes: SizeResult[];
 }
@@ -108,6 +124,14 @@ async function objectsPerShard(plane: ControlPlane): Promise<number[]> {
   return counts;
 }
 
+/** Bytes the process has read (sockets and files), from /proc/<pid>/io. */
+function bytesRead(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/io`, "utf8")
+    .split("\n")
+    .find((l) => l.startsWith("rchar:"));
+  return Number(line?.slice("rchar:".length).trim() ?? 0);
+}
+
 async function measure(
   subject: Subject,
   objects: number,
@@ -118,6 +142,8 @@ async function measure(
   return {
     objects,
     syncSeconds,
+    cpuSyncSeconds: 0,
+    bytesRead: 0,
     rssBytes: 0,
     scrapeP50Ms: scrape.p50Ms,
     gzipP50Ms: scrape.gzipP50Ms,
@@ -140,9 +166,10 @@ async function measureSize(plane: ControlPlane, objects: number, dir: string): P
   let unsharded: ProcessResult;
   try {
     const sync = await waitForSync(whole, objects, Math.max(120_000, objects * 20));
+    const atSync = { cpuSyncSeconds: sampleProc(whole.pid).cpuSeconds, bytesRead: bytesRead(whole.pid) };
     await sleep(1000); // the initial burst's garbage collected before sampling
     const rssBytes = sampleProc(whole.pid).rssBytes;
-    unsharded = { ...(await measure(whole, objects, async () => sync.seconds)), rssBytes };
+    unsharded = { ...(await measure(whole, objects, async () => sync.seconds)), rssBytes, ...atSync };
   } finally {
     await whole.stop();
   }
@@ -155,8 +182,13 @@ async function measureSize(plane: ControlPlane, objects: number, dir: string): P
     ),
   );
   try {
+    const atSync: { cpuSyncSeconds: number; bytesRead: number }[] = [];
     const syncs = await Promise.all(
-      shards.map((s, i) => waitForSync(s, perShard[i] ?? 0, Math.max(120_000, objects * 20))),
+      shards.map(async (s, i) => {
+        const sync = await waitForSync(s, perShard[i] ?? 0, Math.max(120_000, objects * 20));
+        atSync[i] = { cpuSyncSeconds: sampleProc(s.pid).cpuSeconds, bytesRead: bytesRead(s.pid) };
+        return sync;
+      }),
     );
     await sleep(1000);
     const rss = shards.map((s) => sampleProc(s.pid).rssBytes);
@@ -164,7 +196,11 @@ async function measureSize(plane: ControlPlane, objects: number, dir: string): P
     // One shard at a time: the others idle, as the unsharded process was scraped alone.
     for (const [i, shard] of shards.entries()) {
       const result = await measure(shard, perShard[i] ?? 0, async () => syncs[i]?.seconds ?? 0);
-      results.push({ ...result, rssBytes: rss[i] ?? 0 });
+      results.push({
+        ...result,
+        rssBytes: rss[i] ?? 0,
+        ...(atSync[i] ?? { cpuSyncSeconds: 0, bytesRead: 0 }),
+      });
     }
     return { objects, loadAverage: { before, after: loadavg() }, unsharded, shards: results };
   } finally {
@@ -178,8 +214,11 @@ function report(run: RunResult): string {
   const intro =
     `Run of ${run.startedAt} on ${cpus().length} × ${cpus()[0]?.model ?? "?"}; idle RSS ${fixed(run.idleRssBytes / MiB, 1)} MiB ` +
     `(sidecar config, empty namespace). Default family set; ${run.shards} shards as \`sharding: {shard, totalShards}\`, ` +
-    `running side by side, each scraped alone (${run.scrapes} plain + ${run.scrapes} gzip). Limits per shard: scrape p50 ≤ ${run.limits.scrapeP50}× ` +
-    `and RSS above idle ≤ ${run.limits.rssAboveIdle}× the unsharded process's.`;
+    `running side by side; the apiserver's ShardedListAndWatch ${run.gate ?? "off"} ` +
+    `(${run.gate === "on" ? "each shard receives only its objects" : "every shard receives every object"}); ` +
+    `each scraped alone (${run.scrapes} plain + ${run.scrapes} gzip). Limits per shard: scrape p50 ≤ ${run.limits.scrapeP50}×, ` +
+    `RSS above idle ≤ ${run.limits.rssAboveIdle}×, CPU to sync ≤ ${run.limits.cpuSync ?? 1}× and bytes read to sync ≤ ` +
+    `${run.limits.bytesRead ?? 1}× the unsharded process's.`;
   const rows: string[][] = [];
   for (const size of run.sizes) {
     const u = size.unsharded;
@@ -197,6 +236,14 @@ function report(run: RunResult): string {
         ratios ? mark(above(p) / above(u), run.limits.rssAboveIdle) : "—",
         `${fixed(p.scrapeP50Ms, 0)} / ${fixed(p.gzipP50Ms, 0)} ms`,
         ratios ? mark(p.scrapeP50Ms / u.scrapeP50Ms, run.limits.scrapeP50) : "—",
+        `${fixed(p.cpuSyncSeconds ?? 0, 1)} s`,
+        ratios && p.cpuSyncSeconds && u.cpuSyncSeconds
+          ? mark(p.cpuSyncSeconds / u.cpuSyncSeconds, run.limits.cpuSync ?? 1)
+          : "—",
+        `${fixed((p.bytesRead ?? 0) / MiB, 0)} MiB`,
+        ratios && p.bytesRead && u.bytesRead
+          ? mark(p.bytesRead / u.bytesRead, run.limits.bytesRead ?? 1)
+          : "—",
         ratios ? "" : load,
       ]);
     row("unsharded", u, false);
@@ -212,6 +259,10 @@ function report(run: RunResult): string {
     "ratio",
     "scrape p50 plain / gzip",
     "ratio (plain)",
+    "CPU to sync",
+    "ratio",
+    "bytes read to sync",
+    "ratio",
     "load average before / after",
   ];
   return `${intro}\n\n${table(header, rows)}`;
@@ -227,9 +278,10 @@ async function main(): Promise<void> {
       .map((l) => fixed(l))
       .join(" ")}`,
   );
-  const plane = await startBenchPlane();
+  const plane = await startBenchPlane(gateOn ? ["ShardedListAndWatch=true"] : []);
   const result: RunResult = {
     startedAt,
+    gate: gateOn ? "on" : "off",
     shards: shardCount,
     scrapes,
     limits,

@@ -11,12 +11,14 @@ export const namespaceCount = 50;
  * and priority-and-fairness off, so creating and churning tens of thousands of
  * objects measures the subjects, not the apiserver's throttling.
  */
-export function startBenchPlane(): Promise<ControlPlane> {
+/** `featureGates`: e.g. ["ShardedListAndWatch=true"]. */
+export function startBenchPlane(featureGates: readonly string[] = []): Promise<ControlPlane> {
   return ControlPlane.start({
     apiserverArgs: [
       "--max-requests-inflight=2000",
       "--max-mutating-requests-inflight=1000",
       "--enable-priority-and-fairness=false",
+      ...(featureGates.length > 0 ? [`--feature-gates=${featureGates.join(",")}`] : []),
     ],
   });
 }
