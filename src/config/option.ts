@@ -73,6 +73,18 @@ export function textWithDefault(
   return { ...text(key, doc, check), default: fallback, shown: fallback };
 }
 
+/** A list of non-empty strings, empty by default. */
+export function texts(key: string, doc: string): Option<string[]> {
+  return {
+    key,
+    doc,
+    default: [],
+    shown: "[]",
+    schema: (Type) => Type.Array(Type.String({ minLength: 1 })),
+    read: (c, path, value) => c.stringList(path, value),
+  };
+}
+
 /** true or false; `fallback` undefined: unset means decided elsewhere (the doc says how). */
 export function toggle<D extends boolean | undefined>(
   key: string,

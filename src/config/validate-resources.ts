@@ -2,13 +2,13 @@
 // and the per-resource options.
 import type { Checker, Raw } from "./checker.ts";
 import {
-  custom,
   type OptionValues,
   type ReadContext,
   readTable,
   tableKeys,
   tableSchema,
   text,
+  texts,
   toggle,
 } from "./option.ts";
 import { dns1123 } from "./resource-fields.ts";
@@ -38,22 +38,8 @@ export const selectorTable = {
     "Explicit: whether the resource is namespaced (needed with crdDiscovery: false).",
     undefined,
   ),
-  groups: custom<string[]>({
-    key: "groups",
-    doc: "Discovery: API group globs (*.example.com, *).",
-    default: [],
-    shown: "[]",
-    schema: (Type) => Type.Array(Type.String({ minLength: 1 })),
-    read: (c, path, value) => c.stringList(path, value),
-  }),
-  categories: custom<string[]>({
-    key: "categories",
-    doc: "Discovery: CRD spec.names.categories (any of).",
-    default: [],
-    shown: "[]",
-    schema: (Type) => Type.Array(Type.String({ minLength: 1 })),
-    read: (c, path, value) => c.stringList(path, value),
-  }),
+  groups: texts("groups", "Discovery: API group globs (*.example.com, *)."),
+  categories: texts("categories", "Discovery: CRD spec.names.categories (any of)."),
   crdSelector: text("crdSelector", "Discovery: a label selector on the CRD objects."),
 };
 
