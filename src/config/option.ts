@@ -159,8 +159,15 @@ export function readTable<T extends OptionTable>(
   table: T,
   context: ReadContext,
 ): OptionValues<T> {
-  const out: Record<string, unknown> = {};
-  for (const [field, option] of Object.entries(table)) {
+  // The fields in the table's order (fingerprints of options compare them as text), each read
+  // in the file's order, so problems are listed as the file reads (no value depends on it).
+  const out: Record<string, unknown> = Object.fromEntries(
+    Object.keys(table).map((field) => [field, undefined]),
+  );
+  const given = Object.keys(raw);
+  const place = (key: string) => (given.includes(key) ? given.indexOf(key) : given.length);
+  const fields = Object.entries(table).sort(([, a], [, b]) => place(a.key) - place(b.key));
+  for (const [field, option] of fields) {
     out[field] = option.read(c, at(path, option.key), raw[option.key], context) ?? option.default;
   }
   return out as OptionValues<T>;

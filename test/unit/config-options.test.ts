@@ -144,3 +144,23 @@ test("every configuration flag sets a key the file has", () => {
   for (const [key, flag] of flagOfKey)
     assert.ok(keys.has(key), `${flag} sets ${key}, which no table declares`);
 });
+
+test("problems are listed in the file's order; the values do not depend on it (fingerprints compare them as text)", () => {
+  assert.deepEqual(problemsOf({ resources: [{ groups: ["*"], mode: "turbo" }], listen: "nowhere" }), [
+    'resources[0].mode: expected one of objects, aggregate, got "turbo"',
+    'listen: expected host:port, got "nowhere"',
+  ]);
+  assert.deepEqual(problemsOf({ listen: "nowhere", resources: [{ mode: "turbo", groups: ["*"] }] }), [
+    'listen: expected host:port, got "nowhere"',
+    'resources[0].mode: expected one of objects, aggregate, got "turbo"',
+  ]);
+  const one = validateConfig({
+    listen: "0.0.0.0:1",
+    resources: [{ groups: ["*"], mode: "aggregate", maxReasons: 3 }],
+  });
+  const other = validateConfig({
+    resources: [{ maxReasons: 3, mode: "aggregate", groups: ["*"] }],
+    listen: "0.0.0.0:1",
+  });
+  assert.equal(JSON.stringify(one), JSON.stringify(other));
+});
