@@ -16,6 +16,7 @@ import { plannerSettings } from "../src/tracing/planner/model.ts";
 import { planObservation } from "../src/tracing/planner/plan.ts";
 import { createStateTracer } from "../src/tracing/planning-tracer.ts";
 import type { ObjectObservation } from "../src/tracing/state-tracer.ts";
+import { RecordKeepingTracer } from "../test/support/trace-records.ts";
 import { condition, memoryTracing, object, T, widgets } from "../test/unit/tracing/support.ts";
 
 const objects = Number(process.argv[2] ?? 2000);
@@ -152,7 +153,8 @@ results.push(
       sink: { emit: () => void spans++, isSampled: () => true, shutdown: async () => {} },
       emittedCapacity: 100_000,
     });
-    return { observe: (o) => tracer.observe(o), spans: () => spans };
+    const kept = new RecordKeepingTracer(tracer);
+    return { observe: (o) => kept.observe(o), spans: () => spans };
   }),
 );
 
@@ -172,14 +174,15 @@ function measureSteady(label: string): Result {
       logger: silentLogger,
       sink: { emit: () => {}, isSampled: () => true, shutdown: async () => {} },
     });
-    feed((o) => tracer.observe(o));
+    const kept = new RecordKeepingTracer(tracer);
+    feed((o) => kept.observe(o));
     const started = process.hrtime.bigint();
     for (let beat = 0; beat < heartbeats; beat++) {
       for (const steps of histories) {
         const last = steps.at(-1);
         if (!last) continue;
         const next = { ...last.object, heartbeat: T + 100 + beat };
-        tracer.observe({
+        kept.observe({
           resource,
           statusSubresource: true,
           readiness: defaultReadinessRules,

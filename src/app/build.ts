@@ -92,6 +92,8 @@ export async function buildApp(initial: Config, deps: AppDeps): Promise<App> {
     nowMs,
     spanProcessors: deps.spanProcessors,
     tickIntervalMs: deps.tracingTickIntervalMs ?? 10_000,
+    // The records live in the collectors' store entries; the manager is built next, with the tracer.
+    records: { tick: (nowMs) => manager.tickTraces(nowMs), open: () => manager.openTraces },
   });
   const sharding = buildSharding(config, { client, metrics, logger, listWatch: deps.listWatch });
   const manager = new CollectorManager({

@@ -35,6 +35,11 @@ export interface TracingDeps {
   spanProcessors: SpanProcessor[] | undefined;
   /** How often open root spans are checked against their timeout. */
   tickIntervalMs: number;
+  /**
+   * Where the objects' trace records are (their store entries: the
+   * collectors'): what the clock ticks, and what the open-episodes gauge counts.
+   */
+  records: { tick(nowMs: number): void; open(): number };
 }
 
 const restartNotice = (logger: Logger) =>
@@ -106,7 +111,7 @@ export async function buildTracing(config: Config, deps: TracingDeps): Promise<T
     env,
     logger,
   });
-  metrics.follow({ isLeader: () => elector?.isLeader() ?? true, openEpisodes: () => tracer.openEpisodes });
+  metrics.follow({ isLeader: () => elector?.isLeader() ?? true, openEpisodes: deps.records.open });
   let ticker: NodeJS.Timeout | undefined;
   return {
     tracer,
@@ -132,7 +137,7 @@ export async function buildTracing(config: Config, deps: TracingDeps): Promise<T
     clock: {
       name: "tracing clock",
       async start() {
-        ticker = setInterval(() => tracer.tick(deps.nowMs()), deps.tickIntervalMs);
+        ticker = setInterval(() => deps.records.tick(deps.nowMs()), deps.tickIntervalMs);
         ticker.unref();
       },
       reload: idle,

@@ -8,6 +8,7 @@ import { type CrdSummary, summarizeCrd } from "../core/detect/crd.ts";
 import { shapeLogFields } from "../core/detect/describe.ts";
 import type { VersionDetection } from "../core/detect/schema.ts";
 import type { DetectedShape } from "../core/detect/shape.ts";
+import type { TraceRecord } from "../core/entry.ts";
 import { type FamilySelection, sameSelection, selectFamilies } from "../core/series/family-selection.ts";
 import { ListWatch } from "../kube/list-watch.ts";
 import type { Logger } from "../log.ts";
@@ -114,8 +115,22 @@ export class CollectorManager {
     await this.#crdWatch?.stop();
     this.#crdWatch = undefined;
     await this.#queue;
+    const nowMs = this.#deps.clock() * 1000;
+    for (const r of this.#running.values()) r.collector.interruptTraces(nowMs);
     await Promise.all([...this.#running.values()].map((r) => r.collector.stop()));
     this.#running.clear();
+  }
+
+  /** The tracing clock's tick: every collector ends the root spans whose timeout has passed. */
+  tickTraces(nowMs: number): void {
+    for (const r of this.#running.values()) r.collector.tickTraces(nowMs);
+  }
+
+  /** Objects with an open root span, over every collector. */
+  get openTraces(): number {
+    let open = 0;
+    for (const r of this.#running.values()) open += r.collector.openTraces;
+    return open;
   }
 
   #startCrdWatch(): void {
@@ -215,6 +230,7 @@ export class CollectorManager {
     this.#overLimit = overLimit;
     const plans = budget.kept;
     const wanted = new Map(plans.map((p) => [p.key, p]));
+    const inheritedTraces = new Map<string, Map<string, TraceRecord>>();
 
     for (const [key, running] of [...this.#running]) {
       const next = wanted.get(key);
@@ -235,6 +251,8 @@ export class CollectorManager {
         continue;
       }
       this.#running.delete(key);
+      // A reconfigured resource's new collector takes up what tracing kept of its objects.
+      if (next) inheritedTraces.set(key, running.collector.traceRecords());
       await running.collector.stop(!next);
       this.#logger.info(next ? "resource reconfigured" : "resource no longer watched", { resource: key });
     }
@@ -246,6 +264,7 @@ export class CollectorManager {
         this.#settings(plan, config.metricPrefix, selection),
         this.#deps,
         learner?.shape.learning ? learner : undefined,
+        inheritedTraces.get(key),
       );
       this.#running.set(key, { plan, prefix: config.metricPrefix, selection, collector });
       collector.start();

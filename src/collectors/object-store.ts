@@ -1,7 +1,7 @@
 // The entries of one resource type, keyed by uid (an object deleted and
 // re-created under the same name starts afresh), with the count of rendered
 // series kept as entries come and go.
-import type { ObjectEntry } from "../core/entry.ts";
+import type { ObjectEntry, TraceRecord } from "../core/entry.ts";
 
 function nameKey(state: { namespace: string; name: string }): string {
   return `${state.namespace}/${state.name}`;
@@ -42,6 +42,12 @@ export class ObjectStore {
     this.#series += (entry.series?.count ?? 0) - (old?.series?.count ?? 0);
     this.#entries.set(uid, entry);
     if (!old) this.#byName.set(nameKey(entry.state), uid);
+  }
+
+  /** The entry with tracing's new record for the object (its one record: see core/entry.ts). */
+  setTrace(uid: string, trace: TraceRecord | undefined): void {
+    const entry = this.#entries.get(uid);
+    if (entry && entry.trace !== trace) this.#entries.set(uid, { ...entry, trace });
   }
 
   delete(uid: string): ObjectEntry | undefined {

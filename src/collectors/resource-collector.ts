@@ -13,13 +13,13 @@ import {
   rejudge,
   rerender,
 } from "../core/change/object-update.ts";
-import type { ObjectEntry } from "../core/entry.ts";
+import type { ObjectEntry, TraceRecord } from "../core/entry.ts";
 import { AggregateCounts } from "../core/series/aggregate.ts";
 import type { FamilySelection } from "../core/series/family-selection.ts";
 import type { ObjectState, ResourceIdentity } from "../core/state.ts";
 import { ListWatch, type ListWatchHandler, silenceBoundMs } from "../kube/list-watch.ts";
 import type { SeriesSource } from "../metrics/writer.ts";
-import type { TracedGeneration } from "../tracing/state-tracer.ts";
+import type { TraceStep } from "../tracing/state-tracer.ts";
 import { kindSettingsFor, listPath, scopeHandler, uidOf } from "./collector-parts.ts";
 import type {
   CollectorDeps,
@@ -55,12 +55,24 @@ export class ResourceCollector {
   readonly #loops: ListWatch[] = [];
   /** Takes the first objects for detection while it still learns; undefined once it is done. */
   #sampler: ObjectSampler | undefined;
+  /**
+   * The trace records of the collector this one replaced (a reconfiguration),
+   * taken up as its first list finds the objects again; dropped once it is done.
+   */
+  #inheritedTraces: Map<string, TraceRecord> | undefined;
   readonly sources: readonly SeriesSource[];
 
-  constructor(settings: CollectorSettings, deps: CollectorDeps, sampler?: ObjectSampler) {
+  constructor(
+    settings: CollectorSettings,
+    deps: CollectorDeps,
+    sampler?: ObjectSampler,
+    inheritedTraces?: ReadonlyMap<string, TraceRecord>,
+  ) {
     this.#settings = settings;
     this.#deps = deps;
     this.#sampler = sampler;
+    this.#inheritedTraces =
+      inheritedTraces && inheritedTraces.size > 0 ? new Map(inheritedTraces) : undefined;
     this.#kind = kindSettingsFor(settings);
     this.#learning = newKindLearning(settings);
     this.#telemetry = new WatchTelemetry(settings.identity, {
@@ -152,7 +164,7 @@ export class ResourceCollector {
     this.#schedule.stop();
     if (removed)
       for (const entry of this.#store.values())
-        this.#trace(entry.state, undefined, this.#deps.clock(), false);
+        this.#trace(entry.state, undefined, this.#deps.clock(), false, entry.trace);
     this.#store.clear();
     this.#counts?.clear();
     this.#telemetry.remove();
@@ -167,11 +179,8 @@ export class ResourceCollector {
    */
   async reshard(relist: boolean): Promise<void> {
     const owns = this.#deps.owns;
-    for (const [uid] of [...this.#store.entries()]) {
-      if (owns(uid)) continue;
-      this.#forget(uid);
-      this.#guarded("tracing", () => this.#deps.tracer?.forget(uid));
-    }
+    // Their trace records go with them: the new owner resumes them, with the same ids.
+    for (const [uid] of [...this.#store.entries()]) if (!owns(uid)) this.#forget(uid);
     this.#updateGauges();
     if (!relist || this.#loops.length === 0) return;
     await Promise.all(this.#loops.map((l) => l.stop()));
@@ -246,6 +255,8 @@ export class ResourceCollector {
       remove: (uid) => this.#remove(uid),
       listFinished: () => {
         this.#telemetry.listFinished(scope, this.scopes);
+        // What the replaced collector traced and the first list did not find again is gone.
+        if (this.#telemetry.listedAll(this.scopes)) this.#inheritedTraces = undefined;
         this.#updateGauges();
       },
       event: (type, object) => this.ingest(type, object),
@@ -283,12 +294,15 @@ export class ResourceCollector {
     this.#replace(key, previous, entry);
     // Side effects (none when no transition happened) come after the object's own
     // series are right, and a failure in one of them never leaves it half-updated.
-    // Tracing hands back the trace the reconcile-duration exemplar names.
-    const traced = change.trace
-      ? this.#trace(change.trace.previous, change.trace.current, now, replay)
+    // Tracing hands back the object's new record and the trace the reconcile-duration
+    // exemplar names.
+    const record = previous?.trace ?? this.#inherited(key);
+    const step = change.trace
+      ? this.#trace(change.trace.previous, change.trace.current, now, replay, record)
       : undefined;
+    if (step) this.#store.setTrace(key, step.record);
     this.#guarded("histograms", () => {
-      this.#effects.observe(change.observations, traced);
+      this.#effects.observe(change.observations, step?.traced);
       this.#effects.illegalPhaseMoves(change.illegalPhaseMoves, entry.state.namespace);
     });
     return key;
@@ -328,7 +342,14 @@ export class ResourceCollector {
   /** The object was deleted (or a relist no longer returns it): forgotten, and reported deleted to tracing. */
   #remove(uid: string): void {
     const entry = this.#forget(uid);
-    if (entry) this.#trace(entry.state, undefined, this.#deps.clock(), false);
+    if (entry) this.#trace(entry.state, undefined, this.#deps.clock(), false, entry.trace);
+  }
+
+  /** The record the replaced collector kept for this object, taken once. */
+  #inherited(uid: string): TraceRecord | undefined {
+    const record = this.#inheritedTraces?.get(uid);
+    if (record) this.#inheritedTraces?.delete(uid);
+    return record;
   }
 
   /** Drops an object with what it holds: its learned label values and its aggregate counts. */
@@ -340,19 +361,56 @@ export class ResourceCollector {
     return entry;
   }
 
-  /** Hands one change to tracing, with this resource's readiness rules; what tracing traces the object under now. */
+  /** Hands one change to tracing, with this resource's readiness rules and the object's record. */
   #trace(
     previous: ObjectState | undefined,
     current: ObjectState | undefined,
     now: number,
     replay: boolean,
-  ): TracedGeneration | undefined {
+    record: TraceRecord | undefined,
+  ): TraceStep | undefined {
     const tracer = this.#deps.tracer;
     if (!tracer) return undefined;
     const { identity: resource, statusSubresource } = this.#settings;
     const readiness = this.#kind.readiness;
     const change = { resource, statusSubresource, readiness, previous, current, nowMs: now * 1000, replay };
-    return this.#guarded("tracing", () => tracer.observe(change));
+    return this.#guarded("tracing", () => tracer.observe(change, record));
+  }
+
+  /** Ends the root spans whose timeout has passed (the tracing clock's tick). */
+  tickTraces(nowMs: number): void {
+    const tracer = this.#deps.tracer;
+    if (!tracer) return;
+    for (const [uid, entry] of [...this.#store.entries()]) {
+      if (!entry.trace?.open) continue;
+      const record = entry.trace;
+      const next = this.#guarded("tracing", () => tracer.tick(record, nowMs));
+      if (next) this.#store.setTrace(uid, next);
+    }
+  }
+
+  /** Objects with an open root span. */
+  get openTraces(): number {
+    let open = 0;
+    for (const entry of this.#store.values()) if (entry.trace?.open) open++;
+    return open;
+  }
+
+  /** Every object's trace record, for the collector that replaces this one. */
+  traceRecords(): Map<string, TraceRecord> {
+    const records = new Map<string, TraceRecord>();
+    for (const [uid, entry] of this.#store.entries()) if (entry.trace) records.set(uid, entry.trace);
+    return records;
+  }
+
+  /** On shutdown, when tracing ends open root spans then: ends this resource's. */
+  interruptTraces(nowMs: number): void {
+    const tracer = this.#deps.tracer;
+    if (!tracer?.endsOpenSpansOnShutdown) return;
+    for (const entry of this.#store.values()) {
+      const record = entry.trace;
+      if (record?.open) this.#guarded("tracing", () => tracer.interrupt(record, nowMs));
+    }
   }
 
   #updateGauges(): void {

@@ -4,9 +4,9 @@
 // kind's store, which is keyed by uid: one Map lookup per watched kind. The
 // result is the one the pipeline keeps current (cr_status shows the same), the
 // generation-requested time is the core's memory, the transitions are the
-// entry's ring, and the trace id comes from the tracer through its seam: for
-// get(), and through traceId() for the objects a page shows (it costs a
-// sha256, too much for every object of every request).
+// entry's ring, and the trace id from the entry's trace record through the
+// tracer's seam: for get(), and through traceId() for the objects a page
+// shows (it costs a sha256, too much for every object of every request).
 import type { StatusPageConfig } from "../config/status-page.ts";
 import type { ObjectEntry } from "../core/entry.ts";
 import { toObjectView } from "../status/from-state.ts";
@@ -47,7 +47,7 @@ export function storeViewSource(deps: StoreViewSourceDeps): ViewSource {
       flappingWindowSeconds: windowSeconds,
       traceId:
         withTrace && tracer && generation !== undefined
-          ? tracer.traceIdFor(collector.identity, uid, generation)
+          ? tracer.traceIdFor(uid, entry.trace, generation)
           : undefined,
     });
   }
@@ -74,7 +74,8 @@ export function storeViewSource(deps: StoreViewSourceDeps): ViewSource {
       const collector = deps
         .collectors()
         .find((c) => c.identity.group === v.group && c.identity.kind === v.kind);
-      return collector ? tracer.traceIdFor(collector.identity, v.uid, v.generation) : undefined;
+      const entry = collector?.store.get(v.uid);
+      return entry ? tracer.traceIdFor(v.uid, entry.trace, v.generation) : undefined;
     },
     now: deps.clock,
   };

@@ -9,6 +9,18 @@ import type { ObjectMemory } from "./judge/generations.ts";
 import type { ObjectCounters, ObjectSeries } from "./series/render.ts";
 import type { ObjectState, StatusResult } from "./state.ts";
 
+/**
+ * What tracing keeps of an object between its changes (its span planner's
+ * state, src/tracing/planner/model.ts): kept here, in the object's one
+ * record, and only carried along by the core.
+ */
+export interface TraceRecord {
+  /** Set while a root span (a generation, a degraded interval) is open. */
+  readonly open: unknown;
+  /** The newest generation that got a root span: its trace id names the exemplar and the status page's link. */
+  readonly tracedGeneration: number | undefined;
+}
+
 export interface ObjectEntry {
   state: ObjectState;
   counters: ObjectCounters;
@@ -27,4 +39,6 @@ export interface ObjectEntry {
    * sight: what the object was then is its state, not a change.
    */
   ring: readonly TransitionRecord[];
+  /** Tracing's record of the object (undefined: tracing off, or nothing to keep). */
+  trace: TraceRecord | undefined;
 }

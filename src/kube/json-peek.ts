@@ -130,8 +130,9 @@ export function peekStrings(
   text: string,
   path: readonly string[],
   keys: readonly string[],
+  start = 0,
 ): Map<string, string> | undefined {
-  let i = skipWhitespace(text, 0);
+  let i = skipWhitespace(text, start);
   for (const step of path) {
     const at = memberValues(text, i, [step])?.[0];
     if (at === undefined || at === -1 || text.charCodeAt(at) !== openBrace) return undefined;
@@ -151,4 +152,56 @@ export function peekStrings(
     out.set(keys[k] as string, text.slice(at + 1, end - 1));
   }
   return out;
+}
+
+/** A list page with only the items kept parsed: the others were passed over by their uid. */
+export interface PeekedListPage {
+  items: unknown[];
+  metadata: unknown;
+  /** Items passed over unparsed (another shard's). */
+  skipped: number;
+}
+
+/**
+ * A list page (`{"kind", "apiVersion", "metadata", "items": [...]}`) with
+ * only the items whose metadata.uid `keep` accepts parsed; undefined when the
+ * text does not read that way (or an item's uid cannot be read), and the
+ * caller parses it whole.
+ */
+export function peekListPage(text: string, keep: (uid: string) => boolean): PeekedListPage | undefined {
+  const root = skipWhitespace(text, 0);
+  const at = memberValues(text, root, ["items", "metadata"]);
+  if (!at) return undefined;
+  const [itemsAt = -1, metadataAt = -1] = at;
+  const metadata = metadataAt === -1 ? undefined : sliceParsed(text, metadataAt);
+  if (metadataAt !== -1 && metadata === undefined) return undefined;
+  const page: PeekedListPage = { items: [], metadata, skipped: 0 };
+  if (itemsAt === -1 || text.startsWith("null", itemsAt)) return page;
+  if (text.charCodeAt(itemsAt) !== openBracket) return undefined;
+  let i = skipWhitespace(text, itemsAt + 1);
+  if (text.charCodeAt(i) === closeBracket) return page;
+  while (i < text.length) {
+    const end = skipValue(text, i);
+    if (end === -1) return undefined;
+    const uid = peekStrings(text, ["metadata"], ["uid"], i)?.get("uid");
+    if (uid === undefined) return undefined;
+    if (keep(uid)) page.items.push(JSON.parse(text.slice(i, end)));
+    else page.skipped++;
+    i = skipWhitespace(text, end);
+    if (text.charCodeAt(i) === closeBracket) return page;
+    if (text.charCodeAt(i) !== comma) return undefined;
+    i = skipWhitespace(text, i + 1);
+  }
+  return undefined;
+}
+
+/** The JSON value starting at `i`, parsed; undefined when it does not end. */
+function sliceParsed(text: string, i: number): unknown {
+  const end = skipValue(text, i);
+  if (end === -1) return undefined;
+  try {
+    return JSON.parse(text.slice(i, end));
+  } catch {
+    return undefined;
+  }
 }

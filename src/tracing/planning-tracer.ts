@@ -1,15 +1,16 @@
-// The StateTracer: keeps the per-object tracing state, asks the planner what
-// to emit, drops spans already emitted, and hands the rest to a sink — only
-// while this replica is the one that emits. No SDK here: the sink is the edge
-// (sdk-setup.ts builds the real one).
-import type { ResourceIdentity } from "../core/state.ts";
+// The StateTracer: asks the planner what to emit for an object's change from
+// the object's trace record (kept in its store entry, handed in and back),
+// drops spans already emitted, and hands the rest to a sink — only while this
+// replica is the one that emits. No SDK here: the sink is the edge
+// (sdk-setup.ts builds the real one), and no object is kept here.
+import type { TraceRecord } from "../core/entry.ts";
 import type { Logger } from "../log.ts";
 import { EmittedSpanIds } from "./emitted-span-ids.ts";
 import { generationTraceKey, traceIdOf } from "./ids.ts";
 import type { TracingMetrics } from "./metrics.ts";
 import type { ObjectTraceState, PlannerSettings, SpanPlan } from "./planner/model.ts";
 import { planInterrupt, planObservation, planTick } from "./planner/plan.ts";
-import type { ObjectObservation, StateTracer, TracedGeneration } from "./state-tracer.ts";
+import type { ObjectObservation, StateTracer, TraceStep } from "./state-tracer.ts";
 
 export interface SpanSink {
   emit(plan: SpanPlan): void;
@@ -43,10 +44,9 @@ class PlanningTracer implements StateTracer {
   readonly #logger: Logger;
   readonly #isLeader: () => boolean;
   readonly #emitted: EmittedSpanIds;
-  readonly #endOpenSpansOnShutdown: boolean;
   readonly #nowMs: () => number;
   readonly #metrics: StateTracerOptions["metrics"];
-  readonly #states = new Map<string, ObjectTraceState>();
+  readonly endsOpenSpansOnShutdown: boolean;
   #stopped = false;
 
   constructor(options: StateTracerOptions) {
@@ -55,27 +55,27 @@ class PlanningTracer implements StateTracer {
     this.#logger = options.logger;
     this.#isLeader = options.isLeader ?? (() => true);
     this.#emitted = new EmittedSpanIds(options.emittedCapacity ?? 10_000);
-    this.#endOpenSpansOnShutdown = options.endOpenSpansOnShutdown ?? false;
+    this.endsOpenSpansOnShutdown = options.endOpenSpansOnShutdown ?? false;
     this.#nowMs = options.nowMs ?? Date.now;
     this.#metrics = options.metrics;
   }
 
-  observe(o: ObjectObservation): TracedGeneration | undefined {
-    if (this.#stopped) return undefined;
+  observe(o: ObjectObservation, record: TraceRecord | undefined): TraceStep {
+    if (this.#stopped) return { record, traced: undefined };
     const uid = o.current?.uid ?? o.previous?.uid;
-    if (uid === undefined) return undefined;
-    const result = planObservation(this.#settings, this.#states.get(uid), o);
-    if (result.state) this.#states.set(uid, result.state);
-    else this.#states.delete(uid);
+    if (uid === undefined) return { record, traced: undefined };
+    const result = planObservation(this.#settings, record as ObjectTraceState | undefined, o);
     this.#emit(result.spans);
     const generation = result.state?.tracedGeneration;
-    if (generation === undefined) return undefined;
-    return { generation, traceId: () => this.#sampledTraceId(uid, generation) };
+    const traced =
+      generation === undefined
+        ? undefined
+        : { generation, traceId: () => this.#sampledTraceId(uid, generation) };
+    return { record: result.state, traced };
   }
 
-  traceIdFor(_resource: ResourceIdentity, uid: string, generation: number): string | undefined {
-    const state = this.#states.get(uid);
-    if (state?.tracedGeneration !== generation) return undefined;
+  traceIdFor(uid: string, record: TraceRecord | undefined, generation: number): string | undefined {
+    if (record?.tracedGeneration !== generation) return undefined;
     return this.#sampledTraceId(uid, generation);
   }
 
@@ -84,41 +84,25 @@ class PlanningTracer implements StateTracer {
     return this.#sink.isSampled(traceId) ? traceId : undefined;
   }
 
-  forget(uid: string): void {
-    this.#states.delete(uid);
+  tick(record: TraceRecord, nowMs: number): TraceRecord {
+    if (this.#stopped || !record.open) return record;
+    const result = planTick(this.#settings, record as ObjectTraceState, nowMs);
+    this.#emit(result.spans);
+    return result.state ?? record;
   }
 
-  tick(nowMs: number): void {
-    if (this.#stopped) return;
-    for (const [uid, state] of this.#states) {
-      if (!state.open) continue;
-      const result = planTick(this.#settings, state, nowMs);
-      if (result.state) this.#states.set(uid, result.state);
-      this.#emit(result.spans);
-    }
+  interrupt(record: TraceRecord, nowMs: number = this.#nowMs()): void {
+    // Ending open roots means a restarted process re-emits them with other
+    // content, so this is opt-in (endsOpenSpansOnShutdown); by default they
+    // resume after a restart.
+    if (this.#stopped || !record.open) return;
+    this.#emit(planInterrupt(this.#settings, record as ObjectTraceState, nowMs).spans);
   }
 
   async shutdown(): Promise<void> {
     if (this.#stopped) return;
-    if (this.#endOpenSpansOnShutdown) this.#interruptOpen(this.#nowMs());
     this.#stopped = true;
     await this.#sink.shutdown();
-  }
-
-  get openEpisodes(): number {
-    let count = 0;
-    for (const state of this.#states.values()) if (state.open) count++;
-    return count;
-  }
-
-  #interruptOpen(nowMs: number): void {
-    // Ending open roots means a restarted process re-emits them with other
-    // content, so this is opt-in; by default they resume after a restart.
-    for (const [uid, state] of this.#states) {
-      const result = planInterrupt(this.#settings, state, nowMs);
-      if (result.state) this.#states.set(uid, result.state);
-      this.#emit(result.spans);
-    }
   }
 
   #emit(spans: SpanPlan[]): void {

@@ -1,6 +1,8 @@
 // The seam between the collectors and tracing: what the collectors hand over
 // for every change they see, and what tracing offers back. Tracing never
 // watches on its own. planning-tracer.ts implements it.
+
+import type { TraceRecord } from "../core/entry.ts";
 import type { ReadinessRules } from "../core/judge/readiness.ts";
 import type { ObjectState, ResourceIdentity } from "../core/state.ts";
 
@@ -30,30 +32,38 @@ export interface TracedGeneration {
   traceId(): string | undefined;
 }
 
+/** One change traced: the object's record after it, and what it is traced under. */
+export interface TraceStep {
+  /** To keep in the object's store entry (undefined: nothing to keep, e.g. deleted). */
+  record: TraceRecord | undefined;
+  traced: TracedGeneration | undefined;
+}
+
+/**
+ * Tracing keeps no object of its own: each object's record lives in its
+ * store entry (core/entry.ts), handed in with every change and handed back
+ * after it, so the store is the one place per object.
+ */
 export interface StateTracer {
   /**
-   * Plans and emits the spans of one change. Returns the generation the
-   * object is traced under after it, for the exemplar of the reconcile
-   * histogram this same change may observe; undefined when none.
+   * Plans and emits the spans of one change, from the object's record
+   * (undefined: none yet). Returns the record to keep and the generation the
+   * object is traced under, for the exemplar of the reconcile histogram this
+   * same change may observe.
    */
-  observe(o: ObjectObservation): TracedGeneration | undefined;
+  observe(o: ObjectObservation, record: TraceRecord | undefined): TraceStep;
+  /** Periodic check (epoch milliseconds): ends an open root span whose timeout has passed. The same record when nothing is due. */
+  tick(record: TraceRecord, nowMs: number): TraceRecord;
   /**
    * Hex trace id of the generation root span for this object and generation,
-   * for exemplars on cr_reconcile_duration_seconds. Undefined when that
-   * generation was not traced (e.g. already settled when first seen) or its
-   * trace is not sampled.
+   * for exemplars and the status page, when its record traces that
+   * generation and the trace is sampled.
    */
-  traceIdFor(resource: ResourceIdentity, uid: string, generation: number): string | undefined;
-  /**
-   * The object went to another shard: its state is dropped with nothing
-   * emitted or ended (its new owner resumes it, with the same ids, as after a
-   * restart).
-   */
-  forget(uid: string): void;
-  /** Periodic check (epoch milliseconds): ends open root spans whose timeout has passed. */
-  tick(nowMs: number): void;
-  /** Objects with an open root span (a generation or a degraded interval). */
-  readonly openEpisodes: number;
-  /** Ends (if configured) or keeps open work, flushes what has ended, then shuts the SDK down. */
+  traceIdFor(uid: string, record: TraceRecord | undefined, generation: number): string | undefined;
+  /** Whether open root spans end as `interrupted` when the process stops (else they resume after a restart). */
+  readonly endsOpenSpansOnShutdown: boolean;
+  /** Ends an open record's root spans as interrupted (on shutdown, when configured). */
+  interrupt(record: TraceRecord, nowMs: number): void;
+  /** Flushes what has ended, then shuts the SDK down. */
   shutdown(): Promise<void>;
 }

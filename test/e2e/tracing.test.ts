@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { before, test } from "node:test";
 import { defaultProjectionSettings, projectObject } from "../../src/core/project/project.ts";
-import type { ObjectState, ResourceIdentity } from "../../src/core/state.ts";
+import type { ObjectState } from "../../src/core/state.ts";
 import * as attr from "../../src/tracing/attributes.ts";
 import { generationTraceKey, spanIdOf, traceIdOf } from "../../src/tracing/ids.ts";
 import {
@@ -25,14 +25,6 @@ import { eventually, runExporter } from "../support/exporter.ts";
 
 const testbed = useControlPlane();
 const backend = useJaeger();
-
-const widgets: ResourceIdentity = {
-  group: "example.com",
-  version: "v1",
-  kind: "Widget",
-  resource: "widgets",
-  namespaced: true,
-};
 
 function tag(span: JaegerSpan, key: string): unknown {
   return span.tags.find((t) => t.key === key)?.value;
@@ -172,7 +164,11 @@ async function rollout(protocol: "http/protobuf" | "http/json"): Promise<void> {
     const uid = created.uid;
     const key1 = generationTraceKey(cluster, uid, 1);
     const key2 = generationTraceKey(cluster, uid, 2);
-    assert.equal(tracer.traceIdFor(widgets, uid, 2), traceIdOf(key2), "the exemplar trace id");
+    assert.equal(
+      tracer.traceIdFor(uid, collector()?.store.get(uid)?.trace, 2),
+      traceIdOf(key2),
+      "the exemplar trace id, from the object's record in its store entry",
+    );
     const om = await (
       await fetch(`${exporter.url}/metrics`, { headers: { Accept: "application/openmetrics-text" } })
     ).text();

@@ -1,8 +1,10 @@
 // A ResourceCollector that is fed objects directly (never started), and the
 // exposition it produces: for golden files and property tests of the pipeline
 // from raw object to /metrics text.
+
 import { Registry } from "@prometheus-io/client";
 import { type ObjectSampler, ResourceCollector } from "../../src/collectors/resource-collector.ts";
+import type { TraceRecord } from "../../src/core/entry.ts";
 import type { ObservedGenerationSource } from "../../src/core/judge/generations.ts";
 import { defaultReadinessRules, type ReadinessRules } from "../../src/core/judge/readiness.ts";
 import { defaultProjectionSettings, type ProjectionSettings } from "../../src/core/project/project.ts";
@@ -55,6 +57,8 @@ export interface OfflineOptions {
   fieldSelector?: string;
   /** Takes the first objects, as detection does (see ObjectSampler). */
   sampler?: ObjectSampler;
+  /** The trace records of a collector this one replaces. */
+  inheritedTraces?: ReadonlyMap<string, TraceRecord>;
   /** Default: silent. */
   logger?: Logger;
 }
@@ -123,6 +127,7 @@ export function offlineCollector(options: OfflineOptions = {}): OfflineCollector
       ...(options.shardSelector && { shardSelector: options.shardSelector }),
     },
     options.sampler,
+    options.inheritedTraces,
   );
   return { collector, metrics, clock };
 }

@@ -8,10 +8,9 @@ import { InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-tr
 import { buildApp } from "../../src/app/build.ts";
 import { type Component, startInOrder, stopInReverse } from "../../src/app/component.ts";
 import { validateConfig } from "../../src/config/validate.ts";
-import { defaultReadinessRules } from "../../src/core/judge/readiness.ts";
 import { kubeConfigClass } from "../../src/kube/kubeconfig.ts";
 import { createLogger } from "../../src/log.ts";
-import { condition, object, widgets } from "./tracing/support.ts";
+import { cond, widget } from "../support/objects.ts";
 
 function recorder(names: string[], failOn?: string) {
   const calls: string[] = [];
@@ -101,8 +100,20 @@ test("the tracer is ticked with the injected clock, not the wall clock", async (
   // The injected clock runs two hours ahead: a generation opened "now" times out (1 h) only by it.
   const wallNow = Date.now() / 1000;
   let nowSeconds = wallNow;
+  const widgetsResource = {
+    group: "example.com",
+    version: "v1",
+    resource: "widgets",
+    kind: "Widget",
+    namespaced: true,
+  };
   const app = await buildApp(
-    validateConfig({ listen: "127.0.0.1:0", crdDiscovery: false, tracing: { generationTimeout: "1h" } }),
+    validateConfig({
+      listen: "127.0.0.1:0",
+      crdDiscovery: false,
+      resources: [widgetsResource],
+      tracing: { generationTimeout: "1h" },
+    }),
     {
       kubeConfig: await nowhere(),
       logger: createLogger({ write: () => {} }),
@@ -116,25 +127,19 @@ test("the tracer is ticked with the injected clock, not the wall clock", async (
   assert.ok(app.tracer);
   await app.start();
   try {
-    const created = Math.floor(wallNow);
-    app.tracer.observe({
-      resource: widgets,
-      statusSubresource: true,
-      readiness: defaultReadinessRules,
-      previous: undefined,
-      current: object({
-        creationTimestamp: created,
-        specChangedAt: created,
-        conditions: [condition("Ready", "False", 0)],
-      }),
-      nowMs: wallNow * 1000,
-      replay: false,
-    });
-    assert.equal(app.tracer.openEpisodes, 1);
+    const created = new Date(Math.floor(wallNow) * 1000).toISOString().replace(".000Z", "Z");
+    const [collector] = app.manager.collectors();
+    assert.ok(collector, "the configured resource's collector");
+    // Handed to the collector as the watch would: its store entry keeps the open generation's record.
+    collector.ingest(
+      "ADDED",
+      widget({ creationTimestamp: created, status: { conditions: [cond("Ready", "False", created)] } }),
+    );
+    assert.equal(app.manager.openTraces, 1);
     nowSeconds = wallNow + 2 * 3600;
     const deadline = Date.now() + 5_000;
-    while (app.tracer.openEpisodes > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-    assert.equal(app.tracer.openEpisodes, 0, "the tick ended the generation at its timeout");
+    while (app.manager.openTraces > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(app.manager.openTraces, 0, "the tick ended the generation at its timeout");
     await processor.forceFlush();
     const root = exporter.getFinishedSpans().find((s) => s.name === "Widget generation");
     assert.equal(root?.attributes["cr_status.outcome"], "timeout");

@@ -40,22 +40,25 @@ function recordingLogger() {
   return { logger, messages: () => lines.map((l) => `${l.msg}: ${l.fields.error}`) };
 }
 
-function tracerThat(fails: Partial<Record<"observe" | "forget" | "traceIdFor" | "histogram", string>>) {
+function tracerThat(fails: Partial<Record<"observe" | "tick" | "traceIdFor" | "histogram", string>>) {
   const replays: string[] = [];
   const tracer: StateTracer = {
     observe(o) {
       replays.push(`${o.current?.name ?? o.previous?.name}${o.replay ? " (replay)" : ""}`);
       if (fails.observe) throw new Error(fails.observe);
+      // An open record, so the clock's tick reaches it.
+      return { record: { open: true, tracedGeneration: 1 }, traced: undefined };
     },
     traceIdFor: () => {
       if (fails.traceIdFor) throw new Error(fails.traceIdFor);
       return "abc";
     },
-    forget: () => {
-      if (fails.forget) throw new Error(fails.forget);
+    tick: (record) => {
+      if (fails.tick) throw new Error(fails.tick);
+      return record;
     },
-    tick: () => {},
-    openEpisodes: 0,
+    endsOpenSpansOnShutdown: false,
+    interrupt: () => {},
     shutdown: async () => {},
   };
   return { tracer, replays };
@@ -237,13 +240,12 @@ test("a re-judge replaces the info series and the gauges follow a lowered series
 test("a failing tracer or histogram is logged as what failed", () => {
   for (const [fails, ingest, expected] of [
     [{ observe: "observe broke" }, false, "tracing failed for an object: observe broke"],
-    [{ forget: "forget broke" }, true, "tracing failed for an object: forget broke"],
+    [{ tick: "tick broke" }, true, "tracing failed for an object: tick broke"],
     [{ histogram: "histogram broke" }, false, "histograms failed for an object: histogram broke"],
   ] as const) {
     const { logger, messages } = recordingLogger();
-    let owned = true;
     const { tracer } = tracerThat(fails);
-    const c = offlineCollector({ tracer, logger, owns: () => owned });
+    const c = offlineCollector({ tracer, logger });
     if ("histogram" in fails) {
       c.metrics.kinds.reconcileDuration.observe = () => {
         throw new Error(fails.histogram);
@@ -254,10 +256,7 @@ test("a failing tracer or histogram is logged as what failed", () => {
       "MODIFIED",
       widget({ generation: 2, resourceVersion: "2", status: { observedGeneration: 2 } }),
     );
-    if (ingest) {
-      owned = false;
-      void c.collector.reshard(false);
-    }
+    if (ingest) c.collector.tickTraces(0);
     assert.ok(messages().includes(expected), `${expected} in ${JSON.stringify(messages())}`);
   }
 });

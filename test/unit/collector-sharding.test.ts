@@ -5,8 +5,9 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { test } from "node:test";
+import type { TraceRecord } from "../../src/core/entry.ts";
 import { ownsUid, type ShardAssignment, shardSelectorOf } from "../../src/core/shard.ts";
-import type { ObjectObservation, StateTracer } from "../../src/tracing/state-tracer.ts";
+import type { ObjectObservation, StateTracer, TraceStep } from "../../src/tracing/state-tracer.ts";
 import { offlineCollector, perObjectText } from "../support/collector.ts";
 import { fakeKubeApi, waitFor } from "../support/fake-kube-api.ts";
 import { cond, widget } from "../support/objects.ts";
@@ -114,19 +115,19 @@ for (const mode of ["objects", "aggregate"] as const) {
 
 class RecordingTracer implements StateTracer {
   readonly observed: ObjectObservation[] = [];
-  readonly forgotten: string[] = [];
-  observe(o: ObjectObservation): undefined {
+  readonly endsOpenSpansOnShutdown = false;
+  observe(o: ObjectObservation): TraceStep {
     this.observed.push(o);
-    return undefined;
+    const uid = o.current?.uid;
+    return { record: uid ? { open: uid, tracedGeneration: 1 } : undefined, traced: undefined };
   }
   traceIdFor(): string | undefined {
     return undefined;
   }
-  forget(id: string): void {
-    this.forgotten.push(id);
+  tick(record: TraceRecord): TraceRecord {
+    return record;
   }
-  tick(): void {}
-  readonly openEpisodes = 0;
+  interrupt(): void {}
   async shutdown(): Promise<void> {}
 }
 
@@ -145,7 +146,11 @@ test("a new assignment drops the objects now another shard's, without reporting 
   const moved = before.filter((id) => !ownsUid(assignment, id));
   assert.ok(moved.length > 0, "growing from 2 to 3 shards moves some objects away");
   assert.deepEqual(kept.sort(), before.filter((id) => ownsUid(assignment, id)).sort());
-  assert.deepEqual(tracer.forgotten.sort(), moved.sort(), "tracing forgets exactly the moved objects");
+  assert.deepEqual(
+    [...c.collector.traceRecords().values()].map((r) => r.open).sort(),
+    kept.sort(),
+    "the moved objects' trace records went with their entries",
+  );
   assert.equal(
     tracer.observed.filter((o) => o.current === undefined).length,
     deletedBefore,

@@ -85,7 +85,11 @@ interface Replayed {
  */
 async function replay(writes: readonly Write[], deleted = false): Promise<Replayed> {
   const tracing = memoryTracing();
-  const collector = offlineCollector({ generationSource: "condition", tracer: tracing.tracer, now: T });
+  const collector = offlineCollector({
+    generationSource: "condition",
+    tracer: tracing.tracer.tracer,
+    now: T,
+  });
   let resourceVersion = 1;
   const specChanges: number[] = [];
   collector.collector.ingest("ADDED", raw({ at: 0, generation: 1, conditions: [] }, resourceVersion, []));

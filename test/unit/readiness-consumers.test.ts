@@ -59,7 +59,7 @@ const cases: [string, string, string, boolean][] = [
 for (const [readyCondition, flips, result, ended] of cases) {
   test(`readyCondition ${readyCondition}, ${flips} turns True: metrics, kstatus, histogram and spans agree`, async () => {
     const tracing = memoryTracing();
-    const c = offlineCollector({ readyCondition, tracer: tracing.tracer, now: T + 5 });
+    const c = offlineCollector({ readyCondition, tracer: tracing.tracer.tracer, now: T + 5 });
     const [first, second] = history(flips);
     c.collector.ingest("ADDED", first);
     c.clock.now = T + 60;
@@ -93,7 +93,7 @@ for (const [readyCondition, flips, result, ended] of cases) {
 test("a kind without a readiness condition: its phase decides for metrics and spans alike", async () => {
   const tracing = memoryTracing();
   const c = offlineCollector({
-    tracer: tracing.tracer,
+    tracer: tracing.tracer.tracer,
     now: T + 5,
     readiness: { readyCondition: undefined },
   });

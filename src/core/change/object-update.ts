@@ -171,7 +171,17 @@ export function applyChange(
   const labels = new LabelChanges(learning);
   const entry = withSeries(
     previous,
-    { state, counters, memory, lag, summary: summary.result, changesAt: summary.changesAt, ring },
+    // Tracing's record goes on with the object; the collector replaces it after tracing.
+    {
+      state,
+      counters,
+      memory,
+      lag,
+      summary: summary.result,
+      changesAt: summary.changesAt,
+      ring,
+      trace: previous?.trace,
+    },
     kind,
     holdLabels(labels, previous, state, kind.render !== undefined),
   );
@@ -284,5 +294,6 @@ export function shapeOfState(state: ObjectState, generations: GenerationSettings
     labels: noHeldLabels,
     series: undefined,
     ring: emptyRing,
+    trace: undefined,
   });
 }

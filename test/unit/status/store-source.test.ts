@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { ObjectStore } from "../../../src/collectors/object-store.ts";
 import { storeViewSource } from "../../../src/collectors/view-source.ts";
-import type { ResourceIdentity } from "../../../src/core/state.ts";
+import type { TraceRecord } from "../../../src/core/entry.ts";
 import { offlineCollector } from "../../support/collector.ts";
 import { cond, t, widget } from "../../support/objects.ts";
 
@@ -14,8 +14,8 @@ function tracerStub() {
   const calls: string[] = [];
   return {
     calls,
-    traceIdFor(resource: ResourceIdentity, uid: string, generation: number) {
-      calls.push(`${resource.kind}/${uid}/${generation}`);
+    traceIdFor(uid: string, record: TraceRecord | undefined, generation: number) {
+      calls.push(`${uid}/${generation}/${record ? "record" : "no record"}`);
       return uid === "uid-stuck" ? "4bf92f3577b34da6a3ce929d0e0e4736" : undefined;
     },
   };
@@ -57,7 +57,11 @@ test("views carry the pipeline's result, ring and generation-requested time", ()
   assert.deepEqual(tracer.calls, [], "objects() looks no trace id up: it costs a hash per object");
   assert.equal(views[1]?.traceId, undefined);
   assert.equal(source.traceId?.(views[1] as (typeof views)[number]), "4bf92f3577b34da6a3ce929d0e0e4736");
-  assert.deepEqual(tracer.calls, ["Widget/uid-stuck/1"]);
+  assert.deepEqual(
+    tracer.calls,
+    ["uid-stuck/1/no record"],
+    "with the entry's record (none: tracing was off)",
+  );
   const stuck = source.get("uid-stuck");
   assert.deepEqual(
     stuck?.recentTransitions.map((r) => [r.what, r.type, r.from, r.to, r.reason]),
@@ -99,12 +103,12 @@ test("get() finds a uid in any kind; without tracing there is no trace id", () =
   assert.equal(source.get("uid-missing"), undefined);
 });
 
-test("traceId() asks the tracer with the identity of the view's own kind (group and kind both match)", () => {
+test("traceId() asks the tracer with the record of the view's own kind's entry (group and kind both match)", () => {
   const c = fleet();
   const asked: string[] = [];
   const tracer = {
-    traceIdFor(resource: ResourceIdentity, uid: string, generation: number) {
-      asked.push(`${resource.group}/${resource.kind}/${uid}/${generation}`);
+    traceIdFor(uid: string, record: TraceRecord | undefined, generation: number) {
+      asked.push(`${uid}/${generation}/${record ? "record" : "no record"}`);
       return "4bf92f3577b34da6a3ce929d0e0e4736";
     },
   };
@@ -122,5 +126,5 @@ test("traceId() asks the tracer with the identity of the view's own kind (group 
   const stuck = [...source.objects()].find((v) => v.name === "stuck");
   assert.ok(stuck);
   source.traceId?.(stuck);
-  assert.deepEqual(asked, ["example.com/Widget/uid-stuck/1"]);
+  assert.deepEqual(asked, ["uid-stuck/1/no record"], "the decoys hold no such object: asked once");
 });

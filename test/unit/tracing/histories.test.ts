@@ -19,7 +19,6 @@ import {
   type SpanView,
   sprockets,
   T,
-  widgets,
 } from "./support.ts";
 
 const g1 = generationIds(1);
@@ -123,7 +122,7 @@ test("bump → Progressing → Ready: a generation root with condition and phase
   ];
   assert.deepEqual(await tracing.take(), expected);
   assert.equal(tracing.tracer.openEpisodes, 0);
-  assert.equal(tracing.tracer.traceIdFor(widgets, "uid-1", 1), g1.traceId);
+  assert.equal(tracing.tracer.traceIdFor("uid-1", 1), g1.traceId);
 });
 
 test("superseded generation: the old root ends at the spec change, the new one links to it", async () => {
@@ -185,7 +184,7 @@ test("superseded generation: the old root ends at the spec change, the new one l
     }),
   ];
   assert.deepEqual(await tracing.take(), expected);
-  assert.equal(tracing.tracer.traceIdFor(widgets, "uid-1", 2), g2.traceId);
+  assert.equal(tracing.tracer.traceIdFor("uid-1", 2), g2.traceId);
 });
 
 test("deleted mid-rollout: children and root end at the deletion, outcome deleted", async () => {
@@ -212,7 +211,7 @@ test("deleted mid-rollout: children and root end at the deletion, outcome delete
     ],
   );
   assert.equal(tracing.tracer.openEpisodes, 0);
-  assert.equal(tracing.tracer.traceIdFor(widgets, "uid-1", 1), undefined, "a deleted object is forgotten");
+  assert.equal(tracing.tracer.traceIdFor("uid-1", 1), undefined, "a deleted object is forgotten");
 });
 
 test("timeout: the root ends at its deadline with ERROR; a later Ready emits nothing", async () => {
@@ -270,11 +269,7 @@ test("flap: Ready True→False→True with no spec change is its own trace, link
       events: [reasonChanged(at(110), "Unhealthy", "Evicted")],
     }),
   ]);
-  assert.equal(
-    tracing.tracer.traceIdFor(widgets, "uid-1", 1),
-    undefined,
-    "generation 1 was settled when listed",
-  );
+  assert.equal(tracing.tracer.traceIdFor("uid-1", 1), undefined, "generation 1 was settled when listed");
 });
 
 test("relist that coalesces a spec change and its reconciliation: one complete root", async () => {

@@ -17,6 +17,7 @@ import {
   type TracingTarget,
 } from "../../../src/tracing/otel-env.ts";
 import { createTracing } from "../../../src/tracing/sdk-setup.ts";
+import { RecordKeepingTracer } from "../../support/trace-records.ts";
 import { cluster, condition, History, object } from "./support.ts";
 
 const none: TracingEndpointSettings = { enabled: undefined, endpoint: undefined, tracesEndpoint: undefined };
@@ -197,7 +198,7 @@ async function exportOneRollout(otlp: OtlpTarget, registry = new Registry()) {
     env: {},
     logger: silentLogger,
   });
-  const history = new History(tracer);
+  const history = new History(new RecordKeepingTracer(tracer));
   history.step({ now: 1, object: object({ conditions: [condition("Ready", "False", 1)] }) });
   history.step({
     now: 3,

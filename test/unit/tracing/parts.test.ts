@@ -9,7 +9,7 @@ import { rootSampling } from "../../../src/tracing/otel-env.ts";
 import { plannerSettings } from "../../../src/tracing/planner/model.ts";
 import { rootSampler } from "../../../src/tracing/sdk-setup.ts";
 import { hrTime } from "../../../src/tracing/sdk-span-sink.ts";
-import { condition, generationIds, History, memoryTracing, object, widgets } from "./support.ts";
+import { condition, generationIds, History, memoryTracing, object } from "./support.ts";
 
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
 
@@ -65,7 +65,7 @@ test("sampling: an unsampled trace exports nothing, children included, and has n
     object: object({ observedGeneration: 1, conditions: [condition("Ready", "True", 2, "", "", 1)] }),
   });
   assert.deepEqual(await off.take(), []);
-  assert.equal(off.tracer.traceIdFor(widgets, "uid-1", 1), undefined);
+  assert.equal(off.tracer.traceIdFor("uid-1", 1), undefined);
 
   // With a ratio, each trace is kept or dropped whole.
   const half = memoryTracing({ sampling: { kind: "ratio", ratio: 0.5 } });
@@ -79,7 +79,7 @@ test("sampling: an unsampled trace exports nothing, children included, and has n
       object: object({ uid, observedGeneration: 1, conditions: [condition("Ready", "True", 2, "", "", 1)] }),
     });
     const ids = generationIds(1, uid);
-    if (half.tracer.traceIdFor(widgets, uid, 1) === ids.traceId) expectedKept.add(ids.traceId);
+    if (half.tracer.traceIdFor(uid, 1) === ids.traceId) expectedKept.add(ids.traceId);
   }
   const spans = await half.take();
   const traces = new Map<string, string[]>();

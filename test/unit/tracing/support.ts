@@ -12,7 +12,8 @@ import { degradedTraceKey, generationTraceKey, spanIdOf, traceIdOf } from "../..
 import type { RootSampling } from "../../../src/tracing/otel-env.ts";
 import type { PlannerSettings } from "../../../src/tracing/planner/model.ts";
 import { createTracing, type TracingOptions } from "../../../src/tracing/sdk-setup.ts";
-import type { ObjectObservation, StateTracer } from "../../../src/tracing/state-tracer.ts";
+import type { ObjectObservation } from "../../../src/tracing/state-tracer.ts";
+import { RecordKeepingTracer } from "../../support/trace-records.ts";
 
 /** 2026-01-01T00:00:00Z in epoch seconds: every history counts from here. */
 export const T = 1_767_225_600;
@@ -167,7 +168,8 @@ export function view(span: ReadableSpan): SpanView {
 }
 
 export interface MemoryTracing {
-  tracer: StateTracer;
+  /** The tracer, with the one record per object the collectors would keep. */
+  tracer: RecordKeepingTracer;
   exporter: InMemorySpanExporter;
   /**
    * Spans finished so far, in the order they ended; clears the exporter. The
@@ -199,7 +201,7 @@ export function memoryTracing(
     logger: silentLogger,
   });
   return {
-    tracer,
+    tracer: new RecordKeepingTracer(tracer, options.tracer?.nowMs),
     exporter,
     async take() {
       await processor.forceFlush();
@@ -220,14 +222,14 @@ export interface Step {
 
 /** Feeds a history to a tracer, passing each step's object as the next step's `previous`. */
 export class History {
-  readonly #tracer: StateTracer;
+  readonly #tracer: Pick<RecordKeepingTracer, "observe">;
   readonly #resource: ResourceIdentity;
   readonly #statusSubresource: boolean;
   readonly #readiness: ReadinessRules;
   #previous: ObjectState | undefined;
 
   constructor(
-    tracer: StateTracer,
+    tracer: Pick<RecordKeepingTracer, "observe">,
     resource: ResourceIdentity = widgets,
     statusSubresource = true,
     readiness: ReadinessRules = defaultReadinessRules,
