@@ -19,6 +19,7 @@ import {
 import type { KubeClient, StreamOptions } from "../../src/kube/client.ts";
 import { createLogger, type LogFields } from "../../src/log.ts";
 import { createSelfMetrics } from "../../src/metrics/self-metrics.ts";
+import type { StateTracer } from "../../src/tracing/state-tracer.ts";
 import { untilAborted, waitFor, watchLine } from "../support/fake-kube-api.ts";
 import { cond } from "../support/objects.ts";
 import { corpusGroup, loadCorpusCrd } from "../support/shapes-corpus.ts";
@@ -684,4 +685,51 @@ test("a CRD update that changes the version's schema decides its shape from the 
     "the condition the new schema declares",
     () => byResource(manager, "runs")?.settings.kind.readiness,
   );
+});
+
+test("a reconfigured resource's new collector takes up the trace records the old one kept", async (t) => {
+  const cluster = fakeCluster();
+  cluster.crds.set("widgets.example.com", crd("widgets"));
+  const seen: string[] = [];
+  const tracer: StateTracer = {
+    observe: (o, record) => {
+      seen.push(`${o.current?.resourceVersion ?? "-"} from ${record ? record.tracedGeneration : "none"}`);
+      return {
+        record: { open: undefined, tracedGeneration: Number(o.current?.resourceVersion) },
+        traced: undefined,
+      };
+    },
+    traceIdFor: () => undefined,
+    tick: (record) => record,
+    endsOpenSpansOnShutdown: false,
+    interrupt: () => {},
+    shutdown: async () => {},
+  };
+  const { manager } = startManager(t, cluster, { tracer });
+  const widgets = (options: Record<string, unknown>) =>
+    config({ resources: [{ group: "example.com", resource: "widgets", ...options }] });
+  await manager.applyConfig(widgets({}));
+  await waitFor(
+    () => byResource(manager, "widgets") !== undefined,
+    "the collector",
+    () => keys(manager),
+  );
+  const object = (resourceVersion: string) => ({
+    apiVersion: "example.com/v1",
+    kind: "Widget",
+    metadata: { name: "w1", namespace: "ns", uid: "uid-w1", resourceVersion, generation: 1 },
+  });
+  byResource(manager, "widgets")?.ingest("ADDED", object("7"));
+  // The new collector's first list finds the object again (changed meanwhile), and one it never held.
+  cluster.objects.set("/apis/example.com/v1/widgets", [object("8")]);
+  await manager.applyConfig(widgets({ labelSelector: "team=a" }));
+  const replaced = byResource(manager, "widgets");
+  await waitFor(
+    () => replaced?.status().initialSyncDone === true,
+    "the new collector's list",
+    () => seen,
+  );
+  assert.deepEqual(seen, ["7 from none", "8 from 7"], "the replacing collector handed on the record of rv 7");
+  replaced?.ingest("MODIFIED", object("9"));
+  assert.deepEqual(seen.at(-1), "9 from 8", "then its own record");
 });
