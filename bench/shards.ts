@@ -29,7 +29,7 @@ import { type ControlPlane, installCrd } from "../test/cluster/index.ts";
 import { createNamespaces, type Fleet, growFleet, startBenchPlane } from "./lib/fleet.ts";
 import { measureIdle } from "./lib/idle.ts";
 import { waitForSync } from "./lib/measure.ts";
-import { type Subject, sampleProc, startOurs } from "./lib/proc.ts";
+import { bytesRead, type Subject, sampleProc, startOurs } from "./lib/proc.ts";
 import { measureScrapes } from "./lib/scrape-stats.ts";
 import { oursDefaultConfig, oursSidecarConfig } from "./lib/subjects.ts";
 import { table } from "./lib/targets.ts";
@@ -90,6 +90,9 @@ interface RunResult {
   scrapes: number;
   limits: { scrapeP50: number; rssAboveIdle: number; cpuSync?: number; bytesRead?: number };
   idleRssBytes: number;
+  /** What the idle process had spent and read when ready: subtracted before the CPU and bytes ratios. */
+  idleCpuSeconds?: number;
+  idleBytesRead?: number;
   sizes: SizeResult[];
 }
 
@@ -122,14 +125,6 @@ async function objectsPerShard(plane: ControlPlane): Promise<number[]> {
     continueToken = page.metadata.continue || undefined;
   } while (continueToken);
   return counts;
-}
-
-/** Bytes the process has read (sockets and files), from /proc/<pid>/io. */
-function bytesRead(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/io`, "utf8")
-    .split("\n")
-    .find((l) => l.startsWith("rchar:"));
-  return Number(line?.slice("rchar:".length).trim() ?? 0);
 }
 
 async function measure(
@@ -210,6 +205,9 @@ async function measureSize(plane: ControlPlane, objects: number, dir: string): P
 
 const fixed = (n: number, digits = 2): string => n.toFixed(digits);
 
+/** A shard's value over the unsharded one's, both less what the idle process had at ready (its start). */
+const aboveIdle = (shard: number, whole: number, idle = 0): number => (shard - idle) / (whole - idle);
+
 function report(run: RunResult): string {
   const intro =
     `Run of ${run.startedAt} on ${cpus().length} × ${cpus()[0]?.model ?? "?"}; idle RSS ${fixed(run.idleRssBytes / MiB, 1)} MiB ` +
@@ -218,7 +216,8 @@ function report(run: RunResult): string {
     `(${run.gate === "on" ? "each shard receives only its objects" : "every shard receives every object"}); ` +
     `each scraped alone (${run.scrapes} plain + ${run.scrapes} gzip). Limits per shard: scrape p50 ≤ ${run.limits.scrapeP50}×, ` +
     `RSS above idle ≤ ${run.limits.rssAboveIdle}×, CPU to sync ≤ ${run.limits.cpuSync ?? 1}× and bytes read to sync ≤ ` +
-    `${run.limits.bytesRead ?? 1}× the unsharded process's.`;
+    `${run.limits.bytesRead ?? 1}× the unsharded process's, CPU and bytes less the idle process's at ready ` +
+    `(${fixed(run.idleCpuSeconds ?? 0, 1)} s, ${fixed((run.idleBytesRead ?? 0) / MiB, 1)} MiB: starting).`;
   const rows: string[][] = [];
   for (const size of run.sizes) {
     const u = size.unsharded;
@@ -238,7 +237,7 @@ function report(run: RunResult): string {
         ratios ? mark(p.scrapeP50Ms / u.scrapeP50Ms, run.limits.scrapeP50) : "—",
         `${fixed(p.cpuSyncSeconds ?? 0, 1)} s`,
         ratios && p.cpuSyncSeconds && u.cpuSyncSeconds
-          ? mark(p.cpuSyncSeconds / u.cpuSyncSeconds, run.limits.cpuSync ?? 1)
+          ? mark(aboveIdle(p.cpuSyncSeconds, u.cpuSyncSeconds, run.idleCpuSeconds), run.limits.cpuSync ?? 1)
           : "—",
         `${fixed((p.bytesRead ?? 0) / MiB, 0)} MiB`,
         ratios && p.bytesRead && u.bytesRead
@@ -303,6 +302,8 @@ async function main(): Promise<void> {
       5,
     );
     result.idleRssBytes = idle.rssSettledBytes;
+    result.idleCpuSeconds = idle.cpuAtReadySeconds;
+    result.idleBytesRead = idle.bytesReadAtReady;
     log(`idle RSS ${fixed(idle.rssSettledBytes / MiB, 1)} MiB`);
     const fleet: Fleet = { namespaces: await createNamespaces(plane), objects: [], createSeconds: {} };
     for (const size of [...sizes].sort((a, b) => a - b)) {

@@ -2,12 +2,15 @@
 // price every sidecar pays. Sampled once /readyz says ready, and again after
 // a few seconds of settling (lazy loading and the first GCs are done by then).
 import { setTimeout as sleep } from "node:timers/promises";
-import { type Subject, sampleProc } from "./proc.ts";
+import { bytesRead, type Subject, sampleProc } from "./proc.ts";
 
 export interface IdleResult {
   /** Spawn → /readyz 200. */
   readySeconds: number;
   rssAtReadyBytes: number;
+  /** CPU seconds and bytes read from spawn to ready: what any process pays to start. */
+  cpuAtReadySeconds: number;
+  bytesReadAtReady: number;
   settleSeconds: number;
   rssSettledBytes: number;
   /** Series on /metrics once settled (self-metrics only: there are no objects). */
@@ -39,6 +42,7 @@ export async function measureIdle(subject: Subject, settleSeconds: number): Prom
   try {
     const readySeconds = await waitForReady(subject, 60_000);
     const atReady = sampleProc(subject.pid);
+    const bytesAtReady = bytesRead(subject.pid);
     await sleep(settleSeconds * 1000);
     const settled = sampleProc(subject.pid);
     const text = await (await fetch(subject.metricsUrl)).text();
@@ -46,6 +50,8 @@ export async function measureIdle(subject: Subject, settleSeconds: number): Prom
     return {
       readySeconds,
       rssAtReadyBytes: atReady.rssBytes,
+      cpuAtReadySeconds: atReady.cpuSeconds,
+      bytesReadAtReady: bytesAtReady,
       settleSeconds,
       rssSettledBytes: settled.rssBytes,
       series,

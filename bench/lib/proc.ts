@@ -27,6 +27,14 @@ export function sampleProc(pid: number): ProcSample {
   return { rssBytes: Number(statm[1]) * pageBytes, cpuSeconds: (utime + stime) / clockTicks };
 }
 
+/** Bytes the process has read (sockets and files: the apiserver's answers, its own modules), from /proc/<pid>/io. */
+export function bytesRead(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/io`, "utf8")
+    .split("\n")
+    .find((l) => l.startsWith("rchar:"));
+  return Number(line?.slice("rchar:".length).trim() ?? 0);
+}
+
 export interface Subject {
   /** A subject of the comparison, or the idle sidecar. */
   id: SubjectId | "idle";
