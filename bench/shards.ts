@@ -241,7 +241,7 @@ function report(run: RunResult): string {
           : "—",
         `${fixed((p.bytesRead ?? 0) / MiB, 0)} MiB`,
         ratios && p.bytesRead && u.bytesRead
-          ? mark(p.bytesRead / u.bytesRead, run.limits.bytesRead ?? 1)
+          ? mark(aboveIdle(p.bytesRead, u.bytesRead, run.idleBytesRead), run.limits.bytesRead ?? 1)
           : "—",
         ratios ? "" : load,
       ]);
