@@ -209,10 +209,8 @@ export class CollectorManager {
     return this.#queue;
   }
 
-  async #reconcileNow(): Promise<void> {
-    const config = this.#config;
-    if (!config) return;
-    if (config.crdDiscovery && !this.#crdListed) return;
+  /** The collectors the configuration and the CRDs ask for, within the watch limit (what is over it is logged once). */
+  #plans(config: Config): CollectorPlan[] {
     const used = new Set<string>();
     const budget = fitWatchLimit(
       config.crdDiscovery
@@ -228,7 +226,14 @@ export class CollectorManager {
     if (overLimit !== undefined && overLimit !== this.#overLimit)
       this.#logger.error("watch limit reached", { error: overLimit });
     this.#overLimit = overLimit;
-    const plans = budget.kept;
+    return budget.kept;
+  }
+
+  async #reconcileNow(): Promise<void> {
+    const config = this.#config;
+    if (!config) return;
+    if (config.crdDiscovery && !this.#crdListed) return;
+    const plans = this.#plans(config);
     const wanted = new Map(plans.map((p) => [p.key, p]));
     const inheritedTraces = new Map<string, Map<string, TraceRecord>>();
 

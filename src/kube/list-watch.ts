@@ -369,6 +369,42 @@ export class ListWatch {
     return { type, resourceVersion: meta?.get("resourceVersion") };
   }
 
+  /**
+   * One line of a watch: counted, handed over (or passed over: another
+   * shard's), and what it says of the stream: the resourceVersion to resume
+   * from, or the failure that ends it (an ERROR event).
+   */
+  #watchLine(line: string): { resourceVersion?: string; failure?: Error } {
+    const foreign = this.#foreignEvent(line);
+    if (foreign) {
+      this.#guard(() => this.#observer.watchEvent(foreign.type));
+      return { resourceVersion: foreign.resourceVersion };
+    }
+    let event: WatchEvent;
+    try {
+      event = JSON.parse(line) as WatchEvent;
+    } catch (error) {
+      this.#guard(() => this.#observer.handlerError(error));
+      return {};
+    }
+    const type = event.type ?? "UNKNOWN";
+    this.#guard(() => this.#observer.watchEvent(type));
+    if (type === "ERROR") {
+      const status = event.object;
+      return {
+        failure:
+          status?.code === 410
+            ? // Stryker disable next-line StringLiteral,LogicalOperator: an ExpiredError only triggers a relist; its message is never shown
+              new ExpiredError(status.message ?? "resourceVersion expired")
+            : new KubeHttpError(status?.code ?? 0, status, `watch ${this.#options.path}`),
+      };
+    }
+    if (type === "ADDED" || type === "MODIFIED" || type === "DELETED") {
+      this.#guard(() => this.#handler.event(type, event.object));
+    }
+    return { resourceVersion: event.object?.metadata?.resourceVersion };
+  }
+
   /** Watches until the server ends the stream; returns the resourceVersion to resume from. */
   async #watch(from: string, stop: AbortSignal): Promise<string> {
     const [min, max] = this.#options.watchTimeoutSeconds;
@@ -391,35 +427,11 @@ export class ListWatch {
       }, inactivityMs);
     };
     const onLine = (line: string): void => {
-      const foreign = this.#foreignEvent(line);
-      if (foreign) {
-        this.#guard(() => this.#observer.watchEvent(foreign.type));
-        if (foreign.resourceVersion) resourceVersion = foreign.resourceVersion;
-        return;
-      }
-      let event: WatchEvent;
-      try {
-        event = JSON.parse(line) as WatchEvent;
-      } catch (error) {
-        this.#guard(() => this.#observer.handlerError(error));
-        return;
-      }
-      const type = event.type ?? "UNKNOWN";
-      this.#guard(() => this.#observer.watchEvent(type));
-      if (type === "ERROR") {
-        const status = event.object;
-        failure =
-          status?.code === 410
-            ? // Stryker disable next-line StringLiteral,LogicalOperator: an ExpiredError only triggers a relist; its message is never shown
-              new ExpiredError(status.message ?? "resourceVersion expired")
-            : new KubeHttpError(status?.code ?? 0, status, `watch ${this.#options.path}`);
+      const read = this.#watchLine(line);
+      if (read.resourceVersion) resourceVersion = read.resourceVersion;
+      if (read.failure) {
+        failure = read.failure;
         abort.abort();
-        return;
-      }
-      const rv = event.object?.metadata?.resourceVersion;
-      if (rv) resourceVersion = rv;
-      if (type === "ADDED" || type === "MODIFIED" || type === "DELETED") {
-        this.#guard(() => this.#handler.event(type, event.object));
       }
     };
     try {
