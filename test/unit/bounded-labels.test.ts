@@ -427,3 +427,22 @@ test("applyChange leaves the kind's bounds alone; a rejudged or re-rendered entr
     "deleting the object forgets its values",
   );
 });
+
+test("releasing a label nobody holds frees no place, in a change as in place", () => {
+  const learning = tinyLearning();
+  const changes = new LabelChanges(learning);
+  changes.release(learning.phases, "X");
+  changes.release(learning.phases, "other");
+  assert.equal(changes.hold(learning.phases, "A"), "A", "the one place");
+  assert.equal(changes.hold(learning.phases, "B"), "other", "still one place only");
+  changes.commit();
+  assert.deepEqual([learning.phases.size, learning.phases.holders("X")], [1, 0]);
+  learning.phases.release("Y");
+  assert.equal(learning.phases.hold("B"), "other", "in place too");
+});
+
+test("releasing the labels of a state field the kind never held changes nothing", () => {
+  const learning = tinyLearning();
+  releaseLabels(learning, { phase: undefined, reasons: [], states: [["zone", "z1"]] });
+  assert.equal(learning.states.has("zone"), false);
+});

@@ -37,8 +37,8 @@ export class LabelBound {
 
   /** One holder of `label` (a value hold() returned) is gone; a learned value nobody holds is forgotten. */
   release(label: string): void {
-    const holders = this.holders(label);
-    if (holders > 0) this.setHolders(label, holders - 1);
+    // Unheld (0): setHolders forgets it either way.
+    this.setHolders(label, this.holders(label) - 1);
   }
 
   /** How many hold the learned value `value` (0: not held). */
@@ -115,16 +115,6 @@ export const noHeldLabels: HeldLabels = Object.freeze({
   states: Object.freeze([]),
 });
 
-/** The bound of a state field: its declared values, else bounded like phases. */
-export function stateBound(learning: KindLearning, field: string): LabelBound {
-  let bound = learning.states.get(field);
-  if (!bound) {
-    bound = new LabelBound(maxLearnedPhases);
-    (learning.states as Map<string, LabelBound>).set(field, bound);
-  }
-  return bound;
-}
-
 /**
  * Gives back everything an entry holds (the object is gone; the collector's).
  * A condition without a reason holds "", which is never held, so releasing it does nothing.
@@ -132,7 +122,8 @@ export function stateBound(learning: KindLearning, field: string): LabelBound {
 export function releaseLabels(learning: KindLearning, held: HeldLabels): void {
   if (held.phase !== undefined) learning.phases.release(held.phase);
   for (const reason of held.reasons) learning.reasons.release(reason);
-  for (const [field, value] of held.states) stateBound(learning, field).release(value);
+  // A field's bound exists once a value of it was held (LabelChanges.commit adds it).
+  for (const [field, value] of held.states) learning.states.get(field)?.release(value);
 }
 
 /**
@@ -163,8 +154,8 @@ export class LabelChanges {
   }
 
   release(bound: LabelBound, label: string): void {
-    const holders = this.#holdersOf(bound, label);
-    if (holders > 0) this.#set(bound, label, holders - 1);
+    // Never below 0: an unheld label (another object's "other", a declared value) has no holder to give back.
+    this.#set(bound, label, Math.max(0, this.#holdersOf(bound, label) - 1));
   }
 
   get phases(): LabelBound {
@@ -185,14 +176,11 @@ export class LabelChanges {
     return bound;
   }
 
-  /** Applies every hold and release to the kind's bounds. */
+  /** Applies every hold and release to the kind's bounds, once: a change is committed with its entry, then dropped. */
   commit(): void {
     for (const [field, bound] of this.#newStates)
       (this.#learning.states as Map<string, LabelBound>).set(field, bound);
     for (const [bound, values] of this.#holders) for (const [value, n] of values) bound.setHolders(value, n);
-    this.#newStates.clear();
-    this.#holders.clear();
-    this.#sizes.clear();
   }
 
   #holdersOf(bound: LabelBound, value: string): number {
