@@ -44,10 +44,14 @@ export class ObjectStore {
     if (!old) this.#byName.set(nameKey(entry.state), uid);
   }
 
-  /** The entry with tracing's new record for the object (its one record: see core/entry.ts). */
+  /**
+   * Tracing's new record for the object (its one record: see core/entry.ts).
+   * Set in place: the slot is tracing's alone (nothing renders or compares
+   * it), so no entry is copied per traced change or tick.
+   */
   setTrace(uid: string, trace: TraceRecord | undefined): void {
     const entry = this.#entries.get(uid);
-    if (entry && entry.trace !== trace) this.#entries.set(uid, { ...entry, trace });
+    if (entry) entry.trace = trace;
   }
 
   delete(uid: string): ObjectEntry | undefined {

@@ -139,10 +139,7 @@ export class ResourceCollector {
       if (selected.labelSelector) options.labelSelector = selected.labelSelector;
       if (selected.fieldSelector) options.fieldSelector = selected.fieldSelector;
       const shardSelector = this.#deps.shardSelector?.();
-      if (shardSelector) {
-        options.shardSelector = shardSelector;
-        options.owns = (raw) => this.#ours(raw);
-      }
+      if (shardSelector) options.shardSelector = shardSelector;
       // Other shards' watch events are then passed over before they are parsed.
       if (this.#deps.sharded?.()) options.ownsUid = (uid) => this.#deps.owns(uid);
       const observer = this.#telemetry.observer(scope, this.scopes, () => this.#store.size);

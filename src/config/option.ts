@@ -68,7 +68,7 @@ export function textWithDefault(
   key: string,
   doc: string,
   fallback: string,
-  check: { pattern: RegExp; what: string },
+  check?: { pattern: RegExp; what: string },
 ): Option<string> {
   return { ...text(key, doc, check), default: fallback, shown: fallback };
 }

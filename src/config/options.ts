@@ -47,10 +47,7 @@ const tracingTable = {
     "OTLP/HTTP traces URL, used as given (like OTEL_EXPORTER_OTLP_TRACES_ENDPOINT); wins over endpoint.",
     { pattern: /^https?:\/\//, what: "an http(s) URL" },
   ),
-  clusterName: textWithDefault("clusterName", "Salts the deterministic trace ids.", "default", {
-    pattern: /./,
-    what: "a non-empty string",
-  }),
+  clusterName: textWithDefault("clusterName", "Salts the deterministic trace ids.", "default"),
   generationTimeoutSeconds: duration(
     "generationTimeout",
     "A generation not reconciled by then ends its trace with an error.",

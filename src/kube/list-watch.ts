@@ -64,16 +64,12 @@ export interface ListWatchOptions {
    */
   shardSelector?: string;
   /**
-   * Whether a listed object is this shard's: with a shard selector, a list
-   * holding another shard's object shows the apiserver did not apply it (a
-   * list of custom resources does not echo shardInfo, so this is the evidence).
-   */
-  owns?: (object: unknown) => boolean;
-  /**
-   * Whether the object with this uid is this shard's. Set, a watch event of
-   * another shard's object is recognised from its text (json-peek.ts) and
-   * passed over unparsed, while the apiserver is not seen to apply the shard
-   * selector.
+   * Whether the object with this uid is this shard's. Set, a list item or
+   * watch event of another shard's object is recognised from its text
+   * (json-peek.ts) and passed over unparsed, while the apiserver is not seen
+   * to apply the shard selector; and with a shard selector, another shard's
+   * object in a list shows the apiserver did not apply it (a list of custom
+   * resources echoes no shardInfo, so this is the evidence).
    */
   ownsUid?: (uid: string) => boolean;
   pageSize?: number;
@@ -126,10 +122,7 @@ export class ListWatch {
   readonly #handler: ListWatchHandler;
   readonly #observer: ListWatchObserver;
   readonly #options: Required<
-    Omit<
-      ListWatchOptions,
-      "labelSelector" | "fieldSelector" | "shardSelector" | "owns" | "ownsUid" | "inactivityMs"
-    >
+    Omit<ListWatchOptions, "labelSelector" | "fieldSelector" | "shardSelector" | "ownsUid" | "inactivityMs">
   > & {
     labelSelector: string | undefined;
     fieldSelector: string | undefined;
@@ -137,7 +130,6 @@ export class ListWatch {
   };
   /** The shard selector while the apiserver takes it (dropped for good once refused). */
   #shardSelector: string | undefined;
-  readonly #owns: ((object: unknown) => boolean) | undefined;
   readonly #ownsUid: ((uid: string) => boolean) | undefined;
   /** The last list showed the apiserver applying the shard selector: every event is then ours. */
   #filteredByApiserver = false;
@@ -169,7 +161,6 @@ export class ListWatch {
       fieldSelector: options.fieldSelector,
     };
     this.#shardSelector = options.shardSelector;
-    this.#owns = options.owns;
     this.#ownsUid = options.ownsUid;
     this.#backoff = new Backoff({ ...this.#options.backoff, random: this.#options.random });
   }
@@ -306,9 +297,9 @@ export class ListWatch {
       const items = Array.isArray(response.body?.items) ? response.body.items : [];
       if (this.#shardSelector !== undefined) {
         echoed ||= response.body?.metadata?.shardInfo?.selector !== undefined;
-        foreign ||=
-          (response.body?.skipped ?? 0) > 0 ||
-          (this.#owns !== undefined && items.some((item) => !this.#owns?.(item)));
+        // Said so: nothing to look for in the items.
+        if (!echoed)
+          foreign ||= (response.body?.skipped ?? 0) > 0 || items.some((item) => this.#othersItem(item));
       }
       await this.#handOver(items, signal);
       objects += items.length;
@@ -341,6 +332,12 @@ export class ListWatch {
       if (signal.aborted) throw new Error("stopped while listing");
       sliceStart = this.#options.now();
     }
+  }
+
+  /** A listed object of another shard (one without a uid is nobody's: it is skipped further on). */
+  #othersItem(item: unknown): boolean {
+    const uid = (item as { metadata?: { uid?: unknown } } | null)?.metadata?.uid;
+    return this.#ownsUid !== undefined && typeof uid === "string" && !this.#ownsUid(uid);
   }
 
   /**

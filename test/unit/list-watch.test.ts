@@ -589,14 +589,14 @@ test("a shard selector goes on every list page and watch; the list tells whether
     { echo: false, owned: ["a", "b"], outcome: "applied" },
     { echo: false, owned: ["a"], outcome: "ignored" },
   ];
-  for (const { echo, owned, outcome } of cases) {
+  for (const { echo, owned: ownedNames, outcome } of cases) {
     const run = startLoop(
       t,
       {
         lists: (q) => ({
           status: 200,
           body: {
-            items: [object(q.continue === undefined ? "a" : "b", "1")],
+            items: [owned(q.continue === undefined ? "a" : "b", "1", q.continue === undefined ? "a" : "b")],
             metadata: {
               continue: q.continue === undefined ? "page2" : undefined,
               resourceVersion: "10",
@@ -608,7 +608,7 @@ test("a shard selector goes on every list page and watch; the list tells whether
       {
         pageSize: 1,
         shardSelector,
-        owns: (o) => owned.includes((o as { metadata: { name: string } }).metadata.name),
+        ownsUid: (uid) => ownedNames.includes(uid),
       },
     );
     await waitFor(
@@ -624,13 +624,13 @@ test("a shard selector goes on every list page and watch; the list tells whether
     assert.deepEqual(
       run.log.filter((l) => l.startsWith("shardSelector:") || l === "listFinished"),
       ["listFinished", `shardSelector:${outcome}`],
-      `echo ${echo}, owned ${owned}: said once, after the list`,
+      `echo ${echo}, owned ${ownedNames}: said once, after the list`,
     );
   }
 });
 
 test("an empty list without shardInfo says nothing about the shard selector", async (t) => {
-  const run = startLoop(t, {}, { shardSelector, owns: () => true });
+  const run = startLoop(t, {}, { shardSelector, ownsUid: () => true });
   await waitFor(
     () => watches(run.calls).length === 1,
     "the watch",
@@ -736,7 +736,6 @@ test("a shard's loop passes over other shards' watch events unparsed, counting t
     },
     {
       shardSelector,
-      owns: (o) => (o as { metadata: { uid: string } }).metadata.uid === "u-mine",
       ownsUid: (uid) => uid === "u-mine",
     },
   );
@@ -782,7 +781,6 @@ test("once a list shows the apiserver applies the selector, no event is peeked a
     },
     {
       shardSelector,
-      owns: () => true,
       ownsUid: (uid) => {
         asked.push(uid);
         return false;
