@@ -89,9 +89,11 @@ export function inShardRange(hash: Halves, range: ShardRange): boolean {
   return !below(hash, range.start) && below(hash, range.end);
 }
 
-/** The apiserver's form of a bound: '0x' and 16 lower-case hex digits, or 0x10000000000000000 for 2^64. */
+/**
+ * The apiserver's form of a bound: '0x' and 16 lower-case hex digits; 2^64
+ * (hi = 2^32, lo = 0) comes out as 0x10000000000000000, the form it expects.
+ */
 export function hexBound([hi, lo]: Halves): string {
-  if (hi >= 0x1_0000_0000) return "0x10000000000000000";
   return `0x${hi.toString(16).padStart(8, "0")}${lo.toString(16).padStart(8, "0")}`;
 }
 

@@ -8,6 +8,7 @@ import fc from "fast-check";
 import {
   fnv1a64,
   hexBound,
+  inShardRange,
   mayGainObjects,
   ownsUid,
   shardOfUid,
@@ -177,4 +178,15 @@ test("a negative shard owns nothing and gains nothing, and an unchanged assignme
   assert.equal(mayGainObjects({ shard: -1, total: 3 }, { shard: 1, total: 3 }), true, "into range");
   assert.equal(mayGainObjects({ shard: 1, total: 3 }, { shard: 1, total: 3 }), false, "no change");
   assert.equal(mayGainObjects({ shard: 0, total: 1 }, { shard: 0, total: 1 }), false, "unsharded, no change");
+});
+
+test("a hash below a range's start in the same high half is not owned", () => {
+  const range = shardRange({ shard: 1, total: 3 }); // start 0x5555555555555556
+  assert.deepEqual(range.start, [0x5555_5555, 0x5555_5556]);
+  assert.equal(inShardRange([0x5555_5555, 0x5555_5555], range), false, "one below the start");
+  assert.equal(inShardRange([0x5555_5555, 0x5555_5556], range), true, "the start itself");
+});
+
+test("a shard's range is computed once and handed out again (the collectors ask at every event)", () => {
+  assert.equal(shardRange({ shard: 2, total: 7 }), shardRange({ shard: 2, total: 7 }));
 });
