@@ -48,7 +48,12 @@ export function fakeKubeApi(script: FakeApiScript): { client: KubeClient; calls:
           ? await lists(query, options.signal, path)
           : (lists?.shift() ?? emptyList);
       if (answer instanceof Error) throw answer;
-      return answer as { status: number; body: never };
+      // As the real client: a 2xx answer's text goes through the caller's reader.
+      const ok = answer.status >= 200 && answer.status < 300;
+      if (!ok || options.parse === undefined || answer.body === undefined) {
+        return answer as { status: number; body: never };
+      }
+      return { status: answer.status, body: options.parse(JSON.stringify(answer.body)) as never };
     },
     async stream(path, options) {
       calls.push({ kind: "watch", method: "GET", path, query: { ...options.query } });

@@ -775,6 +775,8 @@ test("once a list shows the apiserver applies the selector, no event is peeked a
       watches: [
         (o) => {
           o.onOpen?.();
+          // The list page itself was read before it told: its items were asked about.
+          asked.length = 0;
           o.onLine(watchLine("ADDED", owned("other", "2", "u-other")));
         },
       ],
@@ -783,7 +785,7 @@ test("once a list shows the apiserver applies the selector, no event is peeked a
       shardSelector,
       ownsUid: (uid) => {
         asked.push(uid);
-        return false;
+        return uid === "u-mine";
       },
     },
   );
@@ -794,4 +796,159 @@ test("once a list shows the apiserver applies the selector, no event is peeked a
   );
   assert.ok(run.log.includes("ADDED:other"), "handed over: the collector's own check decides");
   assert.deepEqual(asked, [], "ownsUid not asked while the apiserver filters");
+});
+
+test("without a shard selector (sharded by the exporter alone), other shards' objects are passed over unparsed from the start", async (t) => {
+  let parsed = 0;
+  const parse = JSON.parse;
+  t.mock.method(JSON, "parse", (...args: Parameters<typeof JSON.parse>) => {
+    parsed++;
+    return parse(...args);
+  });
+  let listParsed = -1;
+  const run = startLoop(
+    t,
+    {
+      lists: [
+        {
+          status: 200,
+          body: {
+            items: [owned("mine", "1", "u-mine"), owned("theirs", "1", "u-theirs")],
+            metadata: { resourceVersion: "1" },
+          },
+        },
+      ],
+      watches: [
+        (o) => {
+          o.onOpen?.();
+          listParsed = parsed;
+          parsed = 0;
+          for (const type of ["ADDED", "MODIFIED", "DELETED"])
+            o.onLine(watchLine(type, owned("theirs", "2", "u-theirs")));
+          o.onLine(watchLine("MODIFIED", owned("mine", "3", "u-mine")));
+        },
+      ],
+    },
+    { ownsUid: (uid) => uid === "u-mine" },
+  );
+  await waitFor(
+    () => watches(run.calls).length === 2,
+    "the second watch",
+    () => run.log,
+  );
+  assert.deepEqual(
+    run.log.filter((l) => /^(listed|ADDED|MODIFIED|DELETED):/.test(l)),
+    ["listed:mine", "MODIFIED:mine"],
+  );
+  assert.equal(listParsed, 2, "the page's metadata and the one kept item: the other item was not parsed");
+  assert.equal(
+    parsed,
+    1,
+    "of the four events only this shard's was parsed (ADDED, MODIFIED and DELETED passed over)",
+  );
+  assert.ok(!run.log.some((l) => l.startsWith("shardSelector:")), "no selector: nothing said about one");
+});
+
+test("a list page the peek cannot read (an item without a uid) is parsed whole: nothing in it is lost", async (t) => {
+  const run = startLoop(
+    t,
+    {
+      lists: [
+        {
+          status: 200,
+          body: {
+            items: [object("no-uid", "1"), owned("mine", "1", "u-mine")],
+            metadata: { resourceVersion: "1" },
+          },
+        },
+      ],
+    },
+    { shardSelector, ownsUid: (uid) => uid === "u-mine" },
+  );
+  await waitFor(
+    () => watches(run.calls).length === 1,
+    "the watch",
+    () => run.log,
+  );
+  assert.deepEqual(
+    run.log.filter((l) => l.startsWith("listed:")),
+    ["listed:no-uid", "listed:mine"],
+  );
+});
+
+test("a list that echoes the selector says applied even when it holds no object", async (t) => {
+  const run = startLoop(
+    t,
+    {
+      lists: [
+        {
+          status: 200,
+          body: { items: [], metadata: { resourceVersion: "1", shardInfo: { selector: shardSelector } } },
+        },
+      ],
+    },
+    { shardSelector, ownsUid: () => true },
+  );
+  await waitFor(
+    () => watches(run.calls).length === 1,
+    "the watch",
+    () => run.log,
+  );
+  assert.deepEqual(
+    run.log.filter((l) => l.startsWith("shardSelector:")),
+    ["shardSelector:applied"],
+  );
+});
+
+test("under a shard selector a list answer with no body is still an empty list, not an error", async (t) => {
+  const run = startLoop(t, { lists: [{ status: 200 }] }, { shardSelector, ownsUid: () => true });
+  await waitFor(
+    () => watches(run.calls).length === 1,
+    "the watch",
+    () => run.log,
+  );
+  assert.ok(!run.log.some((l) => l.startsWith("error:")), run.log.join(" "));
+  assert.ok(run.log.includes("listFinished"));
+});
+
+test("only a 400 drops the selector: a 500 naming the shard selector is an error, and without a selector a 400 naming it is too", async (t) => {
+  const shardMessage = { kind: "Status", message: "shardSelector: internal error" };
+  const withSelector = startLoop(
+    t,
+    {
+      lists: [
+        { status: 500, body: { ...shardMessage, code: 500 } },
+        { status: 200, body: { items: [], metadata: { resourceVersion: "1" } } },
+      ],
+    },
+    { shardSelector, backoff: { initialMs: 1, maxMs: 1 } },
+  );
+  const withoutSelector = startLoop(
+    t,
+    {
+      lists: [
+        { status: 400, body: { ...shardMessage, code: 400 } },
+        { status: 200, body: { items: [], metadata: { resourceVersion: "1" } } },
+      ],
+    },
+    { backoff: { initialMs: 1, maxMs: 1 } },
+  );
+  for (const [run, code] of [
+    [withSelector, 500],
+    [withoutSelector, 400],
+  ] as const) {
+    await waitFor(
+      () => watches(run.calls).length === 1,
+      "the watch",
+      () => run.log,
+    );
+    assert.ok(run.log.includes(`error:list:${code}`), run.log.join(" "));
+    assert.ok(!run.log.includes("shardSelector:refused"));
+    assert.equal(run.delays.length, 1, "retried after a backoff, not at once");
+  }
+  assert.deepEqual(
+    withSelector.calls.map((c) => c.query.shardSelector),
+    [shardSelector, shardSelector, shardSelector],
+    "the selector is kept",
+  );
 });
