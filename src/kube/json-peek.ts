@@ -107,6 +107,8 @@ function memberValues(text: string, i: number, keys: readonly string[]): number[
     i = skipWhitespace(text, keyEnd);
     if (text.charCodeAt(i) !== colon) return undefined;
     const value = skipWhitespace(text, i + 1);
+    // Cut after the colon: the value is not absent but unknown.
+    if (value === text.length) return undefined;
     if (k >= 0 && found[k] === -1) {
       found[k] = value;
       if (--missing === 0) return found;
@@ -135,7 +137,8 @@ export function peekStrings(
   let i = skipWhitespace(text, start);
   for (const step of path) {
     const at = memberValues(text, i, [step])?.[0];
-    if (at === undefined || at === -1 || text.charCodeAt(at) !== openBrace) return undefined;
+    if (at === undefined) return undefined;
+    // Not there (-1, where charCodeAt reads NaN) or not an object: the next memberValues gives undefined.
     i = at;
   }
   const values = memberValues(text, i, keys);
@@ -143,13 +146,14 @@ export function peekStrings(
   const out = new Map<string, string>();
   for (let k = 0; k < keys.length; k++) {
     const at = values[k] as number;
-    if (at === -1 || text.charCodeAt(at) !== quote) continue;
+    // Not there (-1: charCodeAt reads NaN) or not a string.
+    if (text.charCodeAt(at) !== quote) continue;
     const end = skipString(text, at);
     if (end === -1) return undefined;
-    const escaped = text.indexOf("\\", at);
+    const value = text.slice(at + 1, end - 1);
     // An escaped value is read by JSON.parse, not here.
-    if (escaped !== -1 && escaped < end) return undefined;
-    out.set(keys[k] as string, text.slice(at + 1, end - 1));
+    if (value.includes("\\")) return undefined;
+    out.set(keys[k] as string, value);
   }
   return out;
 }
@@ -172,9 +176,13 @@ export function peekListPage(text: string, keep: (uid: string) => boolean): Peek
   const root = skipWhitespace(text, 0);
   const at = memberValues(text, root, ["items", "metadata"]);
   if (!at) return undefined;
-  const [itemsAt = -1, metadataAt = -1] = at;
-  const metadata = metadataAt === -1 ? undefined : sliceParsed(text, metadataAt);
-  if (metadataAt !== -1 && metadata === undefined) return undefined;
+  const [itemsAt, metadataAt] = at as [number, number];
+  let metadata: unknown;
+  if (metadataAt !== -1) {
+    metadata = sliceParsed(text, metadataAt);
+    // Metadata that does not read: the page is parsed whole (and fails there if it must).
+    if (metadata === undefined) return undefined;
+  }
   const page: PeekedListPage = { items: [], metadata, skipped: 0 };
   if (itemsAt === -1 || text.startsWith("null", itemsAt)) return page;
   if (text.charCodeAt(itemsAt) !== openBracket) return undefined;

@@ -167,3 +167,152 @@ test("on random pages the kept items are exactly JSON.parse's items of those uid
     { numRuns: 500 },
   );
 });
+
+/** An event whose object.metadata ends with resourceVersion then uid, so the last value read ends where it says. */
+function eventText(space?: string | number): { text: string; valuesEnd: number } {
+  const uid = "6f1c2a9e-0d4b-4c3e-8a7f-1b2c3d4e5f60";
+  const event = {
+    type: "MODIFIED",
+    object: {
+      apiVersion: "example.com/v1",
+      spec: { list: [1, [2, { a: "]}" }], -3.5e2], flag: true, none: null, text: 'a \\"{[' },
+      metadata: {
+        annotations: { "k\\": "v\\\\", '"uid"': '"x"' },
+        generation: 12,
+        labels: { app: "w" },
+        ownerReferences: [{ uid: "owner" }],
+        resourceVersion: "987",
+        uid,
+      },
+    },
+  };
+  const text = JSON.stringify(event, null, space);
+  return { text, valuesEnd: text.lastIndexOf(uid) + uid.length + 1 };
+}
+
+test("a text cut anywhere reads as undefined up to the end of the last value, and as the whole text's values after it", () => {
+  for (const space of [undefined, 2, "\t"]) {
+    const { text, valuesEnd } = eventText(space);
+    const whole = { resourceVersion: "987", uid: "6f1c2a9e-0d4b-4c3e-8a7f-1b2c3d4e5f60" };
+    assert.deepEqual(peeked(text), whole);
+    for (let cut = 0; cut < text.length; cut++) {
+      const expected = cut < valuesEnd ? undefined : whole;
+      assert.deepEqual(
+        peeked(text.slice(0, cut)),
+        expected,
+        `cut at ${cut} of ${text.length}: …${text.slice(cut - 20, cut)}`,
+      );
+    }
+  }
+});
+
+test("a list page cut anywhere is never read as one with fewer items: undefined, or (cut after its items) all of them", () => {
+  const page = JSON.stringify({
+    metadata: { resourceVersion: "5" },
+    items: [
+      { metadata: { uid: "u1" }, spec: { a: [1, "]"] } },
+      { metadata: { uid: "u2" }, n: 2 },
+    ],
+  });
+  const whole = peekListPage(page, () => true);
+  assert.equal(whole?.items.length, 2);
+  const itemsEnd = page.lastIndexOf("]") + 1;
+  for (let cut = 0; cut < page.length; cut++) {
+    const read = peekListPage(page.slice(0, cut), () => true);
+    assert.deepEqual(
+      read,
+      cut < itemsEnd ? undefined : whole,
+      `cut at ${cut}: …${page.slice(cut - 20, cut)}`,
+    );
+  }
+});
+
+test("whitespace is space, tab, line feed and carriage return", () => {
+  const text =
+    '\r\n{\r\n\t"object" :\r{ "metadata":\n{\r"uid"\r:\r"u"\r,\r"resourceVersion":"1"\r}\r}\r}\r\n';
+  assert.deepEqual(peeked(text), { resourceVersion: "1", uid: "u" });
+  assert.equal(
+    peeked('{"object":{"metadata":{"uid":"u",\f"resourceVersion":"1"}}}'),
+    undefined,
+    "form feed is not",
+  );
+});
+
+test("keys are compared whole and decoded when escaped; a key that cannot be decoded gives up", () => {
+  assert.deepEqual(
+    peekStrings('{"uidx":"no","ui":"no","uid":"yes"}', [], ["uid"]),
+    new Map([["uid", "yes"]]),
+  );
+  assert.deepEqual(
+    peekStrings('{"\\u0075id":"yes"}', [], ["uid"]),
+    new Map([["uid", "yes"]]),
+    "\\u0075 is u",
+  );
+  assert.deepEqual(peekStrings('{"a\\"b":1,"uid":"yes"}', [], ["uid"]), new Map([["uid", "yes"]]));
+  assert.equal(
+    peekStrings('{"\\x":1,"uid":"yes"}', [], ["uid"]),
+    undefined,
+    "an invalid escape: parsed, not guessed",
+  );
+  assert.equal(peekStrings('{"ui\\d":"v"}', [], ["uid"]), undefined, "invalid too: never compared raw");
+});
+
+test("the first of duplicate keys is read (the apiserver never writes duplicates)", () => {
+  assert.deepEqual(
+    Object.fromEntries(peekStrings('{"uid":"a","uid":"b","resourceVersion":"1"}', [], fields) ?? []),
+    { uid: "a", resourceVersion: "1" },
+  );
+});
+
+test("text that is not an object, or members not separated as JSON separates them, give undefined", () => {
+  const uid = ["uid"];
+  for (const text of [
+    'x"uid":"v"}',
+    '{xuid":"v"}',
+    '{"a":1 x"uid":"v"}',
+    '{"a":1 "uid":"v"}',
+    '{"a" 1,"uid":"v"}',
+    '{"uid":"cut',
+    '{"uid" "v"}',
+    '{"a":"cut,"uid":"v"}',
+    '{"a":{"b":"cut,"uid":"v"}',
+    '{"a":[1,{"b":"c"},"uid":"v"}',
+    '{"a":1],"uid":"v"}',
+  ]) {
+    assert.equal(peekStrings(text, [], uid), undefined, text);
+  }
+  assert.deepEqual(peekStrings('{"a":[1,"}"],"b":{"c":"]"},"uid":"v"}', [], uid), new Map([["uid", "v"]]));
+  assert.equal(
+    peekStrings('{"object":"x"}', ["object"], uid),
+    undefined,
+    "a path step that is not an object",
+  );
+  assert.equal(peekStrings('{"object":{"uid":"v"}}', ["other"], uid), undefined, "a path step not there");
+  assert.deepEqual(
+    peekStrings('{"uid":"v"}', [], ["uid", "other"]),
+    new Map([["uid", "v"]]),
+    "a key not there: absent",
+  );
+});
+
+test("a list page whose items or metadata do not read as JSON is left to JSON.parse", () => {
+  const keep = () => true;
+  for (const text of [
+    '{"items":{"metadata":{"uid":"a"}}}',
+    '{"items":[{"metadata":{"uid":"a"}} {"metadata":{"uid":"b"}}]}',
+    '{"items":[{"metadata":{"uid":"a"}},x{"metadata":{"uid":"b"}}]}',
+    '{"items":[{"metadata":{"uid":"a"}}x{"metadata":{"uid":"b"}}]}',
+    '{"items":[{"metadata":{"uid":"a"},"x":[1',
+    '{"items":[1]}',
+    '{"items":[],"metadata":{"a":1,}}',
+    '{"items":[],"metadata":{"a":1',
+  ]) {
+    assert.equal(peekListPage(text, keep), undefined, text);
+  }
+  assert.deepEqual(peekListPage('{"metadata":{"resourceVersion":"5"}}', keep), {
+    items: [],
+    metadata: { resourceVersion: "5" },
+    skipped: 0,
+  });
+  assert.deepEqual(peekListPage('{"items":[ ]}', keep), { items: [], metadata: undefined, skipped: 0 });
+});
