@@ -23,6 +23,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { type ControlPlane, installCrd } from "../test/cluster/index.ts";
 import { createNamespaces, type Fleet, growFleet, startBenchPlane } from "./lib/fleet.ts";
+import { type MemoryBreakdown, readMemory, reportFlags } from "./lib/heap-report.ts";
 import { measureIdle } from "./lib/idle.ts";
 import { churn, measureEventLatency, Patcher, waitForSync } from "./lib/measure.ts";
 import { benchEvents, benchWrite } from "./lib/micro.ts";
@@ -112,21 +113,21 @@ async function startSubject(
 ): Promise<Subject | { skipped: string }> {
   if (spec.program === "ksm") return startKsm(ksmBinary as string, plane.kubeconfigPath, dir, spec.config);
   const profDir = flags["cpu-prof"];
+  mkdirSync(reportDir(dir), { recursive: true });
   try {
-    return await startOurs(
-      spec.id,
-      repo,
-      plane.kubeconfigPath,
-      dir,
-      spec.config,
-      profDir ? ["--cpu-prof", `--cpu-prof-dir=${resolve(profDir)}`] : [],
-    );
+    return await startOurs(spec.id, repo, plane.kubeconfigPath, dir, spec.config, [
+      ...reportFlags(reportDir(dir)),
+      ...(profDir ? ["--cpu-prof", `--cpu-prof-dir=${resolve(profDir)}`] : []),
+    ]);
   } catch (error) {
     if (!(error instanceof ConfigRejectedError) || !spec.skipWhenRejected) throw error;
     const said = error.message.replace(/\s+/g, " ").trim();
     return { skipped: `${spec.skipWhenRejected}: the exporter rejected its config (exit 2): ${said}` };
   }
 }
+
+/** Where our exporter writes its diagnostic reports (memory by heap space). */
+const reportDir = (subjectDir: string): string => join(subjectDir, "reports");
 
 async function measureSubject(
   plane: ControlPlane,
@@ -139,7 +140,8 @@ async function measureSubject(
 ): Promise<Outcome<SubjectResult>> {
   const objects = fleet.objects.length;
   const who = `${spec.label} @ ${objects}`;
-  const started = await startSubject(spec, plane, ksmBinary, join(workDir, `${spec.id}-${objects}`));
+  const dir = join(workDir, `${spec.id}-${objects}`);
+  const started = await startSubject(spec, plane, ksmBinary, dir);
   if ("skipped" in started) {
     log(`${who}: SKIPPED: ${started.skipped}`);
     return started;
@@ -150,6 +152,9 @@ async function measureSubject(
     const sync = await waitForSync(subject, objects, Math.max(120_000, objects * 20));
     await sleep(1000); // let the initial burst's garbage be collected before sampling
     const afterSync = sampleProc(subject.pid);
+    const memory = (): Promise<MemoryBreakdown | undefined> =>
+      spec.program === "ours" ? readMemory(subject.pid, reportDir(dir)) : Promise.resolve(undefined);
+    const memoryAfterSync = await memory();
     log(
       `${who}: synced in ${sync.seconds.toFixed(2)} s, RSS ${(afterSync.rssBytes / 1048576).toFixed(0)} MiB; ${scrapes} plain + ${scrapes} gzip scrapes`,
     );
@@ -164,6 +169,7 @@ async function measureSubject(
     const churned = await churn(patcher, fleet, 100, rest, state);
     await sleep(1000);
     const end = sampleProc(subject.pid);
+    const memoryAfterChurn = await memory();
     return {
       syncSeconds: sync.seconds,
       syncPolls: sync.polls,
@@ -178,6 +184,7 @@ async function measureSubject(
       },
       rssAfterChurnBytes: end.rssBytes,
       cpuTotalSeconds: end.cpuSeconds,
+      ...(memoryAfterSync && memoryAfterChurn ? { memoryAfterSync, memoryAfterChurn } : {}),
     };
   } finally {
     await subject.stop();

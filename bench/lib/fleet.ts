@@ -60,7 +60,7 @@ export function widgetStatus(index: number, generation: number, flip = 0, at = D
   };
 }
 
-function widgetBody(namespace: string, name: string, index: number) {
+export function widgetBody(namespace: string, name: string, index: number) {
   const spec = { size: 3, image: "registry.example.com/widgets/server:v1.42.7", payload: "x".repeat(64) };
   const labels = {
     "app.kubernetes.io/name": "widget",

@@ -16,9 +16,12 @@ export interface OfflineExporter {
   write(): AsyncIterable<Buffer>;
 }
 
-/** A widget pipeline with the default families; `phases` are the kind's known phases. */
-export function offlineExporter(phases: string[]): OfflineExporter {
-  const c = offlineCollector({ phases });
+/**
+ * A widget pipeline; `phases` are the kind's known phases, `allow` the
+ * families exported (default: the default set).
+ */
+export function offlineExporter(phases: string[], allow?: readonly string[]): OfflineExporter {
+  const c = offlineCollector({ phases, metrics: allow ? { allow: [...allow] } : undefined });
   return {
     ingest: (type, object) => c.collector.ingest(type, object),
     write: () =>

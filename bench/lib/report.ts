@@ -1,6 +1,7 @@
 // Turns a run's results into the Markdown report (a column per subject, with
 // ours / KSM ratios, the targets table and the micro-benchmarks) and a
 // hand-written SVG chart of scrape latency and RSS against fleet size.
+import type { MemoryBreakdown, SpaceBytes } from "./heap-report.ts";
 import { measured, type RunResult, type SizeResult, type SubjectResult } from "./results.ts";
 import type { SubjectId } from "./subjects.ts";
 import { summarize } from "./summary.ts";
@@ -236,6 +237,45 @@ function microSection(run: RunResult): string[] {
   return out;
 }
 
+/** Where our RSS goes after sync and after churn: the V8 heap by space (committed, of it used) and the rest. */
+function memoryTable(run: RunResult, size: SizeResult): string[] {
+  const ours = run.subjects
+    .filter((s) => s.program === "ours")
+    .map((s) => [s, measured(size.subjects[s.id])] as const)
+    .filter(([, r]) => r?.memoryAfterSync && r.memoryAfterChurn);
+  if (ours.length === 0) return [];
+  const both = (part: SpaceBytes): string => `${mib(part.committed)} (${mib(part.used)})`;
+  const rows: [string, (m: MemoryBreakdown) => string][] = [
+    ["RSS", (m) => mib(m.rssBytes)],
+    ["V8 heap, committed (used)", (m) => both(m.heap)],
+    ["  old generation", (m) => both(m.oldSpace)],
+    ["  young generation", (m) => both(m.newSpace)],
+    ["  large objects", (m) => both(m.largeObjects)],
+    ["  code and other spaces", (m) => both(m.otherSpaces)],
+    ["external (Buffers, external strings)", (m) => mib(m.externalBytes)],
+    ["RSS − heap committed − external", (m) => mib(m.rssBytes - m.heap.committed - m.externalBytes)],
+  ];
+  const header = ["MiB"];
+  for (const [s] of ours) header.push(`${s.label}, after sync`, "after churn");
+  const out = [
+    `Where our RSS goes (Node's diagnostic report at each RSS sample; used heap includes garbage not yet collected):`,
+    "",
+    `| ${header.join(" | ")} |`,
+    `|---|${header
+      .slice(1)
+      .map(() => "---:")
+      .join("|")}|`,
+  ];
+  for (const [label, value] of rows) {
+    const cells = [label];
+    for (const [, r] of ours)
+      cells.push(value(r?.memoryAfterSync as MemoryBreakdown), value(r?.memoryAfterChurn as MemoryBreakdown));
+    out.push(`| ${cells.join(" | ")} |`);
+  }
+  out.push("");
+  return out;
+}
+
 export function markdown(run: RunResult): string {
   const out: string[] = [];
   const sizesRun = new Set(run.sizes.map((s) => String(s.objects)));
@@ -256,6 +296,7 @@ export function markdown(run: RunResult): string {
       `## ${size.objects.toLocaleString("en-US")} objects (fleet created in ${size.createSeconds.toFixed(0)} s)`,
       "",
       ...sizeTable(run, size),
+      ...memoryTable(run, size),
     );
   }
   out.push(...idleSection(run), ...microSection(run), ...subjectsSection(run));

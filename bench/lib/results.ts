@@ -1,6 +1,7 @@
 // The raw result of one benchmark run, as written to bench/results/*.json,
 // and the upgrade of older files (schema 1: one "ours" subject, which was
 // the default set of its day) so that reports and the chart read every run.
+import type { MemoryBreakdown } from "./heap-report.ts";
 import type { IdleResult } from "./idle.ts";
 import type { LatencyStats } from "./measure.ts";
 import type { EventBench, WriteBench } from "./micro.ts";
@@ -17,6 +18,9 @@ export interface SubjectResult {
   churn: { seconds: number; rate: number; patches: number };
   rssAfterChurnBytes: number;
   cpuTotalSeconds: number;
+  /** Ours only: the heap by space and the memory outside it, at the two RSS samples. */
+  memoryAfterSync?: MemoryBreakdown;
+  memoryAfterChurn?: MemoryBreakdown;
 }
 
 /** A subject that did not run, and why. */

@@ -93,7 +93,7 @@ export class ResourceCollector {
             selected: this.#settings.selection.aggregates,
           })),
         ]
-      : [new ObjectSeriesSource(this.#store, () => this.#settings.selection.objects)];
+      : [new ObjectSeriesSource(this.#store, () => this.#kind.render)];
   }
 
   get settings(): CollectorSettings {

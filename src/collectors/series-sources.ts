@@ -1,29 +1,34 @@
 // The two series sources a resource offers the /metrics writer: its
-// per-object store (pre-rendered text per family) and its aggregate counts.
-// Both only copy what is already rendered.
+// per-object store (pre-rendered text per family, each line's name and
+// object labels put back here) and its aggregate counts. Both only copy what
+// is already rendered.
 import type { AggregateCounts } from "../core/series/aggregate.ts";
 import { aggregateFamilies } from "../core/series/catalog.ts";
+import { type KindRender, type ObjectSeries, slotText } from "../core/series/render.ts";
 import type { ChunkWriter } from "../metrics/chunks.ts";
 import type { FamilyRef, SeriesSource } from "../metrics/writer.ts";
 import type { ObjectStore } from "./object-store.ts";
 
 export class ObjectSeriesSource implements SeriesSource {
   readonly #store: ObjectStore;
-  readonly #selected: () => number;
+  readonly #render: () => Pick<KindRender, "names" | "selected"> | undefined;
 
-  /** `selected`: bit per object family slot, read at every scrape (a reload may change it). */
-  constructor(store: ObjectStore, selected: () => number) {
+  /** `render`: the families selected and their full names, read at every scrape (a reload may change them). */
+  constructor(store: ObjectStore, render: () => Pick<KindRender, "names" | "selected"> | undefined) {
     this.#store = store;
-    this.#selected = selected;
+    this.#render = render;
   }
 
   *write(family: FamilyRef, out: ChunkWriter): Iterable<void> {
-    if (family.kind !== "object" || !(this.#selected() & (1 << family.slot))) return;
+    const render = this.#render();
+    if (family.kind !== "object" || !render || !(render.selected & (1 << family.slot))) return;
     const slot = family.slot;
+    const name = render.names[slot] as string;
     for (const entry of this.#store.values()) {
-      const text = entry.series?.slots[slot];
-      if (!text) continue;
-      out.write(text);
+      const series = entry.series;
+      const tails = series?.tails[slot];
+      if (!tails) continue;
+      out.write(slotText(name, (series as ObjectSeries).open, tails));
       if (out.ready) yield;
     }
   }

@@ -15,6 +15,7 @@ import { fromByteString } from "../../src/core/series/exposition.ts";
 import { newKindRender } from "../../src/core/series/render.ts";
 import { problems } from "../support/config-problems.ts";
 import { widget } from "../support/objects.ts";
+import { slotLines } from "../support/series.ts";
 
 const configured = validateConfig({
   resources: [
@@ -87,7 +88,7 @@ test("a new value is a new identity: every series of the object moves to it (the
     ).entry;
   const first = at("r1", "1");
   const second = at("r2", "2", first);
-  const text = (e: typeof first) => fromByteString(e.series?.slots[slotOf.status] ?? "");
+  const text = (e: typeof first) => fromByteString(slotLines(e.series, slotOf.status));
   assert.match(text(first), /revision="r1"/);
   assert.match(text(second), /revision="r2"/);
   assert.doesNotMatch(text(second), /revision="r1"/);

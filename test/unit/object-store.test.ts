@@ -10,7 +10,7 @@ import type { ObjectEntry } from "../../src/core/entry.ts";
 const entry = (name: string, series: number | undefined, namespace = "ns1") =>
   ({
     state: { namespace, name },
-    series: series === undefined ? undefined : { open: "", slots: [], count: series },
+    series: series === undefined ? undefined : { open: "", tails: [], count: series },
   }) as unknown as ObjectEntry;
 
 test("the series count follows adds, replacements, unrendered entries and deletes", () => {

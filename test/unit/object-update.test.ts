@@ -12,6 +12,7 @@ import { projectObject } from "../../src/core/project/project.ts";
 import { inputBit, objectFamilies } from "../../src/core/series/catalog.ts";
 import { kindSettings } from "../support/kind-settings.ts";
 import { cond, t, widget } from "../support/objects.ts";
+import { allLines, slotLines } from "../support/series.ts";
 
 const kind = kindSettings();
 const NOW = t("2026-01-01T01:00:00Z");
@@ -90,7 +91,7 @@ test("refreshSummary returns the entry itself until the summary is due to change
   assert.notEqual(due, entry);
   assert.equal(due.summary, "Failed");
   assert.equal(due.changesAt, undefined);
-  assert.match(due.series?.slots.join("") ?? "", /cr_status\{[^}]*result="Failed"\} 1/);
+  assert.match(allLines(due.series).join(""), /cr_status\{[^}]*result="Failed"\} 1/);
 });
 
 test("cost formulas hold for an object without metadata.generation, observedGeneration or phase", () => {
@@ -108,7 +109,7 @@ test("cost formulas hold for an object without metadata.generation, observedGene
     "a condition's observedGeneration needs a generation to compare",
   );
   for (const family of objectFamilies) {
-    const text = entry.series?.slots[family.slot] ?? "";
+    const text = slotLines(entry.series, family.slot);
     const lines = text === "" ? 0 : text.trimEnd().split("\n").length;
     assert.equal(family.cost.series(shape), lines, `cr_${family.suffix}`);
   }

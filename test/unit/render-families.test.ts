@@ -16,6 +16,7 @@ import { fromByteString } from "../../src/core/series/exposition.ts";
 import { newKindRender, renderSeries } from "../../src/core/series/render.ts";
 import type { ConditionState } from "../../src/core/state.ts";
 import { cond, t, type WidgetInit, widget } from "../support/objects.ts";
+import { slotLines } from "../support/series.ts";
 
 const NOW = t("2026-01-01T01:00:00Z");
 const L = 'group="example.com",kind="Widget",namespace="ns1",name="w1"';
@@ -75,7 +76,7 @@ function entryAfter(key: ObjectFamilyKey | "all", history: WidgetInit[], o: Opti
 
 function rendered(key: ObjectFamilyKey, history: WidgetInit[], o: Options = {}): string {
   const entry = entryAfter(key, history, o);
-  return fromByteString(entry.series?.slots[slotOf[key]] ?? "");
+  return fromByteString(slotLines(entry.series, slotOf[key]));
 }
 
 type Case = [name: string, history: WidgetInit[], expected: string[], options?: Options];
@@ -412,7 +413,7 @@ test("every family's cost formula counts what it renders", () => {
   for (const family of objectFamilies) {
     for (const [name, history, , options] of tables[family.key]) {
       const entry = entryAfter("all", history, { heartbeat: true, ...options });
-      const text = entry.series?.slots[family.slot] ?? "";
+      const text = slotLines(entry.series, family.slot);
       const lines = text === "" ? 0 : text.trimEnd().split("\n").length;
       assert.equal(family.cost.series(shapeOf(entry)), lines, `cr_${family.suffix}: ${name}`);
     }
@@ -460,8 +461,8 @@ test("families whose inputs did not change keep their text (they are not re-rend
     summary: before.summary,
     labels: before.labels,
   });
-  assert.equal(after.slots[slotOf.generation], before.series?.slots[slotOf.generation]);
-  assert.match(after.slots[slotOf.condition] ?? "", /status="True"\} 1/);
+  assert.equal(after.tails[slotOf.generation], before.series?.tails[slotOf.generation]);
+  assert.match(slotLines(after, slotOf.condition), /status="True"\} 1/);
   assert.equal(after.count, before.series?.count);
 });
 
@@ -492,7 +493,7 @@ test("a condition without lastTransitionTime keeps the time it was first seen in
     [[NOW + 120, "first_seen"]],
   );
   assert.equal(
-    fromByteString(changed.series?.slots[slotOf.conditionLastTransition] ?? ""),
+    fromByteString(slotLines(changed.series, slotOf.conditionLastTransition)),
     `cr_condition_last_transition_timestamp_seconds{${L},type="Ready"} ${NOW + 120}\n`,
   );
   const watched = at("False", "1", NOW, undefined, false);

@@ -15,10 +15,12 @@ import {
   objectLabelsOpen,
   type RenderInput,
   renderSeries,
+  slotText,
   zeroCounters,
 } from "../../src/core/series/render.ts";
 import { kindSettings } from "../support/kind-settings.ts";
 import { cond, t, widget } from "../support/objects.ts";
+import { allLines, slotLines } from "../support/series.ts";
 
 const kind = kindSettings(
   { projection: { ...defaultProjectionSettings, extraLabels: [{ key: "app", name: "app", from: "label" }] } },
@@ -87,19 +89,19 @@ test("the object labels: group, kind, namespace, name, then the extra labels in 
 test("without previous series, every selected family is rendered whatever the changed inputs say; the others stay empty", () => {
   const series = renderSeries(only("generation", "phase", "status"), undefined, 0, input);
   assert.equal(series.open, `{${L},app="shop"`);
-  assert.equal(series.slots.length, objectFamilies.length);
+  assert.equal(series.tails.length, objectFamilies.length);
   assert.equal(
-    fromByteString(series.slots[slotOf.generation] ?? ""),
+    fromByteString(slotLines(series, slotOf.generation, "x_")),
     `x_metadata_generation{${L},app="shop"} 2\n`,
   );
   assert.equal(
-    fromByteString(series.slots[slotOf.phase] ?? ""),
+    fromByteString(slotLines(series, slotOf.phase, "x_")),
     `x_phase{${L},app="shop",phase="Running"} 1\n`,
   );
-  assert.match(series.slots[slotOf.status] ?? "", /^x_status\{.*result="InProgress"\} 1\n$/);
+  assert.match(slotLines(series, slotOf.status, "x_"), /^x_status\{.*result="InProgress"\} 1\n$/);
   for (const family of objectFamilies)
     if (!["generation", "phase", "status"].includes(family.key))
-      assert.equal(series.slots[family.slot], "", family.key);
+      assert.equal(series.tails[family.slot], "", family.key);
   assert.equal(series.count, 3);
 });
 
@@ -108,7 +110,7 @@ test("the series count is the number of lines over the selected slots, kept righ
   const first = renderSeries(all, undefined, -1, input);
   assert.equal(
     first.count,
-    first.slots.reduce((n, text) => n + lines(text), 0),
+    allLines(first, "x_").reduce((n, text) => n + lines(text), 0),
   );
   const twoConditions = {
     ...input,
@@ -123,7 +125,7 @@ test("the series count is the number of lines over the selected slots, kept righ
   const next = renderSeries(all, first, inputBit.conditionStatus | inputBit.conditionTime, twoConditions);
   assert.equal(
     next.count,
-    next.slots.reduce((n, text) => n + lines(text), 0),
+    allLines(next, "x_").reduce((n, text) => n + lines(text), 0),
   );
   assert.equal(next.open, first.open, "the same object labels, the same string");
 });
@@ -135,11 +137,11 @@ test("a new identity renders every selected family again under the new labels", 
   const next = renderSeries(render, first, inputBit.identity, moved);
   assert.equal(next.open, `{${L},app="cart"`);
   assert.equal(
-    fromByteString(next.slots[slotOf.generation] ?? ""),
+    fromByteString(slotLines(next, slotOf.generation, "x_")),
     `x_metadata_generation{${L},app="cart"} 2\n`,
   );
   assert.equal(
-    fromByteString(next.slots[slotOf.phase] ?? ""),
+    fromByteString(slotLines(next, slotOf.phase, "x_")),
     `x_phase{${L},app="cart",phase="Running"} 1\n`,
   );
   assert.equal(next.count, 2);
@@ -152,11 +154,11 @@ test("counters render as they stand, zero included; transitions count per condit
     counters: { ...zeroCounters, transitions: new Map([["Ready\u0000True", 2]]) },
   });
   assert.equal(
-    fromByteString(series.slots[slotOf.statusUpdates] ?? ""),
+    fromByteString(slotLines(series, slotOf.statusUpdates, "x_")),
     `x_status_updates_total{${L},app="shop"} 0\n`,
   );
   assert.equal(
-    fromByteString(series.slots[slotOf.conditionTransitions] ?? ""),
+    fromByteString(slotLines(series, slotOf.conditionTransitions, "x_")),
     [
       `x_condition_transitions_total{${L},app="shop",type="Ready",status="True"} 2`,
       `x_condition_transitions_total{${L},app="shop",type="Ready",status="False"} 0`,
@@ -179,8 +181,23 @@ test("a condition with no known time has no last-transition series; one with a t
     },
   });
   assert.equal(
-    fromByteString(series.slots[slotOf.conditionLastTransition] ?? ""),
+    fromByteString(slotLines(series, slotOf.conditionLastTransition, "x_")),
     `x_condition_last_transition_timestamp_seconds{${L},app="shop",type="Synced"} 1767225600\n`,
   );
   assert.equal(series.count, 1);
+});
+
+test("slotText puts the family name and the object's labels in front of every tail", () => {
+  const open = '{group="g",kind="K",namespace="ns1",name="w1"';
+  assert.equal(slotText("x_a", open, ""), "", "no tails, no lines");
+  assert.equal(slotText("x_a", open, "} 2"), `x_a${open}} 2\n`);
+  const tails = [',type="Ready"} 1', ',type="Synced"} 0', ',type="Stalled"} 1'];
+  for (let n = 1; n <= tails.length; n++) {
+    const some = tails.slice(0, n);
+    assert.equal(
+      slotText("x_a", open, some.join("\n")),
+      some.map((t) => `x_a${open}${t}\n`).join(""),
+      `${n} tails`,
+    );
+  }
 });

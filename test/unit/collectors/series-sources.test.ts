@@ -8,6 +8,7 @@ import { ChunkWriter } from "../../../src/metrics/chunks.ts";
 import type { FamilyRef, SeriesSource } from "../../../src/metrics/writer.ts";
 import { offlineCollector } from "../../support/collector.ts";
 import { widget } from "../../support/objects.ts";
+import { slotLines } from "../../support/series.ts";
 
 /** Chunks taken at each yield of `source` for `family`, and all the text written. */
 function drain(source: SeriesSource, family: FamilyRef, chunkBytes: number) {
@@ -29,11 +30,11 @@ test("per-object series: written object by object, yielding only when a chunk fi
   const [source] = c.collector.sources;
   assert.ok(source);
   const entries = [...c.collector.store.values()];
-  const slot = entries[0]?.series?.slots.findIndex(
-    (text, i) => text !== "" && entries.every((e) => e.series?.slots[i]),
+  const slot = entries[0]?.series?.tails.findIndex(
+    (text, i) => text !== "" && entries.every((e) => e.series?.tails[i]),
   );
   assert.ok(slot !== undefined && slot >= 0, "a family every object has series in");
-  const texts = entries.map((e) => e.series?.slots[slot] as string);
+  const texts = entries.map((e) => slotLines(e.series, slot));
   // The chunk fills with the third object's text, not before.
   const chunkBytes = (texts[0]?.length ?? 0) + (texts[1]?.length ?? 0) + 1;
   const { takenPerYield, text } = drain(source, { kind: "object", slot }, chunkBytes);
