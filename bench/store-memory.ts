@@ -8,12 +8,14 @@
 // the difference divided by N. Live bytes only (after a full GC): the runtime
 // slack a real process adds on top is bench/run.ts's RSS.
 //   node --expose-gc bench/store-memory.ts [--objects 10000] [--churn 50000] [--snapshot] [--only equal|default]
+//   node --expose-gc bench/store-memory.ts --families   (the default set's families one at a time)
 import { randomUUID } from "node:crypto";
 import { readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { writeHeapSnapshot } from "node:v8";
+import { objectFamilies } from "../src/core/series/catalog.ts";
 import { widgetBody, widgetStatus } from "./lib/fleet.ts";
 import { offlineExporter } from "./lib/ours-internals.ts";
 import { equalInformationFamilies } from "./lib/subjects.ts";
@@ -24,6 +26,7 @@ const { values: flags } = parseArgs({
     churn: { type: "string", default: "50000" },
     snapshot: { type: "boolean", default: false },
     only: { type: "string" },
+    families: { type: "boolean", default: false },
   },
 });
 const objects = Number(flags.objects);
@@ -150,6 +153,45 @@ async function measure(label: string, allow: readonly string[] | undefined) {
   kept.length = 0;
 }
 
-// One set per process when asked (--only equal|default): nothing of the other's run in the heap.
-if (flags.only !== "default") await measure("equal information", equalInformationFamilies);
-if (flags.only !== "equal") await measure("default set", undefined);
+/** Live heap per object after the list with only `allow` exported (no churn). */
+async function listedBytesPerObject(allow: readonly string[]): Promise<{ bytes: number; rendered: number }> {
+  const widgets = Array.from({ length: objects }, (_, i) => ({
+    body: widgetBody(`bench${String(i % 50).padStart(2, "0")}`, `widget-${i}`, i),
+    uid: randomUUID(),
+    generation: 1,
+  }));
+  kept.push(widgets);
+  const base = liveHeapBytes();
+  const exporter = offlineExporter(["Pending", "Provisioning", "Running", "Failed"], allow);
+  kept.push(exporter);
+  for (let i = 0; i < objects; i++) exporter.ingest("ADDED", served(widgets[i] as Widget, i, i + 1, 0));
+  const bytes = (liveHeapBytes() - base) / objects;
+  const rendered = (await renderedBytes(exporter.write)) / objects;
+  kept.length = 0;
+  return { bytes, rendered };
+}
+
+/**
+ * The default set's families one at a time: the heap each adds per object to
+ * an object with no family (its state, counters and labels), and its bytes
+ * in /metrics. Printed as the table docs/sizing.md shows.
+ */
+async function perFamily(): Promise<void> {
+  const none = await listedBytesPerObject(["cr_no_such_family"]);
+  console.log(`no family: ${none.bytes.toFixed(0)} B/object (state, counters, labels, store)`);
+  console.log("| family | heap per object (B) | /metrics per object (B) |");
+  console.log("| --- | ---: | ---: |");
+  for (const family of objectFamilies.filter((f) => f.defaultSet)) {
+    const one = await listedBytesPerObject([`cr_${family.suffix}`]);
+    console.log(
+      `| \`cr_${family.suffix}\` | ${(one.bytes - none.bytes).toFixed(0)} | ${one.rendered.toFixed(0)} |`,
+    );
+  }
+}
+
+if (flags.families) await perFamily();
+else {
+  // One set per process when asked (--only equal|default): nothing of the other's run in the heap.
+  if (flags.only !== "default") await measure("equal information", equalInformationFamilies);
+  if (flags.only !== "equal") await measure("default set", undefined);
+}

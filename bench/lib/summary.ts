@@ -13,6 +13,8 @@ export interface EqualSummary {
   gzip_p50_ratio: Value;
   gzip_p99_ratio: Value;
   rss_ratio: Value;
+  /** RSS after churn / KSM's after churn: the steady state pods are sized for. */
+  rss_after_churn_ratio: Value;
   sync_ratio: Value;
   cpu_ratio: Value;
 }
@@ -20,6 +22,7 @@ export interface EqualSummary {
 export interface DefaultSummary {
   scrape_p50_ratio: Value;
   gzip_p50_ratio: Value;
+  rss_after_churn_ratio: Value;
   series_per_object: Value;
 }
 
@@ -69,12 +72,14 @@ function sizeSummary(size: SizeResult): { equal: EqualSummary; default: DefaultS
       gzip_p50_ratio: ratio(equal, ksm, (s) => s.scrape.gzipP50Ms),
       gzip_p99_ratio: ratio(equal, ksm, (s) => s.scrape.gzipP99Ms),
       rss_ratio: ratio(equal, ksm, (s) => s.rssAfterSyncBytes),
+      rss_after_churn_ratio: ratio(equal, ksm, (s) => s.rssAfterChurnBytes),
       sync_ratio: ratio(equal, ksm, (s) => s.syncSeconds),
       cpu_ratio: ratio(equal, ksm, (s) => s.cpuTotalSeconds),
     },
     default: {
       scrape_p50_ratio: ratio(deflt, ksm, (s) => s.scrape.p50Ms),
       gzip_p50_ratio: ratio(deflt, ksm, (s) => s.scrape.gzipP50Ms),
+      rss_after_churn_ratio: ratio(deflt, ksm, (s) => s.rssAfterChurnBytes),
       series_per_object: rounded(deflt?.scrape.seriesPerObject, 2),
     },
   };

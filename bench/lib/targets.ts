@@ -46,6 +46,14 @@ export const targets: Target[] = [
     value: (s, n) => sized(s, n)?.equal.rss_ratio ?? null,
   },
   {
+    label: "equal information / KSM: RSS after churn",
+    kind: "max",
+    limit: 0.4,
+    unit: "×",
+    at: [50_000],
+    value: (s, n) => sized(s, n)?.equal.rss_after_churn_ratio ?? null,
+  },
+  {
     label: "equal information / KSM: initial sync",
     kind: "max",
     limit: 0.8,
@@ -76,6 +84,14 @@ export const targets: Target[] = [
     unit: "×",
     at: judgedSizes,
     value: (s, n) => sized(s, n)?.default.gzip_p50_ratio ?? null,
+  },
+  {
+    label: "default set / KSM: RSS after churn",
+    kind: "max",
+    limit: 0.5,
+    unit: "×",
+    at: [50_000],
+    value: (s, n) => sized(s, n)?.default.rss_after_churn_ratio ?? null,
   },
   {
     label: "MODIFIED events per CPU second, JSON.parse + ingest",

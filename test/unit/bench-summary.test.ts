@@ -19,12 +19,13 @@ const equalKeys = [
   "cpu_ratio",
   "gzip_p50_ratio",
   "gzip_p99_ratio",
+  "rss_after_churn_ratio",
   "rss_ratio",
   "scrape_p50_ratio",
   "scrape_p99_ratio",
   "sync_ratio",
 ];
-const defaultKeys = ["gzip_p50_ratio", "scrape_p50_ratio", "series_per_object"];
+const defaultKeys = ["gzip_p50_ratio", "rss_after_churn_ratio", "scrape_p50_ratio", "series_per_object"];
 const sortedKeys = (o: object | undefined): string[] => Object.keys(o ?? {}).sort();
 const round = (v: number, digits: number): number => Number(v.toFixed(digits));
 
@@ -64,6 +65,7 @@ test("the summary of a recorded run has the exact shape, with ours / KSM ratios 
   assert.deepEqual(size?.default, {
     scrape_p50_ratio: round(deflt.scrape.p50Ms / ksm.scrape.p50Ms, 4),
     gzip_p50_ratio: round(deflt.scrape.gzipP50Ms / ksm.scrape.gzipP50Ms, 4),
+    rss_after_churn_ratio: round(deflt.rssAfterChurnBytes / ksm.rssAfterChurnBytes, 4),
     series_per_object: 49,
   });
   // Skipped, so not measured: null, never a guess.
@@ -106,6 +108,7 @@ test("a measured equal-information subject fills its ratios; per-size 'ours' val
     gzip_p50_ratio: 0.6,
     gzip_p99_ratio: 0.7,
     rss_ratio: 0.4,
+    rss_after_churn_ratio: round((ksm.rssAfterSyncBytes * 0.4 * 3) / ksm.rssAfterChurnBytes, 4),
     sync_ratio: 0.9,
     cpu_ratio: 1.2,
   });
