@@ -3,6 +3,7 @@
 // names of process metrics it reads from /metrics. When the core is
 // reorganised or renamed, this file is the one to change.
 import { Registry } from "@prometheus-io/client";
+import type { ObjectSeries } from "../../src/core/series/render.ts";
 import { writeExposition } from "../../src/metrics/writer.ts";
 import { offlineCollector } from "../../test/support/collector.ts";
 
@@ -14,6 +15,8 @@ export interface OfflineExporter {
   ingest(type: WatchEventType, object: unknown): void;
   /** The per-object part of /metrics, as a scrape writes it (the bytes sent). */
   write(): AsyncIterable<Buffer>;
+  /** Each stored object's rendered series (undefined: none), for measuring what they hold. */
+  series(): (ObjectSeries | undefined)[];
 }
 
 /**
@@ -31,6 +34,7 @@ export function offlineExporter(phases: string[], allow?: readonly string[]): Of
         prefix: "cr_",
         openMetrics: false,
       }),
+    series: () => [...c.collector.store.values()].map((entry) => entry.series),
   };
 }
 

@@ -31,6 +31,7 @@ import { KindEffects } from "./kind-effects.ts";
 import { ObjectStore } from "./object-store.ts";
 import { AggregateSeriesSource, ObjectSeriesSource } from "./series-sources.ts";
 import { SummarySchedule } from "./summary-schedule.ts";
+import { TailInterner } from "./tail-interner.ts";
 import { WatchTelemetry } from "./watch-telemetry.ts";
 
 export type {
@@ -46,6 +47,8 @@ export class ResourceCollector {
   #kind: KindSettings;
   readonly #deps: CollectorDeps;
   readonly #store = new ObjectStore();
+  /** Shared series text of this resource's objects (one copy per distinct text). */
+  readonly #tails = new TailInterner();
   /** Aggregate mode's counts; undefined in objects mode, which renders each object instead. */
   readonly #counts: AggregateCounts | undefined;
   readonly #learning: KindLearning;
@@ -212,8 +215,11 @@ export class ResourceCollector {
     this.#kind = kindSettingsFor(this.#settings);
     this.#effects.select(selection.perKind);
     // In aggregate mode there is no renderer: each entry comes back as it was.
-    for (const [uid, entry] of [...this.#store.entries()])
-      this.#store.set(uid, this.#capped(entry, rerender(entry, this.#kind)));
+    for (const [uid, entry] of [...this.#store.entries()]) {
+      const next = this.#capped(entry, rerender(entry, this.#kind));
+      this.#tails.intern(next.series);
+      this.#store.set(uid, next);
+    }
     this.#updateGauges();
   }
 
@@ -312,6 +318,7 @@ export class ResourceCollector {
       if (previous) this.#counts.count(previous, -1);
       this.#counts.count(entry, 1);
     }
+    this.#tails.intern(entry.series);
     this.#store.set(uid, entry);
     if (entry.changesAt !== undefined && entry.changesAt !== previous?.changesAt)
       this.#schedule.add(uid, entry.changesAt);

@@ -64,6 +64,13 @@ interface FamilySpec {
   inputs: readonly Input[];
   /** Exported unless the configuration says otherwise. */
   defaultSet: boolean;
+  /**
+   * Its lines carry only labels and a small value (1, or 0 and 1), so objects
+   * in the same state render the same text: the collector keeps one copy per
+   * resource (src/collectors/tail-interner.ts). False where every object's
+   * text differs (timestamps, generations, counters).
+   */
+  sharedText: boolean;
   /** Series per object: the formula as documented, and as a function of the object's shape. */
   cost: { formula: string; series: (shape: ObjectShape) => number };
 }
@@ -78,6 +85,7 @@ const objectFamilySpecs = {
     labels: ["type", "status"],
     inputs: ["conditionStatus"],
     defaultSet: true,
+    sharedText: true,
     cost: { formula: "1 per condition", series: (s) => s.conditions },
   },
   conditionLastTransition: {
@@ -87,6 +95,7 @@ const objectFamilySpecs = {
     labels: ["type"],
     inputs: ["conditionTime"],
     defaultSet: true,
+    sharedText: false,
     cost: { formula: "1 per condition", series: (s) => s.conditions },
   },
   conditionReason: {
@@ -96,6 +105,7 @@ const objectFamilySpecs = {
     labels: ["type", "reason"],
     inputs: ["conditionReason"],
     defaultSet: true,
+    sharedText: true,
     cost: { formula: "1 per condition with a reason", series: (s) => s.conditionsWithReason },
   },
   conditionStale: {
@@ -105,6 +115,7 @@ const objectFamilySpecs = {
     labels: ["type"],
     inputs: ["conditionGeneration", "generation"],
     defaultSet: false,
+    sharedText: true,
     cost: {
       formula: "1 per condition with observedGeneration",
       series: (s) => s.conditionsWithGeneration,
@@ -117,6 +128,7 @@ const objectFamilySpecs = {
     labels: [],
     inputs: ["generation"],
     defaultSet: true,
+    sharedText: false,
     cost: { formula: "1", series: (s) => one(s.generation) },
   },
   observedGeneration: {
@@ -126,6 +138,7 @@ const objectFamilySpecs = {
     labels: [],
     inputs: ["observedGeneration"],
     defaultSet: true,
+    sharedText: false,
     cost: { formula: "1 when status has it", series: (s) => one(s.statusObservedGeneration) },
   },
   generationLag: {
@@ -135,6 +148,7 @@ const objectFamilySpecs = {
     labels: [],
     inputs: ["lag"],
     defaultSet: true,
+    sharedText: false,
     cost: { formula: "1 when an observed generation is known", series: (s) => one(s.lagKnown) },
   },
   generationRequested: {
@@ -144,6 +158,7 @@ const objectFamilySpecs = {
     labels: [],
     inputs: ["requestedAt"],
     defaultSet: true,
+    sharedText: false,
     cost: { formula: "1 when known", series: (s) => one(s.requestedAtKnown) },
   },
   phase: {
@@ -153,6 +168,7 @@ const objectFamilySpecs = {
     labels: ["phase"],
     inputs: ["phase"],
     defaultSet: true,
+    sharedText: true,
     cost: { formula: "1 when status.phase is set", series: (s) => one(s.phase) },
   },
   state: {
@@ -162,6 +178,7 @@ const objectFamilySpecs = {
     labels: ["field", "value"],
     inputs: ["states"],
     defaultSet: true,
+    sharedText: true,
     cost: { formula: "1 per state field set", series: (s) => s.states },
   },
   status: {
@@ -171,6 +188,7 @@ const objectFamilySpecs = {
     labels: ["result"],
     inputs: ["summary"],
     defaultSet: true,
+    sharedText: true,
     cost: { formula: "1", series: () => 1 },
   },
   deletion: {
@@ -180,6 +198,7 @@ const objectFamilySpecs = {
     labels: [],
     inputs: ["deletion"],
     defaultSet: true,
+    sharedText: false,
     cost: { formula: "1 while terminating", series: (s) => one(s.terminating) },
   },
   suspended: {
@@ -189,6 +208,7 @@ const objectFamilySpecs = {
     labels: [],
     inputs: ["suspended"],
     defaultSet: true,
+    sharedText: true,
     cost: { formula: "1 while suspended", series: (s) => one(s.suspended) },
   },
   heartbeat: {
@@ -198,6 +218,7 @@ const objectFamilySpecs = {
     labels: [],
     inputs: ["heartbeat"],
     defaultSet: true,
+    sharedText: false,
     cost: { formula: "1 with heartbeatField", series: (s) => one(s.heartbeat) },
   },
   statusUpdates: {
@@ -207,6 +228,7 @@ const objectFamilySpecs = {
     labels: [],
     inputs: ["statusWrites"],
     defaultSet: true,
+    sharedText: false,
     cost: { formula: "1", series: () => 1 },
   },
   noopUpdates: {
@@ -216,6 +238,7 @@ const objectFamilySpecs = {
     labels: [],
     inputs: ["noopWrites"],
     defaultSet: true,
+    sharedText: false,
     cost: { formula: "1", series: () => 1 },
   },
   specGenerationChanges: {
@@ -225,6 +248,7 @@ const objectFamilySpecs = {
     labels: [],
     inputs: ["generationChanges"],
     defaultSet: false,
+    sharedText: false,
     cost: { formula: "1", series: () => 1 },
   },
   conditionTransitions: {
@@ -236,6 +260,7 @@ const objectFamilySpecs = {
     // goes away (no transition counted) still changes which series exist.
     inputs: ["conditionTransitions", "conditionStatus"],
     defaultSet: false,
+    sharedText: false,
     cost: { formula: "3 per condition", series: (s) => 3 * s.conditions },
   },
 } as const satisfies Record<string, FamilySpec>;
