@@ -212,7 +212,7 @@ async function perFamily(): Promise<void> {
     }
   }
   for (const family of objectFamilies.filter((f) => f.defaultSet)) {
-    // A shared-text family's equal texts are one string per resource (src/collectors/tail-interner.ts).
+    // A shared-text family's equal texts are one string per resource (src/collectors/shared-texts.ts).
     const distinct = new Set(series.map((one) => one?.tails[family.slot] ?? ""));
     const tails = family.sharedText
       ? [...distinct].reduce((n, text) => n + stringHeapBytes(text), 0) / objects

@@ -30,8 +30,8 @@ import type {
 import { KindEffects } from "./kind-effects.ts";
 import { ObjectStore } from "./object-store.ts";
 import { AggregateSeriesSource, ObjectSeriesSource } from "./series-sources.ts";
+import { SharedTexts } from "./shared-texts.ts";
 import { SummarySchedule } from "./summary-schedule.ts";
-import { TailInterner } from "./tail-interner.ts";
 import { WatchTelemetry } from "./watch-telemetry.ts";
 
 export type {
@@ -47,8 +47,8 @@ export class ResourceCollector {
   #kind: KindSettings;
   readonly #deps: CollectorDeps;
   readonly #store = new ObjectStore();
-  /** Shared series text of this resource's objects (one copy per distinct text). */
-  readonly #tails = new TailInterner();
+  /** Texts this resource's objects share: label values and series lines (one copy of each). */
+  readonly #shared = new SharedTexts();
   /** Aggregate mode's counts; undefined in objects mode, which renders each object instead. */
   readonly #counts: AggregateCounts | undefined;
   readonly #learning: KindLearning;
@@ -217,7 +217,7 @@ export class ResourceCollector {
     // In aggregate mode there is no renderer: each entry comes back as it was.
     for (const [uid, entry] of [...this.#store.entries()]) {
       const next = this.#capped(entry, rerender(entry, this.#kind));
-      this.#tails.intern(next.series);
+      this.#shared.series(next.series);
       this.#store.set(uid, next);
     }
     this.#updateGauges();
@@ -318,7 +318,8 @@ export class ResourceCollector {
       if (previous) this.#counts.count(previous, -1);
       this.#counts.count(entry, 1);
     }
-    this.#tails.intern(entry.series);
+    this.#shared.state(entry.state);
+    this.#shared.series(entry.series);
     this.#store.set(uid, entry);
     if (entry.changesAt !== undefined && entry.changesAt !== previous?.changesAt)
       this.#schedule.add(uid, entry.changesAt);

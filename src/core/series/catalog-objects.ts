@@ -67,7 +67,7 @@ interface FamilySpec {
   /**
    * Its lines carry only labels and a small value (1, or 0 and 1), so objects
    * in the same state render the same text: the collector keeps one copy per
-   * resource (src/collectors/tail-interner.ts). False where every object's
+   * resource (src/collectors/shared-texts.ts). False where every object's
    * text differs (timestamps, generations, counters).
    */
   sharedText: boolean;

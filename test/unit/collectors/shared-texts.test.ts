@@ -6,9 +6,10 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import { TailInterner } from "../../../src/collectors/tail-interner.ts";
+import { SharedTexts } from "../../../src/collectors/shared-texts.ts";
 import { objectFamilies, slotOf } from "../../../src/core/series/catalog.ts";
 import type { ObjectSeries } from "../../../src/core/series/render.ts";
+import type { ObjectState } from "../../../src/core/state.ts";
 
 /** A series with its own (flat, unshared) copy of each text. */
 function series(texts: Partial<Record<keyof typeof slotOf, string>>): ObjectSeries {
@@ -27,13 +28,13 @@ const ready =
   ',type="Ready",status="True"} 1\n,type="Synced",status="True"} 1\n,type="Stalled",status="False"} 1';
 
 test("texts are unchanged; only the shared-text families are held, each distinct text once", () => {
-  const interner = new TailInterner();
+  const interner = new SharedTexts();
   const a = series({ condition: ready, phase: ',phase="Running"} 1', generation: "} 3" });
   const b = series({ condition: ready, phase: ',phase="Failed"} 1', generation: "} 3" });
   const before = [[...a.tails], [...b.tails]];
-  interner.intern(a);
-  interner.intern(b);
-  interner.intern(undefined);
+  interner.series(a);
+  interner.series(b);
+  interner.series(undefined);
   assert.deepEqual([a.tails, b.tails], before);
   // cr_condition once, two phases; cr_metadata_generation (a per-object number) not at all.
   assert.equal(interner.size, 3);
@@ -41,9 +42,9 @@ test("texts are unchanged; only the shared-text families are held, each distinct
 });
 
 test("past its bound, new texts are left as rendered and the table does not grow", () => {
-  const interner = new TailInterner(2);
+  const interner = new SharedTexts(2);
   const all = ["A", "B", "C", "D"].map((p) => series({ phase: `,phase="${p}"} 1` }));
-  for (const s of all) interner.intern(s);
+  for (const s of all) interner.series(s);
   assert.equal(interner.size, 2);
   assert.deepEqual(
     all.map((s) => s.tails[slotOf.phase]),
@@ -58,11 +59,11 @@ test("equal texts of many objects are held as one string", () => {
   const heapAfter = (intern: boolean): number => {
     gc();
     const before = process.memoryUsage().heapUsed;
-    const interner = new TailInterner();
+    const interner = new SharedTexts();
     const kept: ObjectSeries[] = [];
     for (let i = 0; i < objects; i++) {
       const s = series({ condition: ready });
-      if (intern) interner.intern(s);
+      if (intern) interner.series(s);
       kept.push(s);
     }
     gc();
@@ -74,4 +75,22 @@ test("equal texts of many objects are held as one string", () => {
   const shared = heapAfter(true);
   // Each own copy is about 100 bytes (measured: 70-100 saved per object); the series objects and arrays cost the same either way.
   assert.ok(own - shared > objects * 50, `own copies ${own} B, shared ${shared} B`);
+});
+
+test("a state's namespace, phase, condition types and reasons are held once each, their values unchanged", () => {
+  const interner = new SharedTexts();
+  const state = (namespace: string) => ({
+    namespace,
+    phase: "Provisioning",
+    conditions: [
+      { type: "Progressing", reason: "ReconciliationSucceeded" },
+      { type: "Ready", reason: "ReconciliationSucceeded" },
+    ],
+  });
+  const states = [state("team-payments"), state("team-payments"), state("team-search")];
+  const before = structuredClone(states);
+  for (const s of states) interner.state(s as unknown as ObjectState);
+  assert.deepEqual(states, before);
+  // Two namespaces, one phase, two types, one reason.
+  assert.equal(interner.size, 6);
 });
