@@ -704,30 +704,39 @@ test("any other 400 stays an error, and the selector is kept", async (t) => {
 
 const owned = (name: string, rv: string, uid: string) => ({ metadata: { name, resourceVersion: rv, uid } });
 
-test("a shard's loop passes over other shards' watch events unparsed, counting them and resuming past them", async (t) => {
-  let parsed = 0;
+/** A list page with this shard's object and another shard's. */
+const pageWithOthers = {
+  status: 200,
+  body: {
+    items: [owned("mine", "1", "u-mine"), owned("theirs", "1", "u-theirs")],
+    metadata: { resourceVersion: "1" },
+  },
+};
+
+/** Counts JSON.parse calls from here on (`n`, which a test may reset). */
+function countParses(t: TestContext): { n: number } {
+  const count = { n: 0 };
   const parse = JSON.parse;
   t.mock.method(JSON, "parse", (...args: Parameters<typeof JSON.parse>) => {
-    parsed++;
+    count.n++;
     return parse(...args);
   });
+  return count;
+}
+
+test("a shard's loop passes over other shards' watch events unparsed, counting them and resuming past them", async (t) => {
+  const parses = countParses(t);
   const run = startLoop(
     t,
     {
       lists: [
         // Another shard's object in the list: the apiserver did not apply the selector.
-        {
-          status: 200,
-          body: {
-            items: [owned("mine", "1", "u-mine"), owned("theirs", "1", "u-theirs")],
-            metadata: { resourceVersion: "1" },
-          },
-        },
+        pageWithOthers,
       ],
       watches: [
         (o) => {
           o.onOpen?.();
-          parsed = 0;
+          parses.n = 0;
           o.onLine(watchLine("ADDED", owned("theirs", "2", "u-theirs")));
           o.onLine(watchLine("MODIFIED", owned("mine", "3", "u-mine")));
           o.onLine(watchLine("DELETED", owned("theirs", "4", "u-theirs")));
@@ -755,7 +764,7 @@ test("a shard's loop passes over other shards' watch events unparsed, counting t
     "4",
     "resumes after the last event, skipped or not",
   );
-  assert.equal(parsed, 1, "only this shard's event was parsed");
+  assert.equal(parses.n, 1, "only this shard's event was parsed");
 });
 
 test("once a list shows the apiserver applies the selector, no event is peeked at: each is parsed and handled", async (t) => {
@@ -799,30 +808,17 @@ test("once a list shows the apiserver applies the selector, no event is peeked a
 });
 
 test("without a shard selector (sharded by the exporter alone), other shards' objects are passed over unparsed from the start", async (t) => {
-  let parsed = 0;
-  const parse = JSON.parse;
-  t.mock.method(JSON, "parse", (...args: Parameters<typeof JSON.parse>) => {
-    parsed++;
-    return parse(...args);
-  });
+  const parses = countParses(t);
   let listParsed = -1;
   const run = startLoop(
     t,
     {
-      lists: [
-        {
-          status: 200,
-          body: {
-            items: [owned("mine", "1", "u-mine"), owned("theirs", "1", "u-theirs")],
-            metadata: { resourceVersion: "1" },
-          },
-        },
-      ],
+      lists: [pageWithOthers],
       watches: [
         (o) => {
           o.onOpen?.();
-          listParsed = parsed;
-          parsed = 0;
+          listParsed = parses.n;
+          parses.n = 0;
           for (const type of ["ADDED", "MODIFIED", "DELETED"])
             o.onLine(watchLine(type, owned("theirs", "2", "u-theirs")));
           o.onLine(watchLine("MODIFIED", owned("mine", "3", "u-mine")));
@@ -842,7 +838,7 @@ test("without a shard selector (sharded by the exporter alone), other shards' ob
   );
   assert.equal(listParsed, 2, "the page's metadata and the one kept item: the other item was not parsed");
   assert.equal(
-    parsed,
+    parses.n,
     1,
     "of the four events only this shard's was parsed (ADDED, MODIFIED and DELETED passed over)",
   );
