@@ -18,6 +18,16 @@ import {
 } from "../support/fake-kube-api.ts";
 
 const watches = (calls: ApiCall[]) => calls.filter((c) => c.kind === "watch");
+
+/** Waits for the loop's first watch (after its list). */
+function watchOpened(run: { calls: ApiCall[]; log: string[] }): Promise<void> {
+  return waitFor(
+    () => watches(run.calls).length === 1,
+    "the watch",
+    () => run.log,
+  );
+}
+
 const without = (log: string[], prefix: string) => log.filter((l) => !l.startsWith(prefix));
 
 test("paginated list, then a watch from the list's resourceVersion; bookmarks move it; a throwing handler is contained", async (t) => {
@@ -114,11 +124,7 @@ test("every event type reaches the observer; ADDED, MODIFIED and DELETED reach t
 
 test("a list answer with no body is an empty list, not an error; without a resourceVersion the watch starts from ''", async (t) => {
   const run = startLoop(t, { lists: [{ status: 200 }] });
-  await waitFor(
-    () => watches(run.calls).length === 1,
-    "the watch",
-    () => run.log,
-  );
+  await watchOpened(run);
   assert.deepEqual(without(run.log, "synced"), ["relist:initial", "listStarted:initial", "listFinished"]);
   assert.equal(watches(run.calls)[0]?.query.resourceVersion, "");
   assert.equal(run.durations[0]?.[1], 0);
@@ -131,11 +137,7 @@ test("only a 2xx list answer is accepted: 199 and 300 are errors that name the p
       { status: 300, body: { message: "multiple choices", items: [object("y", "1")] } },
     ],
   });
-  await waitFor(
-    () => watches(run.calls).length === 1,
-    "the watch",
-    () => run.log,
-  );
+  await watchOpened(run);
   assert.deepEqual(
     run.log.filter((l) => l.startsWith("error") || l.startsWith("listed")),
     ["error:list:199", "error:list:300"],
@@ -162,21 +164,13 @@ test("list duration is measured on the injected clock, in seconds", async (t) =>
     },
     { now: () => nowMs },
   );
-  await waitFor(
-    () => watches(run.calls).length === 1,
-    "the watch",
-    () => run.log,
-  );
+  await watchOpened(run);
   assert.deepEqual(run.durations, [[1.5, 3]]);
 });
 
 test("the server-side watch timeout is drawn between min and max with the injected random", async (t) => {
   const run = startLoop(t, {}, { watchTimeoutSeconds: [100, 300], random: () => 0.25 });
-  await waitFor(
-    () => watches(run.calls).length === 1,
-    "the watch",
-    () => run.log,
-  );
+  await watchOpened(run);
   assert.equal(watches(run.calls)[0]?.query.timeoutSeconds, 150);
 });
 
@@ -234,11 +228,7 @@ test("a continue token that expired mid-list relists from the start, without rep
         : { status: 200, body: { items: [], metadata: { resourceVersion: "20" } } };
     },
   });
-  await waitFor(
-    () => watches(run.calls).length === 1,
-    "the watch",
-    () => run.log,
-  );
+  await watchOpened(run);
   assert.deepEqual(
     run.log.filter((l) => /^(error|listStarted|listed)/.test(l)),
     ["listStarted:initial", "listed:a1", "listStarted:expired", "listed:a3"],
@@ -268,11 +258,7 @@ test("after a failed list the relist says 'error'; a failed watch resumes withou
 
 test("an HTTP 410 on a list without a continue token is reported and relists as expired", async (t) => {
   const run = startLoop(t, { lists: [{ status: 410, body: { message: "gone" } }] });
-  await waitFor(
-    () => watches(run.calls).length === 1,
-    "the watch",
-    () => run.log,
-  );
+  await watchOpened(run);
   assert.deepEqual(
     run.log.filter((l) => /^(error|listStarted)/.test(l)),
     ["listStarted:initial", "error:list:410", "listStarted:expired"],
@@ -631,11 +617,7 @@ test("a shard selector goes on every list page and watch; the list tells whether
 
 test("an empty list without shardInfo says nothing about the shard selector", async (t) => {
   const run = startLoop(t, {}, { shardSelector, ownsUid: () => true });
-  await waitFor(
-    () => watches(run.calls).length === 1,
-    "the watch",
-    () => run.log,
-  );
+  await watchOpened(run);
   assert.deepEqual(
     run.log.filter((l) => l.startsWith("shardSelector:")),
     [],
@@ -656,11 +638,7 @@ test("a shard selector the apiserver refuses (400 naming it) is dropped: listed 
     },
     { shardSelector },
   );
-  await waitFor(
-    () => watches(run.calls).length === 1,
-    "the watch",
-    () => run.log,
-  );
+  await watchOpened(run);
   assert.deepEqual(
     run.calls.map((c) => [c.kind, c.query.shardSelector]),
     [
@@ -690,11 +668,7 @@ test("any other 400 stays an error, and the selector is kept", async (t) => {
     },
     { shardSelector, backoff: { initialMs: 1, maxMs: 1 } },
   );
-  await waitFor(
-    () => watches(run.calls).length === 1,
-    "the watch",
-    () => run.log,
-  );
+  await watchOpened(run);
   assert.ok(run.log.includes("error:list:400"));
   assert.deepEqual(
     run.calls.map((c) => c.query.shardSelector),
@@ -861,11 +835,7 @@ test("a list page the peek cannot read (an item without a uid) is parsed whole: 
     },
     { shardSelector, ownsUid: (uid) => uid === "u-mine" },
   );
-  await waitFor(
-    () => watches(run.calls).length === 1,
-    "the watch",
-    () => run.log,
-  );
+  await watchOpened(run);
   assert.deepEqual(
     run.log.filter((l) => l.startsWith("listed:")),
     ["listed:no-uid", "listed:mine"],
@@ -885,11 +855,7 @@ test("a list that echoes the selector says applied even when it holds no object"
     },
     { shardSelector, ownsUid: () => true },
   );
-  await waitFor(
-    () => watches(run.calls).length === 1,
-    "the watch",
-    () => run.log,
-  );
+  await watchOpened(run);
   assert.deepEqual(
     run.log.filter((l) => l.startsWith("shardSelector:")),
     ["shardSelector:applied"],
@@ -898,11 +864,7 @@ test("a list that echoes the selector says applied even when it holds no object"
 
 test("under a shard selector a list answer with no body is still an empty list, not an error", async (t) => {
   const run = startLoop(t, { lists: [{ status: 200 }] }, { shardSelector, ownsUid: () => true });
-  await waitFor(
-    () => watches(run.calls).length === 1,
-    "the watch",
-    () => run.log,
-  );
+  await watchOpened(run);
   assert.ok(!run.log.some((l) => l.startsWith("error:")), run.log.join(" "));
   assert.ok(run.log.includes("listFinished"));
 });
