@@ -17,7 +17,7 @@ import { parseArgs } from "node:util";
 import { writeHeapSnapshot } from "node:v8";
 import { objectFamilies } from "../src/core/series/catalog.ts";
 import { widgetBody, widgetStatus } from "./lib/fleet.ts";
-import { offlineExporter } from "./lib/ours-internals.ts";
+import { type OfflineExporter, offlineExporter } from "./lib/ours-internals.ts";
 import { equalInformationFamilies } from "./lib/subjects.ts";
 
 const { values: flags } = parseArgs({
@@ -121,22 +121,33 @@ async function renderedBytes(write: () => AsyncIterable<Buffer>): Promise<number
   return bytes;
 }
 
-async function measure(label: string, allow: readonly string[] | undefined) {
-  const widgets: Widget[] = Array.from({ length: objects }, (_, i) => ({
+/** The fleet's N widgets, kept reachable until the measurement ends. */
+function fleetWidgets(): Widget[] {
+  const widgets = Array.from({ length: objects }, (_, i) => ({
     body: widgetBody(`bench${String(i % 50).padStart(2, "0")}`, `widget-${i}`, i),
     uid: randomUUID(),
     generation: 1,
   }));
   kept.push(widgets);
-  const before = flags.snapshot ? snapshotNow(`${label}-before`) : undefined;
-  const base = liveHeapBytes();
+  return widgets;
+}
+
+/** An exporter of `allow` (undefined: the default set) that has seen every widget ADDED, at resourceVersions 1..N. */
+function listed(widgets: Widget[], allow: readonly string[] | undefined): OfflineExporter {
   const exporter = offlineExporter(["Pending", "Provisioning", "Running", "Failed"], allow);
   kept.push(exporter);
-  let resourceVersion = 1;
-  for (let i = 0; i < objects; i++)
-    exporter.ingest("ADDED", served(widgets[i] as Widget, i, resourceVersion++, 0));
+  for (let i = 0; i < objects; i++) exporter.ingest("ADDED", served(widgets[i] as Widget, i, i + 1, 0));
+  return exporter;
+}
+
+async function measure(label: string, allow: readonly string[] | undefined) {
+  const widgets = fleetWidgets();
+  const before = flags.snapshot ? snapshotNow(`${label}-before`) : undefined;
+  const base = liveHeapBytes();
+  const exporter = listed(widgets, allow);
+  let resourceVersion = objects + 1;
   const afterList = liveHeapBytes() - base;
-  const listed = flags.snapshot ? snapshotNow(`${label}-listed`) : undefined;
+  const afterListSnapshot = flags.snapshot ? snapshotNow(`${label}-listed`) : undefined;
   const rendered = await renderedBytes(exporter.write);
   for (let e = 0; e < churnEvents; e++) {
     const i = Math.floor(Math.random() * objects);
@@ -147,11 +158,11 @@ async function measure(label: string, allow: readonly string[] | undefined) {
   console.log(
     `${label}: ${objects} objects, ${churnEvents} events: live heap ${(afterList / objects).toFixed(0)} B/object after the list, ${(afterChurn / objects).toFixed(0)} B/object after churn; rendered series ${(rendered / objects).toFixed(0)} B/object`,
   );
-  if (before && listed && after) {
+  if (before && afterListSnapshot && after) {
     const perObject = (at: Map<string, number>, kind: string) =>
       ((at.get(kind) ?? 0) - (before.get(kind) ?? 0)) / objects;
-    const kinds = [...new Set([...listed.keys(), ...after.keys()])]
-      .map((kind) => [kind, perObject(listed, kind), perObject(after, kind)] as const)
+    const kinds = [...new Set([...afterListSnapshot.keys(), ...after.keys()])]
+      .map((kind) => [kind, perObject(afterListSnapshot, kind), perObject(after, kind)] as const)
       .filter(([, l, a]) => Math.abs(l) >= 8 || Math.abs(a) >= 8)
       .sort((a, b) => b[2] - a[2]);
     console.log("  B/object after the list, after churn: kind of heap object");
@@ -170,31 +181,19 @@ const stringHeapBytes = (text: string): number => (text === "" ? 0 : Math.ceil((
 /**
  * What each default family costs per object: the heap its stored tails take
  * (computed from the strings, each distinct text once for the families whose
- * text objects share, so it does not move with the collector's timing) and its bytes in /metrics, beside the object's fixed part (the live
+ * text objects share, so it does not move with the collector's timing) and
+ * its bytes in /metrics, beside the object's fixed part (the live
  * heap per object with no family: state, counters, labels, store). Printed as
  * the table docs/sizing.md shows.
  */
 async function perFamily(): Promise<void> {
-  const widgets = Array.from({ length: objects }, (_, i) => ({
-    body: widgetBody(`bench${String(i % 50).padStart(2, "0")}`, `widget-${i}`, i),
-    uid: randomUUID(),
-    generation: 1,
-  }));
-  kept.push(widgets);
-  const ingestAll = (allow: readonly string[] | undefined) => {
-    const exporter = offlineExporter(["Pending", "Provisioning", "Running", "Failed"], allow);
-    kept.push(exporter);
-    for (let i = 0; i < objects; i++) exporter.ingest("ADDED", served(widgets[i] as Widget, i, i + 1, 0));
-    return exporter;
-  };
+  const widgets = fleetWidgets();
   const base = liveHeapBytes();
-  ingestAll(["cr_no_such_family"]);
+  const none = listed(widgets, ["cr_no_such_family"]);
   const fixed = (liveHeapBytes() - base) / objects;
-  kept.length = 1;
-  const all = ingestAll(undefined);
+  kept.splice(kept.indexOf(none), 1);
+  const all = listed(widgets, undefined);
   const series = all.series();
-  const perSlot = (slot: number, bytes: (tails: string) => number) =>
-    series.reduce((n, s) => n + bytes(s?.tails[slot] ?? ""), 0) / objects;
   console.log(
     `fixed part (no family): ${fixed.toFixed(0)} B/object of live heap (state, counters, labels, store)`,
   );
@@ -212,11 +211,10 @@ async function perFamily(): Promise<void> {
     }
   }
   for (const family of objectFamilies.filter((f) => f.defaultSet)) {
+    const texts = series.map((one) => one?.tails[family.slot] ?? "");
     // A shared-text family's equal texts are one string per resource (src/collectors/shared-texts.ts).
-    const distinct = new Set(series.map((one) => one?.tails[family.slot] ?? ""));
-    const tails = family.sharedText
-      ? [...distinct].reduce((n, text) => n + stringHeapBytes(text), 0) / objects
-      : perSlot(family.slot, stringHeapBytes);
+    const held = family.sharedText ? [...new Set(texts)] : texts;
+    const tails = held.reduce((n, text) => n + stringHeapBytes(text), 0) / objects;
     const text = (widths.get(`cr_${family.suffix}`) ?? 0) / objects;
     stored += tails;
     exposed += text;

@@ -215,11 +215,8 @@ export class ResourceCollector {
     this.#kind = kindSettingsFor(this.#settings);
     this.#effects.select(selection.perKind);
     // In aggregate mode there is no renderer: each entry comes back as it was.
-    for (const [uid, entry] of [...this.#store.entries()]) {
-      const next = this.#capped(entry, rerender(entry, this.#kind));
-      this.#shared.series(next.series);
-      this.#store.set(uid, next);
-    }
+    for (const [uid, entry] of [...this.#store.entries()])
+      this.#keep(uid, this.#capped(entry, rerender(entry, this.#kind)));
     this.#updateGauges();
   }
 
@@ -311,6 +308,13 @@ export class ResourceCollector {
     return key;
   }
 
+  /** Stores `entry`, its texts shared with the resource's other objects. */
+  #keep(uid: string, entry: ObjectEntry): void {
+    this.#shared.state(entry.state);
+    this.#shared.series(entry.series);
+    this.#store.set(uid, entry);
+  }
+
   /** Stores `next` in place of `previous` (under the cap), keeping aggregate counts and the schedule right. */
   #replace(uid: string, previous: ObjectEntry | undefined, next: ObjectEntry): void {
     const entry = this.#capped(previous, next);
@@ -318,9 +322,7 @@ export class ResourceCollector {
       if (previous) this.#counts.count(previous, -1);
       this.#counts.count(entry, 1);
     }
-    this.#shared.state(entry.state);
-    this.#shared.series(entry.series);
-    this.#store.set(uid, entry);
+    this.#keep(uid, entry);
     if (entry.changesAt !== undefined && entry.changesAt !== previous?.changesAt)
       this.#schedule.add(uid, entry.changesAt);
   }

@@ -4,7 +4,7 @@
 // is already rendered.
 import type { AggregateCounts } from "../core/series/aggregate.ts";
 import { aggregateFamilies } from "../core/series/catalog.ts";
-import { type KindRender, type ObjectSeries, slotText } from "../core/series/render.ts";
+import { type KindRender, slotText } from "../core/series/render.ts";
 import type { ChunkWriter } from "../metrics/chunks.ts";
 import type { FamilyRef, SeriesSource } from "../metrics/writer.ts";
 import type { ObjectStore } from "./object-store.ts";
@@ -24,11 +24,10 @@ export class ObjectSeriesSource implements SeriesSource {
     if (family.kind !== "object" || !render || !(render.selected & (1 << family.slot))) return;
     const slot = family.slot;
     const name = render.names[slot] as string;
-    for (const entry of this.#store.values()) {
-      const series = entry.series;
+    for (const { series } of this.#store.values()) {
       const tails = series?.tails[slot];
-      if (!tails) continue;
-      out.write(slotText(name, (series as ObjectSeries).open, tails));
+      if (!series || !tails) continue;
+      out.write(slotText(name, series.open, tails));
       if (out.ready) yield;
     }
   }
