@@ -27,6 +27,12 @@ export interface BrowserPage {
   /** Calls of bindings added with addBinding, as `name(payload)`. */
   readonly bindingCalls: string[];
   goto(url: string): Promise<void>;
+  /**
+   * Runs `action` (a key press that submits a form, say) and resolves once the
+   * document it navigated to has loaded: evaluating before that races the
+   * navigation ("Inspected target navigated or closed").
+   */
+  navigatedBy(action: () => Promise<void>): Promise<void>;
   evaluate<T>(expression: string): Promise<T>;
   press(key: "Tab" | "Enter" | "Escape", shift?: boolean): Promise<void>;
   /** Types text into the focused element, as an input method would. */
@@ -110,6 +116,11 @@ async function openPage(cdp: CdpConnection, width: number, height: number): Prom
       const loaded = cdp.waitForEvent("Page.loadEventFired", sessionId, 30_000);
       const result = (await send("Page.navigate", { url })) as { errorText?: string };
       if (result.errorText) throw new Error(`navigating to ${url} failed: ${result.errorText}`);
+      await loaded;
+    },
+    async navigatedBy(action) {
+      const loaded = cdp.waitForEvent("Page.loadEventFired", sessionId, 30_000);
+      await action();
       await loaded;
     },
     async evaluate<T>(expression: string) {

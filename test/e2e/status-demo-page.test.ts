@@ -174,7 +174,7 @@ describe("the demo fleet's status page in Chromium", () => {
     await assertKeyboardReachesFilters(page);
     await page.evaluate(`document.getElementById("f-namespace").focus()`);
     await page.type("shop");
-    await page.press("Enter");
+    await page.navigatedBy(() => page.press("Enter"));
     const names = await eventually("the rows of namespace shop", async () => {
       const listed = (await rows(page)).map((r) => r.name);
       return listed.join() === "stuck-widget" ? listed : undefined;
