@@ -1,7 +1,7 @@
 // The metric families listed in docs/metrics.md: every table row whose first
 // cell is a backticked family name, read by the table's header, and the
 // default-set table (family → series for the benchmark widget).
-import { readFileSync } from "node:fs";
+import { type DocTable, readDocTables } from "./doc-tables.ts";
 
 export interface DocumentedFamily {
   type: string;
@@ -13,28 +13,7 @@ export interface DocumentedFamily {
   cost: string | undefined;
 }
 
-function cells(row: string): string[] {
-  return row
-    .trim()
-    .replace(/^\||\|$/g, "")
-    .split("|")
-    .map((c) => c.trim());
-}
-
-function readTables(): { header: string[]; rows: string[][] }[] {
-  const text = readFileSync(new URL("../../docs/metrics.md", import.meta.url), "utf8");
-  const tables: { header: string[]; rows: string[][] }[] = [];
-  const lines = text.split("\n");
-  for (let i = 0; i + 1 < lines.length; i++) {
-    const line = lines[i] as string;
-    if (!line.startsWith("|") || !/^\|\s*-/.test(lines[i + 1] ?? "")) continue;
-    const table = { header: cells(line), rows: [] as string[][] };
-    for (i += 2; i < lines.length && (lines[i] as string).startsWith("|"); i++)
-      table.rows.push(cells(lines[i] as string));
-    tables.push(table);
-  }
-  return tables;
-}
+const readTables = (): DocTable[] => readDocTables("docs/metrics.md");
 
 export function documentedFamilies(): Map<string, DocumentedFamily> {
   const families = new Map<string, DocumentedFamily>();

@@ -3,9 +3,11 @@ import { test } from "node:test";
 import {
   classifyFailure,
   type FailureReason,
+  failureReasons,
   parseStatusPrefix,
   type StatusSummary,
 } from "../../../src/statuswrites/classify.ts";
+import { docTable } from "../../support/doc-tables.ts";
 
 const classifications: [number, StatusSummary, FailureReason | undefined][] = [
   [200, {}, undefined],
@@ -127,4 +129,79 @@ test("parseStatusPrefix ignores bodies that are not a Status", () => {
     reason: undefined,
     message: undefined,
   });
+});
+
+// The failure-reason table of docs/status-writes.md, read row by row: every
+// Status reason and every HTTP code a row names must classify as that row
+// says, so the code and the documented table cannot drift apart.
+interface DocumentedReason {
+  reason: FailureReason;
+  statusReasons: string[];
+  codes: number[];
+  when: string;
+}
+
+function documentedReasons(): DocumentedReason[] {
+  return docTable("docs/status-writes.md", /^`reason`$/).rows.map(([name = "", when = ""]) => {
+    const reason = name.replaceAll("`", "") as FailureReason;
+    const named = /Status reason (.*?), else/.exec(when)?.[1] ?? "";
+    const statusReasons = [...named.matchAll(/`(\w+)`/g)].map((m) => m[1] as string);
+    const codeText = reason === "Other" ? when : (/else code ([\d/]+)/.exec(when)?.[1] ?? "");
+    const codes = [...codeText.matchAll(/\b\d{3}\b/g)].map((m) => Number(m[0]));
+    if (/code `0`/.test(when)) codes.push(0);
+    return { reason, statusReasons, codes, when };
+  });
+}
+
+test("docs/status-writes.md's table lists every failure reason exactly once", () => {
+  const listed = documentedReasons().map((r) => r.reason);
+  assert.deepEqual([...listed].sort(), [...failureReasons].sort());
+});
+
+test("every Status reason the table names classifies as its row, whatever the code says", () => {
+  const rows = documentedReasons().filter((r) => r.statusReasons.length > 0);
+  assert.equal(rows.length, 8, "8 rows name Status reasons");
+  for (const { reason, statusReasons } of rows) {
+    for (const statusReason of statusReasons) {
+      // 400 alone is Other and 504 alone is Timeout: the reason must win over both.
+      for (const code of [400, 504]) {
+        assert.equal(classifyFailure(code, { reason: statusReason }), reason, `${code} ${statusReason}`);
+      }
+    }
+  }
+});
+
+test("every HTTP code the table names classifies as its row without a Status body", () => {
+  const named = new Map<number, FailureReason>();
+  for (const { reason, codes } of documentedReasons()) for (const code of codes) named.set(code, reason);
+  assert.deepEqual(
+    [...named.keys()].sort((a, b) => a - b),
+    [0, 400, 401, 403, 404, 408, 409, 413, 415, 422, 429, 504],
+  );
+  for (const [code, reason] of named) assert.equal(classifyFailure(code, {}), reason, `code ${code}`);
+  // "any other 5xx" is a ServerError.
+  for (let code = 500; code < 600; code++) {
+    if (!named.has(code)) assert.equal(classifyFailure(code, {}), "ServerError", `code ${code}`);
+  }
+});
+
+test("the admission denials the table quotes are WebhookDenied whatever the code and reason", () => {
+  const row = documentedReasons().find((r) => r.reason === "WebhookDenied");
+  const quoted = [...(row?.when ?? "").matchAll(/`([^`]+)`/g)].map((m) =>
+    (m[1] as string).replaceAll("…", "v.example.com"),
+  );
+  assert.deepEqual(quoted, [
+    'admission webhook "v.example.com" denied the request',
+    "ValidatingAdmissionPolicy 'v.example.com' v.example.com denied request",
+  ]);
+  for (const message of quoted) {
+    for (const [code, reason] of [
+      [400, "BadRequest"],
+      [403, "Forbidden"],
+      [422, "Invalid"],
+      [500, "InternalError"],
+    ] as const) {
+      assert.equal(classifyFailure(code, { reason, message: `${message}: no` }), "WebhookDenied");
+    }
+  }
 });
