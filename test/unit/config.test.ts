@@ -170,6 +170,18 @@ for (const [name, input, expected] of bad) {
   });
 }
 
+test("per-resource metrics rules are matched with the configured prefix, not cr_", () => {
+  const found = problems({
+    metricPrefix: "crs_",
+    resources: [{ groups: ["*"], metrics: { deny: ["crs_phase", "cr_phase"] } }],
+  });
+  assert.equal(found.length, 1, JSON.stringify(found));
+  assert.match(
+    found[0] ?? "",
+    /^resources\[0\]\.metrics\.deny\[1\]: "cr_phase" matches no metric family \(names are as exported, e\.g\. crs_condition/,
+  );
+});
+
 test("every problem is reported at once", () => {
   assert.equal(
     problems({ listen: 1, logLevel: "loud", resources: [{ groups: ["*"], maxSeries: -1 }] }).length,
