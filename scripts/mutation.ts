@@ -1,11 +1,15 @@
 // `npm run mutation [-- PATH…]`: mutation testing with Stryker, then the
 // committed summary (test/mutation/summary.md). PATH is a folder or a file
-// under src/ (default: src/core src/kube src/collectors); Stryker's
+// under src/, alerts/src or dashboards/src (default: all three); Stryker's
 // `file.ts:10-20` line ranges pass through. Incremental: results of mutants
 // whose code and covering tests did not change are reused from a per-scope
 // file in the user cache, so a rerun after a small edit tests only what moved.
+// `--changed [BASE]` mutates only the source files changed since BASE (default:
+// the last commit that wrote the summary), committed or not: a change checked
+// in minutes.
 //   MUTATION_CONCURRENCY=N  test runner processes (default 1: a 2-core machine is shared)
 //   MUTATION_FULL=1         ignore the incremental file and test every mutant
+import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
@@ -19,8 +23,29 @@ process.chdir(root);
 // The tap runner starts test files with the `node` on PATH: make it this Node.
 process.env.PATH = `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH ?? ""}`;
 
-const scopes = process.argv.slice(2);
-const targets = scopes.length > 0 ? scopes : ["src/core", "src/kube", "src/collectors"];
+/** What mutation testing covers by default: every source folder (incremental, so a rerun tests only what moved). */
+const measuredFolders = ["src", "alerts/src", "dashboards/src"];
+
+const git = (...args: string[]): string => execFileSync("git", args, { cwd: root, encoding: "utf8" }).trim();
+
+/** TypeScript files under the measured folders changed since `base` (committed, staged or not), that still exist. */
+function changedSince(base: string): string[] {
+  const names = git("diff", "--name-only", base, "--", ...measuredFolders).split("\n");
+  return names.filter((f) => f.endsWith(".ts") && fs.existsSync(path.join(root, f))).sort();
+}
+
+function chooseTargets(args: string[]): string[] {
+  if (args[0] !== "--changed") return args.length > 0 ? args : measuredFolders;
+  const base = args[1] ?? git("log", "-1", "--format=%H", "--", "test/mutation/summary.md");
+  const changed = changedSince(base);
+  console.log(
+    `mutation: ${changed.length} files changed since ${base.slice(0, 12)}: ${changed.join(", ") || "none"}`,
+  );
+  if (changed.length === 0) process.exit(0);
+  return changed;
+}
+
+const targets = chooseTargets(process.argv.slice(2));
 const mutate = targets.map((target) => {
   const [file] = target.split(":");
   if (!file || !fs.existsSync(file)) {

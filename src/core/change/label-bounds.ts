@@ -217,12 +217,10 @@ export function holdLabels(
   const before = from?.labels ?? noHeldLabels;
   // Shortcuts for the common update (status unchanged, or changed elsewhere): no comparison
   // work and no new object on every event; the full path below gives an equal result.
-  // Stryker disable next-line ConditionalExpression: a shortcut to an equal result
   if (from?.state === state) return before;
   const phaseKept = from !== undefined && from.state.phase === state.phase;
   const reasonsKept = from !== undefined && sameReasons(from.state.conditions, state.conditions);
   const statesKept = from !== undefined && sameStates(from.state, state);
-  // Stryker disable next-line ConditionalExpression: a shortcut to an equal result
   if (phaseKept && reasonsKept && statesKept) return before;
   let phase = before.phase;
   if (!phaseKept) {
