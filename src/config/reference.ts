@@ -55,7 +55,7 @@ export function configReference(): string {
     "<!-- Written by `npm run generate` from src/config/options.ts, resource-options.ts and the sections beside",
     "     their readers; a unit test keeps it equal. Edit the tables, not this file. -->",
     "",
-    "Every key is optional: an empty file (or no `--config`) watches every CRD with the defaults below.",
+    "Every key is optional: a file holding only `{}` (or no `--config`) watches every CRD with the defaults below. An empty file is refused, so a truncated or mangled file never silently means every CRD.",
     "config.example.yaml shows them in use; docs/config.schema.json is the file's JSON Schema (for editors:",
     "`# yaml-language-server: $schema=…`). Durations are written `90s`, `5m`, `1h`, `250ms` or as seconds; an",
     "empty default means unset (the meaning says what that does). Flags override the file (`--help`).",

@@ -14,7 +14,7 @@ export class ConfigError extends Error {
   }
 }
 
-/** Validates parsed YAML (or undefined for an empty file) into a Config; throws ConfigError listing every problem. */
+/** Validates parsed YAML (a mapping; undefined when no file was given) into a Config; throws ConfigError listing every problem. */
 export function validateConfig(input: unknown): Config {
   if (input === undefined || input === null) return defaultConfig;
   if (typeof input === "object" && !Array.isArray(input) && Object.keys(input).length === 0)
