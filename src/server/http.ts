@@ -18,6 +18,7 @@ import {
   writeExposition,
 } from "../metrics/writer.ts";
 import { closeServer, parseHostPort } from "../net/listen.ts";
+import { refusalStatus, refuseClient } from "./client-errors.ts";
 
 export interface ServerDeps {
   sources: () => readonly SeriesSource[];
@@ -137,6 +138,8 @@ export function listen(app: Koa, address: string, factory?: ServerFactory): Prom
     server.requestTimeout = 120_000;
     server.headersTimeout = 30_000;
     server.keepAliveTimeout = 65_000;
+    // 408/414/431/400 for what the parser refuses, read to the end (not a reset).
+    server.on("clientError", (error, socket) => refuseClient(socket, refusalStatus(error)));
     server.once("error", reject);
     server.once("listening", () => {
       const a = server.address();

@@ -14,6 +14,7 @@ import { createServer as createHttpsServer, type Server as HttpsServer } from "n
 import type { TLSSocket } from "node:tls";
 import type { Logger } from "../../log.ts";
 import type { ServingCertificate } from "../../server/certificates.ts";
+import { refusalStatus, refuseClient } from "../../server/client-errors.ts";
 
 /**
  * How long a caller may take, and how often Node.js checks: a TLS handshake
@@ -76,17 +77,9 @@ export function createProxyServer(
   server.on("clientError", (error: NodeJS.ErrnoException, socket) => {
     const timedOut = error.code === "ERR_HTTP_REQUEST_TIMEOUT";
     log.debug(timedOut ? "client request timed out" : "malformed client request", { error });
-    // Answered if it can be, and closed either way: a caller that keeps
-    // sending would otherwise keep a half-closed connection open.
-    if (!socket.writable) socket.destroy();
-    else {
-      socket.end(
-        timedOut
-          ? "HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n"
-          : "HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n",
-        () => socket.destroy(),
-      );
-    }
+    // Answered if it can be (408, 414, 431 or 400), and closed either way:
+    // a caller that keeps sending would otherwise keep a half-closed connection open.
+    refuseClient(socket, refusalStatus(error));
   });
   // With a listener here Node.js no longer destroys the socket itself: a
   // handshake that timed out or failed would stay open for good.
