@@ -5,11 +5,11 @@
 // (scripts/test-watchdog.ts): past TEST_RUN_LIMIT_SECONDS (default 3600) the run
 // fails and names what was still running, instead of hanging.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { resolveBinaries } from "../test/cluster/binaries.ts";
-import type { SkippedTest } from "./skip-reporter.ts";
+import { readSkipped, skipVerdict } from "./skip-reporter.ts";
 import { openHandlesPreload, runWithWatchdog } from "./test-watchdog.ts";
 
 function step(title: string, command: string, args: string[]): void {
@@ -60,22 +60,9 @@ const testsStarted = performance.now();
 console.log(`\n▶ tests: ${process.execPath} ${args.join(" ")} (limit ${limitSeconds}s)`);
 const status = await runWithWatchdog(process.execPath, args, { limitMs: limitSeconds * 1000 });
 const seconds = ((performance.now() - testsStarted) / 1000).toFixed(1);
-const skipped: SkippedTest[] = existsSync(skipsFile)
-  ? readFileSync(skipsFile, "utf8")
-      .trim()
-      .split("\n")
-      .map((line) => JSON.parse(line) as SkippedTest)
-  : [];
-if (skipped.length > 0) {
-  console.log(`\nℹ ${skipped.length} skipped:`);
-  for (const s of skipped) console.log(`  - ${s.file}: ${s.name} (${s.reason})`);
-}
-if (process.env.CI === "true" && skipped.length > 0) {
-  console.error(
-    `✖ CI=true: ${skipped.length} tests skipped; nothing may skip in CI (.ci/run installs every tool)`,
-  );
-  process.exit(1);
-}
+const skips = skipVerdict(readSkipped(skipsFile), process.env.CI === "true");
+if (skips.text) console.log(`\n${skips.text}`);
+if (skips.failed) process.exit(1);
 if (status !== 0) {
   console.error(`✖ tests failed after ${seconds}s (exit ${status})`);
   process.exit(status);

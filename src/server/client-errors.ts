@@ -9,7 +9,7 @@ import { maxHeaderSize } from "node:http";
 import type { Duplex } from "node:stream";
 
 /** How long a refused caller's remaining bytes are read and dropped before the socket is destroyed. */
-export const lingerAfterRefusalMs = 2_000;
+const lingerAfterRefusalMs = 2_000;
 
 /**
  * Status line of the answer to a parser error: 408, 414, 431 or 400. Node
@@ -34,9 +34,9 @@ const refused = new WeakSet<Duplex>();
 /**
  * Answers a refused request with `status` and closes. A timed-out caller
  * (408) is cut off once the answer is written: it is trickling on purpose.
- * Any other is read to its end and dropped for at most `lingerMs` first.
+ * Any other is read to its end and dropped for at most lingerAfterRefusalMs first.
  */
-export function refuseClient(socket: Duplex, status: string, lingerMs = lingerAfterRefusalMs): void {
+export function refuseClient(socket: Duplex, status: string): void {
   // The parser fails again on every later chunk of a refused request: one answer per socket.
   if (refused.has(socket)) return;
   refused.add(socket);
@@ -50,10 +50,8 @@ export function refuseClient(socket: Duplex, status: string, lingerMs = lingerAf
     socket.end(answer, () => socket.destroy());
     return;
   }
-  // Node's parser fails again on each later chunk (hence one answer per
-  // socket); what the caller still sends is read and dropped until it ends.
   socket.end(answer);
   socket.on("data", () => {});
   socket.on("end", () => socket.destroy());
-  setTimeout(() => socket.destroy(), lingerMs).unref();
+  setTimeout(() => socket.destroy(), lingerAfterRefusalMs).unref();
 }

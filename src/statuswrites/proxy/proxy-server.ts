@@ -75,11 +75,10 @@ export function createProxyServer(
     );
   });
   server.on("clientError", (error: NodeJS.ErrnoException, socket) => {
-    const timedOut = error.code === "ERR_HTTP_REQUEST_TIMEOUT";
-    log.debug(timedOut ? "client request timed out" : "malformed client request", { error });
-    // Answered if it can be (408, 414, 431 or 400), and closed either way:
-    // a caller that keeps sending would otherwise keep a half-closed connection open.
-    refuseClient(socket, refusalStatus(error));
+    const status = refusalStatus(error);
+    log.debug(status.startsWith("408") ? "client request timed out" : "malformed client request", { error });
+    // Answered if it can be (408, 414, 431 or 400), and closed either way.
+    refuseClient(socket, status);
   });
   // With a listener here Node.js no longer destroys the socket itself: a
   // handshake that timed out or failed would stay open for good.

@@ -141,7 +141,7 @@ interface DocumentedReason {
   when: string;
 }
 
-function documentedReasons(): DocumentedReason[] {
+function readDocumentedReasons(): DocumentedReason[] {
   return docTable("docs/status-writes.md", /^`reason`$/).rows.map(([name = "", when = ""]) => {
     const reason = name.replaceAll("`", "") as FailureReason;
     const named = /Status reason (.*?), else/.exec(when)?.[1] ?? "";
@@ -153,13 +153,15 @@ function documentedReasons(): DocumentedReason[] {
   });
 }
 
+const documentedReasons = readDocumentedReasons();
+
 test("docs/status-writes.md's table lists every failure reason exactly once", () => {
-  const listed = documentedReasons().map((r) => r.reason);
+  const listed = documentedReasons.map((r) => r.reason);
   assert.deepEqual([...listed].sort(), [...failureReasons].sort());
 });
 
 test("every Status reason the table names classifies as its row, whatever the code says", () => {
-  const rows = documentedReasons().filter((r) => r.statusReasons.length > 0);
+  const rows = documentedReasons.filter((r) => r.statusReasons.length > 0);
   assert.equal(rows.length, 8, "8 rows name Status reasons");
   for (const { reason, statusReasons } of rows) {
     for (const statusReason of statusReasons) {
@@ -173,7 +175,7 @@ test("every Status reason the table names classifies as its row, whatever the co
 
 test("every HTTP code the table names classifies as its row without a Status body", () => {
   const named = new Map<number, FailureReason>();
-  for (const { reason, codes } of documentedReasons()) for (const code of codes) named.set(code, reason);
+  for (const { reason, codes } of documentedReasons) for (const code of codes) named.set(code, reason);
   assert.deepEqual(
     [...named.keys()].sort((a, b) => a - b),
     [0, 400, 401, 403, 404, 408, 409, 413, 415, 422, 429, 504],
@@ -186,7 +188,7 @@ test("every HTTP code the table names classifies as its row without a Status bod
 });
 
 test("the admission denials the table quotes are WebhookDenied whatever the code and reason", () => {
-  const row = documentedReasons().find((r) => r.reason === "WebhookDenied");
+  const row = documentedReasons.find((r) => r.reason === "WebhookDenied");
   const quoted = [...(row?.when ?? "").matchAll(/`([^`]+)`/g)].map((m) =>
     (m[1] as string).replaceAll("…", "v.example.com"),
   );
