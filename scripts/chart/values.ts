@@ -152,6 +152,22 @@ function alertValues(): Group {
   });
 }
 
+/** Image pull secrets: names, or `{name: …}` objects (both forms are common in parent charts). */
+const pullSecretsSchema = {
+  type: "array",
+  items: {
+    oneOf: [
+      { type: "string" },
+      {
+        type: "object",
+        properties: { name: { type: "string" } },
+        required: ["name"],
+        additionalProperties: false,
+      },
+    ],
+  },
+};
+
 export function chartValues(): Group {
   const alerting = alertValues();
   return group("", {
@@ -162,7 +178,22 @@ export function chartValues(): Group {
         "renders what the exporter needs next to an operator (config, Role for the operator's service account, " +
         "metrics Service, monitoring) and NOTES.txt prints the container to add to the operator's pod.",
     ),
-    global: custom({}, { type: "object" }, "Set by parent charts; not read."),
+    enabled: bool(
+      true,
+      "For a parent chart's `condition: cr-status-exporter.enabled`; this chart renders whatever it says.",
+    ),
+    global: custom(
+      {},
+      {
+        type: "object",
+        properties: {
+          imageRegistry: { type: "string" },
+          imagePullSecrets: pullSecretsSchema,
+        },
+      },
+      "Set by parent charts: `imageRegistry` replaces `image.registry`, `imagePullSecrets` are used with " +
+        "`imagePullSecrets`; other keys are not read.",
+    ),
     image: group("The exporter's image: `<registry>/<repository>:<tag>[@<digest>]`.", {
       registry: str("ghcr.io", "Registry host."),
       repository: str("cr-status-exporter/cr-status-exporter", "Repository in the registry."),
@@ -174,20 +205,7 @@ export function chartValues(): Group {
     }),
     imagePullSecrets: custom(
       [],
-      {
-        type: "array",
-        items: {
-          oneOf: [
-            { type: "string" },
-            {
-              type: "object",
-              properties: { name: { type: "string" } },
-              required: ["name"],
-              additionalProperties: false,
-            },
-          ],
-        },
-      },
+      pullSecretsSchema,
       "Secrets for pulling the image: names, or `{name: …}` objects.",
     ),
     nameOverride: str(
@@ -421,10 +439,15 @@ export function chartValues(): Group {
     tracing: group("OpenTelemetry spans for state transitions (docs/tracing.md).", {
       endpoint: str(
         "",
-        "OTLP/HTTP traces endpoint, e.g. `http://otel-collector.observability:4318/v1/traces`; empty: off.",
-        {
-          pattern: "^(https?://.*)?$",
-        },
+        "OTLP/HTTP base URL, e.g. `http://otel-collector.observability:4318`: spans go to its `/v1/traces` (like " +
+          "OTEL_EXPORTER_OTLP_ENDPOINT); empty: off unless tracesEndpoint is set.",
+        { pattern: "^(https?://.*)?$" },
+      ),
+      tracesEndpoint: str(
+        "",
+        "OTLP/HTTP traces URL, used as given, e.g. `http://otel-collector.observability:4318/v1/traces` (like " +
+          "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT); wins over endpoint.",
+        { pattern: "^(https?://.*)?$" },
       ),
       clusterName: str("", "Salts the deterministic trace ids; default: the exporter's (`default`)."),
       lease: group(

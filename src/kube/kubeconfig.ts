@@ -6,7 +6,10 @@
 // 70 MiB of an idle process, which every sidecar would pay. A module
 // resolution hook hands KubeConfig stand-ins for those two imports while it
 // loads; client.ts only uses applyToHTTPSOptions, which needs neither.
+import { existsSync } from "node:fs";
 import { registerHooks } from "node:module";
+import { homedir } from "node:os";
+import { join } from "node:path";
 import type { KubeConfig } from "@kubernetes/client-node";
 
 const kubeConfigModule = "@kubernetes/client-node/dist/config.js";
@@ -47,7 +50,32 @@ export interface KubeConfigSource {
   context: string | undefined;
 }
 
+/**
+ * Where credentials come from when no file is given: a KUBECONFIG file that
+ * exists, else ~/.kube/config (only without KUBECONFIG, as kubectl does), else
+ * the in-cluster service account; undefined when there is none.
+ */
+export function defaultKubeConfigOrigin(
+  env: Readonly<Record<string, string | undefined>>,
+  fileExists: (path: string) => boolean = existsSync,
+  home: string = env.HOME ?? homedir(),
+): "KUBECONFIG" | "~/.kube/config" | "in-cluster" | undefined {
+  const listed = (env.KUBECONFIG ?? "").split(":").filter((p) => p !== "");
+  if (listed.some(fileExists)) return "KUBECONFIG";
+  if (listed.length === 0 && fileExists(join(home, ".kube", "config"))) return "~/.kube/config";
+  if (env.KUBERNETES_SERVICE_HOST !== undefined) return "in-cluster";
+  return undefined;
+}
+
+export const noKubeConfigMessage =
+  "no kubeconfig found (KUBECONFIG, ~/.kube/config) and not in a pod: give --kubeconfig FILE";
+
 export async function loadKubeConfig(source: KubeConfigSource): Promise<KubeConfig> {
+  // With nothing to load, client-node's loadFromDefault invents a cluster at
+  // http://localhost, and the first request fails with a TLS message that
+  // says nothing about the cause.
+  if (!source.path && defaultKubeConfigOrigin(process.env) === undefined)
+    throw new Error(noKubeConfigMessage);
   const kubeConfig = new (await kubeConfigClass())();
   if (source.path) kubeConfig.loadFromFile(source.path);
   else kubeConfig.loadFromDefault();

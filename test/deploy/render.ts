@@ -62,7 +62,7 @@ export function parseObjects(text: string): KubeObject[] {
 
 export const helmNamespace = "monitoring";
 export const helmSidecarNamespace = "example-operator-system";
-/** The Kubernetes version the chart is rendered for (its kubeVersion needs >= 1.29). */
+/** The Kubernetes version the chart is rendered for (sidecar mode needs >= 1.29). */
 export const kubeVersion = "1.36.3";
 
 export interface HelmRender {

@@ -22,6 +22,7 @@ import { alertTuningComponent, renderAlertTuningPatch } from "../../scripts/aler
 import { repositoryRoot, sourcePaths } from "../../scripts/deploy-sync.ts";
 import { parseConfigText } from "../../src/config/load.ts";
 import { parseWebConfig } from "../../src/server/web-config.ts";
+import { resolveTracingTarget } from "../../src/tracing/otel-env.ts";
 import { find, type HelmRender, helmTemplate } from "../deploy/render.ts";
 import { resolveDeployTools } from "../deploy/tools.ts";
 import { runPromtool } from "../prometheus/binaries.ts";
@@ -114,14 +115,42 @@ test("a misspelt value fails lint and template, naming its path", () => {
   );
 });
 
-test("the chart needs Kubernetes >= 1.29 (native sidecars)", () => {
-  const old = helm(["template", "x", chart, "--kube-version", "1.28.9"]);
+test("only sidecar mode needs Kubernetes >= 1.29 (a native sidecar): cluster mode renders without --kube-version", () => {
+  const sidecar = ["--set", "mode=sidecar", "--set", "sidecar.operator.serviceAccountName=op"];
+  const old = helm(["template", "x", chart, "--kube-version", "1.28.9", ...sidecar]);
   assert.notEqual(old.status, 0);
+  assert.match(old.output, /mode: sidecar .* needs Kubernetes >= 1\.29, not v1\.28\.9/);
+  assert.equal(helm(["template", "x", chart, "--kube-version", "1.29.0", ...sidecar]).status, 0);
+  for (const args of [["--kube-version", "1.28.9"], []]) {
+    const cluster = helm(["template", "x", chart, ...args]);
+    assert.equal(cluster.status, 0, cluster.output);
+  }
+});
+
+test("an umbrella chart's values: enabled is allowed, global.imageRegistry and global.imagePullSecrets are honoured", () => {
+  const lint = helm(["lint", "--strict", chart, "--set", "enabled=true"]);
+  assert.equal(lint.status, 0, lint.output);
+  const pod = (values: Record<string, unknown>) =>
+    (
+      find(helmTemplate(tools, chart, { values }), "Deployment").spec as {
+        template: { spec: { containers: { image: string }[]; imagePullSecrets?: { name: string }[] } };
+      }
+    ).template.spec;
+  const global = pod({
+    global: { imageRegistry: "mirror.example:5000", imagePullSecrets: ["mirror-pull", { name: "other" }] },
+    imagePullSecrets: ["own"],
+  });
   assert.match(
-    old.output,
-    /chart requires kubeVersion: >=1\.29\.0-0 which is incompatible with Kubernetes v1\.28\.9/,
+    global.containers[0]?.image ?? "",
+    /^mirror\.example:5000\/cr-status-exporter\/cr-status-exporter:/,
   );
-  assert.equal(helm(["template", "x", chart, "--kube-version", "1.29.0"]).status, 0);
+  assert.deepEqual(
+    global.imagePullSecrets?.map((s) => s.name),
+    ["mirror-pull", "other", "own"],
+  );
+  const plain = pod({});
+  assert.match(plain.containers[0]?.image ?? "", /^ghcr\.io\/cr-status-exporter\/cr-status-exporter:/);
+  assert.equal(plain.imagePullSecrets, undefined);
 });
 
 test("with default alert values the PrometheusRule holds exactly the shipped rule file", () => {
@@ -379,6 +408,27 @@ test("every rendered exporter configuration and web configuration passes the exp
       assert.ok(parseWebConfig(data["web-config.yaml"], config.webConfigFile).tls);
     }
   }
+});
+
+function renderedConfig(render: HelmRender): ReturnType<typeof parseConfigText> {
+  const configMap = helmTemplate(tools, chart, render).find(
+    (o) => o.kind === "ConfigMap" && o.metadata.name.endsWith("-config"),
+  );
+  return parseConfigText((configMap?.data as Record<string, string>)["config.yaml"] ?? "", "config.yaml", {});
+}
+
+test("tracing values reach the URL the exporter posts spans to: endpoint as the base, tracesEndpoint as given", () => {
+  const postsTo = (tracing: Record<string, unknown>): string => {
+    const target = resolveTracingTarget(renderedConfig({ values: { tracing } }).tracing, {});
+    assert.ok(target.on, "tracing is on");
+    assert.equal(target.otlp.warning, undefined);
+    return target.otlp.url;
+  };
+  const collector = "http://otel-collector.observability:4318";
+  assert.equal(postsTo({ endpoint: collector }), `${collector}/v1/traces`);
+  assert.equal(postsTo({ tracesEndpoint: `${collector}/v1/traces` }), `${collector}/v1/traces`);
+  assert.equal(postsTo({ tracesEndpoint: `${collector}/custom` }), `${collector}/custom`);
+  assert.equal(resolveTracingTarget(renderedConfig({}).tracing, {}).on, false);
 });
 
 test("the job follows serviceMonitor.jobLabel: without it, prometheus-operator uses the Service name", () => {

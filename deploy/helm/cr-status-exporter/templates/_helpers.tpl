@@ -76,7 +76,8 @@ Service's name), unless prometheusRule.job says otherwise.
 {{- define "cr-status-exporter.image" -}}
 {{- $image := .Values.image }}
 {{- $repository := $image.repository }}
-{{- with $image.registry }}{{ $repository = printf "%s/%s" . $image.repository }}{{ end }}
+{{- $registry := (.Values.global | default dict).imageRegistry | default $image.registry }}
+{{- with $registry }}{{ $repository = printf "%s/%s" . $image.repository }}{{ end }}
 {{- $tag := default .Chart.AppVersion $image.tag }}
 {{- if $image.digest }}
 {{- printf "%s:%s@%s" $repository $tag $image.digest }}
@@ -86,7 +87,7 @@ Service's name), unless prometheusRule.job says otherwise.
 {{- end }}
 
 {{- define "cr-status-exporter.imagePullSecrets" -}}
-{{- range .Values.imagePullSecrets }}
+{{- range concat ((.Values.global | default dict).imagePullSecrets | default list) .Values.imagePullSecrets }}
 {{- if kindIs "string" . }}
 - name: {{ . }}
 {{- else }}
@@ -106,6 +107,9 @@ Service's name), unless prometheusRule.job says otherwise.
 {{/* Checks of combinations the schema cannot express; each failure names the values. */}}
 {{- define "cr-status-exporter.validate" -}}
 {{- $v := .Values }}
+{{- if and (eq $v.mode "sidecar") (not (semverCompare ">=1.29.0-0" .Capabilities.KubeVersion.Version)) }}
+{{- fail (printf "mode: sidecar runs the exporter as a native sidecar (an init container with restartPolicy: Always), which needs Kubernetes >= 1.29, not %s (helm template without a cluster: pass --kube-version)" .Capabilities.KubeVersion.Version) }}
+{{- end }}
 {{- if and (eq $v.mode "sidecar") $v.auditReceiver.enabled }}
 {{- fail "auditReceiver.enabled: the audit receiver runs in cluster mode only (it serves the apiserver's audit webhook for the whole cluster)" }}
 {{- end }}
@@ -140,7 +144,7 @@ Service's name), unless prometheusRule.job says otherwise.
 {{- if hasKey $v.config "sharding" }}
 {{- fail "config.sharding: set it through the chart's values (sharding.*), which also create the StatefulSet and its Role" }}
 {{- end }}
-{{- if and $v.config.tracing (or $v.tracing.endpoint $v.tracing.lease.enabled $v.tracing.clusterName) }}
+{{- if and $v.config.tracing (or $v.tracing.endpoint $v.tracing.tracesEndpoint $v.tracing.lease.enabled $v.tracing.clusterName) }}
 {{- fail "config.tracing and tracing.*: give tracing settings in one place (tracing.* also creates the Lease's RBAC)" }}
 {{- end }}
 {{- end }}
@@ -210,6 +214,7 @@ receiver and HTTPS come from their own values, which also mount their files.
 {{- end }}
 {{- $tracing := dict }}
 {{- with .Values.tracing.endpoint }}{{ $_ := set $tracing "endpoint" . }}{{ end }}
+{{- with .Values.tracing.tracesEndpoint }}{{ $_ := set $tracing "tracesEndpoint" . }}{{ end }}
 {{- with .Values.tracing.clusterName }}{{ $_ := set $tracing "clusterName" . }}{{ end }}
 {{- if .Values.tracing.lease.enabled }}
 {{- $_ := set $tracing "leaseName" (include "cr-status-exporter.leaseName" .) }}
