@@ -11,6 +11,7 @@ import { ProjectionError, projectObject } from "../core/project/project.ts";
 import type { ObjectState } from "../core/state.ts";
 import { createKubeClient, type KubeClient } from "../kube/client.ts";
 import { loadKubeConfig } from "../kube/kubeconfig.ts";
+import { namesKind } from "../status/kind-name.ts";
 
 export interface ClusterOptions {
   kubeconfig: string | undefined;
@@ -83,11 +84,7 @@ export function learned(plan: CollectorPlan, objects: readonly unknown[]): Colle
 
 /** `kind`, `plural`, `plural.group` or `Kind.group`, case-insensitive. */
 export function planMatchesKind(plan: CollectorPlan, wanted: string): boolean {
-  const w = wanted.toLowerCase();
-  const { kind, resource, group } = plan.identity;
-  return [kind, resource, `${resource}.${group}`, `${kind}.${group}`].some(
-    (name) => name.toLowerCase() === w,
-  );
+  return namesKind(plan.identity, wanted);
 }
 
 export interface ListScope {

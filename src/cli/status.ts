@@ -2,12 +2,15 @@
 // API (--server) or straight from the cluster with the current kubeconfig
 // (one list per resource, projected by the exporter's own code). Exit codes:
 // 0 fine, 1 --fail-if-not-ready and something listed is not Ready, 2 an error
-// (bad flags or configuration, unreachable server, a resource that could not
-// be listed — whatever could be listed is still printed).
+// (bad flags or configuration, unreachable server, a --kind that names no
+// watched kind, a resource that could not be listed — whatever could be
+// listed is still printed). A misspelt --kind is an error, not an empty
+// table: with --fail-if-not-ready it would be a gate that always passes.
 import { parseArgs } from "node:util";
 import { loadConfigFile } from "../config/load.ts";
 import { toObjectView } from "../status/from-state.ts";
 import { type ObjectItemJson, objectItem, outputSettingsOf } from "../status/json.ts";
+import { type KindNames, namesKind } from "../status/kind-name.ts";
 import { runQuery } from "../status/query.ts";
 import { emptyFilter, type ObjectQuery, type SortOrder, sortOrders } from "../status/query-params.ts";
 import type { ObjectView } from "../status/view.ts";
@@ -32,7 +35,8 @@ Lists custom resources with their Ready condition, reason, since when, generatio
   -n, --namespace NS       only this namespace
   -l, --selector SEL       label selector (key=value,key!=value,key,!key); with --server it matches the
                            labels the exporter copies (config \`labels\`)
-      --kind KIND          only this kind (Kind, plural or plural.group); repeatable
+      --kind KIND          only this kind (Kind, plural or plural.group); repeatable; a name
+                           that no watched kind has is an error (exit 2)
       --sort ORDER         ${sortOrders.join(", ")} (default notReady: longest not Ready first)
       --fail-if-not-ready  exit 1 when any object listed is not Ready
       --config PATH        configuration file: which resources and how (default: every CRD)
@@ -127,6 +131,30 @@ export function parseStatusFlags(argv: string[]): StatusFlags {
   };
 }
 
+/** Throws when a --kind names none of the watched kinds, naming those that are watched. */
+export function checkKindNames(wanted: readonly string[], watched: readonly KindNames[]): void {
+  const unknown = wanted.filter((w) => !watched.some((k) => namesKind(k, w)));
+  if (unknown.length === 0) return;
+  const names = watched.map((k) => `${k.kind} (${k.resource}.${k.group})`).sort();
+  throw new Error(
+    `--kind ${unknown.join(", ")}: no watched kind has this name (Kind, plural or plural.group); watched: ${names.join(", ") || "none"}`,
+  );
+}
+
+/** The kinds the exporter at --server watches (its summary lists them all, also those without objects). */
+async function serverKinds(flags: StatusFlags, credentials: ReturnType<typeof loadCredentials>) {
+  const url = `${flags.server}/api/v1/summary`;
+  let reply: ServerReply;
+  try {
+    reply = await getText(url, credentials, 30_000);
+  } catch (error) {
+    throw new Error(`cannot reach ${url}: ${(error as Error).message}`);
+  }
+  const body = parseJson<{ kinds?: KindNames[]; error?: { message?: string } }>(reply.body);
+  if (reply.status !== 200 || !body?.kinds) throw new Error(`${url}: ${replyError(reply, body)}`);
+  return body.kinds;
+}
+
 /** Every item from the exporter's API, following continue tokens. */
 export async function itemsFromServer(flags: StatusFlags): Promise<ObjectItemJson[]> {
   const params = new URLSearchParams({ limit: "500", sort: flags.sort });
@@ -135,6 +163,7 @@ export async function itemsFromServer(flags: StatusFlags): Promise<ObjectItemJso
   if (flags.notReady) params.set("notReady", "true");
   if (flags.selector !== undefined) params.set("labelSelector", flags.selector);
   const credentials = loadCredentials(flags);
+  if (flags.kinds.length > 0) checkKindNames(flags.kinds, await serverKinds(flags, credentials));
   const items: ObjectItemJson[] = [];
   for (;;) {
     const url = `${flags.server}/api/v1/objects?${params}`;
@@ -144,7 +173,7 @@ export async function itemsFromServer(flags: StatusFlags): Promise<ObjectItemJso
     } catch (error) {
       throw new Error(`cannot reach ${url}: ${(error as Error).message}`);
     }
-    const body = parseReply(reply.body);
+    const body = parseJson<ObjectsReply>(reply.body);
     if (reply.status !== 200 || !body?.items) throw new Error(`${url}: ${replyError(reply, body)}`);
     items.push(...body.items);
     if (!body.continue) return items;
@@ -158,16 +187,16 @@ interface ObjectsReply {
   error?: { message?: string };
 }
 
-function parseReply(text: string): ObjectsReply | undefined {
+function parseJson<T>(text: string): T | undefined {
   try {
-    return JSON.parse(text) as ObjectsReply;
+    return JSON.parse(text) as T;
   } catch {
     return undefined;
   }
 }
 
 /** The status with the server's own words (JSON error or the text of a 401/403), and what to do about it. */
-function replyError(reply: ServerReply, body: ObjectsReply | undefined): string {
+function replyError(reply: ServerReply, body: { error?: { message?: string } } | undefined): string {
   const said = body?.error?.message ?? reply.body.trim().split("\n")[0]?.slice(0, 300) ?? "";
   const hint =
     reply.status === 401
@@ -187,6 +216,10 @@ export async function itemsFromCluster(
   const config = loadConfigFile(flags.config).config;
   const client = await connect(flags);
   const { plans } = await resourcePlans(client, config);
+  checkKindNames(
+    flags.kinds,
+    plans.map((p) => p.identity),
+  );
   const wanted = plans.filter(
     (p) => flags.kinds.length === 0 || flags.kinds.some((k) => planMatchesKind(p, k)),
   );

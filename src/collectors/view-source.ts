@@ -54,7 +54,12 @@ export function storeViewSource(deps: StoreViewSourceDeps): ViewSource {
 
   return {
     kinds(): KindRef[] {
-      return deps.collectors().map(({ identity: { group, version, kind } }) => ({ group, version, kind }));
+      return deps.collectors().map(({ identity: { group, version, kind, resource } }) => ({
+        group,
+        version,
+        kind,
+        resource,
+      }));
     },
     *objects(): Iterable<ObjectView> {
       const now = deps.clock();

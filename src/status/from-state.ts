@@ -11,7 +11,7 @@ import type { ConditionState, ObjectState, ResourceIdentity, StatusResult } from
 import type { ConditionView, ObjectView } from "./view.ts";
 
 export interface ViewInputs {
-  identity: Pick<ResourceIdentity, "group" | "version" | "kind">;
+  identity: Pick<ResourceIdentity, "group" | "version" | "kind" | "resource">;
   state: ObjectState;
   /** The kind's readiness rules (core/judge/readiness.ts). */
   status: ReadinessRules;
@@ -46,6 +46,7 @@ export function toObjectView(inputs: ViewInputs): ObjectView {
     group: identity.group,
     version: identity.version,
     kind: identity.kind,
+    resource: identity.resource,
     namespace: state.namespace,
     name: state.name,
     uid: state.uid,

@@ -5,6 +5,7 @@
 // that do not move with the clock, which keeps tokens valid over time.
 import { labelsMatch } from "../core/selectors.ts";
 import { isFlapping, isLagging, isNotReady, notReadySince } from "./derive.ts";
+import { namesKind } from "./kind-name.ts";
 import { type ObjectFilter, type ObjectQuery, QueryError, type SortOrder } from "./query-params.ts";
 import type { ObjectView } from "./view.ts";
 
@@ -54,8 +55,7 @@ export function compareKeys(a: Key, b: Key): number {
 }
 
 export function matches(view: ObjectView, filter: ObjectFilter, settings: QuerySettings): boolean {
-  if (filter.kinds.length > 0 && !filter.kinds.some((k) => k.toLowerCase() === view.kind.toLowerCase()))
-    return false;
+  if (filter.kinds.length > 0 && !filter.kinds.some((k) => namesKind(view, k))) return false;
   if (filter.groups.length > 0 && !filter.groups.includes(view.group)) return false;
   if (filter.namespaces.length > 0 && !filter.namespaces.includes(view.namespace)) return false;
   if (filter.results.length > 0 && !filter.results.includes(view.result)) return false;

@@ -3,6 +3,7 @@
 // with zeros, so "no objects" is visible rather than missing.
 import { type StatusResult, statusResults } from "../core/state.ts";
 import { isFlapping, isLagging, isNotReady } from "./derive.ts";
+import { namesKind } from "./kind-name.ts";
 import { matches, type QuerySettings } from "./query.ts";
 import type { ObjectFilter } from "./query-params.ts";
 import type { KindRef, ObjectView } from "./view.ts";
@@ -46,17 +47,28 @@ export function summarize(
   const total = zero();
   for (const k of kinds) {
     // With a kind or group filter, only the kinds asked for are listed.
-    const kindOk =
-      !filter?.kinds.length || filter.kinds.some((f) => f.toLowerCase() === k.kind.toLowerCase());
+    const kindOk = !filter?.kinds.length || filter.kinds.some((f) => namesKind(k, f));
     const groupOk = !filter?.groups.length || filter.groups.includes(k.group);
     if (kindOk && groupOk)
-      byKind.set(keyOf(k), { group: k.group, version: k.version, kind: k.kind, ...zero() });
+      byKind.set(keyOf(k), {
+        group: k.group,
+        version: k.version,
+        kind: k.kind,
+        resource: k.resource,
+        ...zero(),
+      });
   }
   for (const view of views) {
     if (filter && !matches(view, filter, settings)) continue;
     let entry = byKind.get(keyOf(view));
     if (!entry) {
-      entry = { group: view.group, version: view.version, kind: view.kind, ...zero() };
+      entry = {
+        group: view.group,
+        version: view.version,
+        kind: view.kind,
+        resource: view.resource,
+        ...zero(),
+      };
       byKind.set(keyOf(view), entry);
     }
     add(entry, view, settings);

@@ -26,6 +26,8 @@ export interface ObjectView {
   group: string;
   version: string;
   kind: string;
+  /** The plural resource name. */
+  resource: string;
   /** "" for cluster-scoped objects. */
   namespace: string;
   name: string;
@@ -57,6 +59,8 @@ export interface KindRef {
   group: string;
   version: string;
   kind: string;
+  /** The plural resource name (for kind filters given as `widgets` or `widgets.example.com`). */
+  resource: string;
 }
 
 /** What the routes and the CLI read from; the running exporter and a one-shot cluster list both provide one. */

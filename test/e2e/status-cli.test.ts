@@ -121,6 +121,10 @@ test("filters: --not-ready, -l, --kind; the cluster-scoped gadget only without -
 test("--fail-if-not-ready: exit 1 when something listed is not Ready, 0 when all are", async () => {
   const base = ["status", "--kubeconfig", testbed.plane.kubeconfigPath, "--config", configPath, "-n", ns];
   assert.equal((await runCli([...base, "--fail-if-not-ready"])).code, 1);
+  assert.equal((await runCli([...base, "--fail-if-not-ready", "--kind", "widgets"])).code, 1);
+  const misspelt = await runCli([...base, "--fail-if-not-ready", "--kind", "Widgetz"]);
+  assert.equal(misspelt.code, 2);
+  assert.match(misspelt.stderr, /--kind Widgetz: no watched kind has this name/);
   assert.equal((await runCli([...base, "--fail-if-not-ready", "-l", "tier=gold"])).code, 0);
 });
 

@@ -26,6 +26,8 @@ export function view(init: Partial<ObjectView> & { name: string }): ObjectView {
     group: "example.com",
     version: "v1",
     kind: "Widget",
+    // Kubernetes' default plural: the kind in lower case with an s.
+    resource: `${(init.kind ?? "Widget").toLowerCase()}s`,
     namespace: "shop",
     uid: `uid-${init.namespace ?? "shop"}-${init.name}`,
     labels: {},
@@ -50,7 +52,10 @@ export function fixedSource(views: ObjectView[], now = viewNow): ViewSource {
   return {
     kinds: () => [
       ...new Map(
-        views.map((v) => [`${v.group}/${v.kind}`, { group: v.group, version: v.version, kind: v.kind }]),
+        views.map((v) => [
+          `${v.group}/${v.kind}`,
+          { group: v.group, version: v.version, kind: v.kind, resource: v.resource },
+        ]),
       ).values(),
     ],
     objects: () => views.values(),

@@ -72,7 +72,20 @@ describe("status from a running exporter's API", () => {
     ["without the flag", ["--not-ready"], 0],
     ["a bad flag", ["--output", "xml"], 2],
     ["a bad selector, refused by the API", ["-l", "a in (b)"], 2],
+    ["a Failed widget named by its plural", ["--fail-if-not-ready", "--kind", "widgets"], 1],
+    ["a Failed widget named by plural.group", ["--fail-if-not-ready", "--kind", "WIDGETS.example.com"], 1],
+    ["a misspelt kind is an error, not a green gate", ["--fail-if-not-ready", "--kind", "Widgetz"], 2],
   ];
+  test("a kind that names nothing is said with the watched kinds, and nothing is listed", async (t) => {
+    const r = await status(t, ["--kind", "Widget,Widgetz"]);
+    assert.equal(r.code, 2);
+    assert.equal(r.out, "");
+    assert.match(
+      r.err,
+      /--kind Widgetz: no watched kind has this name .*watched: Gadget \(gadgets\.[^)]+\), Widget \(widgets\.example\.com\)/,
+    );
+  });
+
   for (const [title, args, expected] of exitCodes) {
     test(`exit code ${expected}: ${title}`, async (t) => {
       const r = await status(t, args);

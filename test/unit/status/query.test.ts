@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { runQuery } from "../../../src/status/query.ts";
-import { parseFilter, parseObjectQuery, QueryError } from "../../../src/status/query-params.ts";
+import { namesKind } from "../../../src/status/kind-name.ts";
+import { matches, runQuery } from "../../../src/status/query.ts";
+import { emptyFilter, parseFilter, parseObjectQuery, QueryError } from "../../../src/status/query-params.ts";
 import { summarize } from "../../../src/status/summary.ts";
 import type { ObjectView } from "../../../src/status/view.ts";
 import { condition, view, viewNow } from "../../support/views.ts";
@@ -185,9 +186,9 @@ describe("bad parameters name the parameter, the value and what was expected", (
 describe("summary", () => {
   test("counts per kind × result, with the not-Ready, lagging, terminating and flapping totals", () => {
     const kinds = [
-      { group: "example.com", version: "v1", kind: "Widget" },
-      { group: "ops.example.com", version: "v1", kind: "Gadget" },
-      { group: "example.com", version: "v1", kind: "Sprocket" },
+      { group: "example.com", version: "v1", kind: "Widget", resource: "widgets" },
+      { group: "ops.example.com", version: "v1", kind: "Gadget", resource: "gadgets" },
+      { group: "example.com", version: "v1", kind: "Sprocket", resource: "sprockets" },
     ];
     const s = summarize(kinds, fleet, undefined, settings);
     assert.deepEqual(
@@ -216,6 +217,24 @@ describe("summary", () => {
     assert.deepEqual(
       s.kinds.map((k) => [k.kind, k.total, k.results.Terminating]),
       [["Widget", 2, 1]],
+    );
+  });
+});
+
+describe("kind names", () => {
+  const widget = { group: "example.com", kind: "Widget", resource: "widgets" };
+  for (const name of ["Widget", "widget", "widgets", "Widgets.example.com", "Widget.example.com"]) {
+    test(`${name} names the Widget kind`, () => assert.equal(namesKind(widget, name), true));
+  }
+  for (const name of ["Widgetz", "widgets.other.com", "example.com", "widgets.example", ""]) {
+    test(`${JSON.stringify(name)} does not`, () => assert.equal(namesKind(widget, name), false));
+  }
+  test("?kind= takes the plural on the page and the API too", () => {
+    const views = [view({ name: "w" }), view({ name: "g", kind: "Gadget" })];
+    const filter = { ...emptyFilter(), kinds: ["gadgets.example.com"] };
+    assert.deepEqual(
+      views.filter((v) => matches(v, filter, settings)).map((v) => v.name),
+      ["g"],
     );
   });
 });

@@ -45,7 +45,9 @@ test("views carry the pipeline's result, ring and generation-requested time", ()
     settings: () => ({ flappingWindowSeconds: 900 }),
     clock: () => c.clock.now,
   });
-  assert.deepEqual(source.kinds(), [{ group: "example.com", version: "v1", kind: "Widget" }]);
+  assert.deepEqual(source.kinds(), [
+    { group: "example.com", version: "v1", kind: "Widget", resource: "widgets" },
+  ]);
   const views = [...source.objects()];
   assert.deepEqual(
     views.map((v) => [v.name, v.result, v.ready?.reason]),

@@ -104,7 +104,7 @@ describe("ObjectState → ObjectView", () => {
       ],
     );
     const v = toObjectView({
-      identity: { group: "example.com", version: "v1", kind: "Widget" },
+      identity: { group: "example.com", version: "v1", kind: "Widget", resource: "widgets" },
       state,
       status,
       now,
@@ -137,7 +137,7 @@ describe("ObjectState → ObjectView", () => {
       defaultProjectionSettings,
     );
     const v = toObjectView({
-      identity: { group: "g", version: "v1", kind: "K" },
+      identity: { group: "g", version: "v1", kind: "K", resource: "ks" },
       state,
       status,
       now: 1000,
