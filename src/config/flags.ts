@@ -188,6 +188,36 @@ function setPath(target: Record<string, unknown>, path: string, value: unknown):
   at[last] = value;
 }
 
+/** The configuration path each flag sets, the metric lists included. */
+const flagPaths: readonly { flag: string; path: string }[] = [
+  ...(Object.entries(flagSpecs) as [string, FlagSpec][]).flatMap(([flag, spec]) =>
+    spec.to === undefined ? [] : [{ flag, path: spec.to }],
+  ),
+  { flag: "metric-allowlist", path: "metrics.allow" },
+  { flag: "metric-denylist", path: "metrics.deny" },
+  { flag: "metric-opt-in-list", path: "metrics.optIn" },
+];
+
+function pathValue(target: Record<string, unknown>, path: string): unknown {
+  let at: unknown = target;
+  for (const key of path.split(".")) at = (at as Record<string, unknown> | undefined)?.[key];
+  return at;
+}
+
+/**
+ * The flag that set the value a validation problem is about (the problem
+ * starts with its path), so a bad flag is not blamed on the file.
+ */
+export function flagOfProblem(problem: string, overrides: Record<string, unknown>): string | undefined {
+  const hit = flagPaths.find(
+    ({ path }) =>
+      pathValue(overrides, path) !== undefined &&
+      problem.startsWith(path) &&
+      /^[:.[]/.test(problem.slice(path.length)),
+  );
+  return hit && `--${hit.flag}`;
+}
+
 const list = (text: string | undefined): string[] | undefined =>
   text
     ?.split(",")

@@ -4,6 +4,7 @@
 import { createHash } from "node:crypto";
 import { closeSync, openSync, readSync, unwatchFile, watchFile } from "node:fs";
 import { parse, YAMLParseError } from "yaml";
+import { flagOfProblem } from "./flags.ts";
 import type { Config } from "./schema.ts";
 import { binaryProblem, topLevelProblem } from "./top-level.ts";
 import { ConfigError, validateConfig } from "./validate.ts";
@@ -110,7 +111,8 @@ function validated(raw: unknown, source: string, overrides: Overrides): Config {
   try {
     return validateConfig(merge(raw, overrides));
   } catch (error) {
-    if (error instanceof ConfigError) throw new ConfigError(error.problems.map((p) => `${source}: ${p}`));
+    if (error instanceof ConfigError)
+      throw new ConfigError(error.problems.map((p) => `${flagOfProblem(p, overrides) ?? source}: ${p}`));
     throw error;
   }
 }

@@ -73,6 +73,12 @@ export function textWithDefault(
   return { ...text(key, doc, check), default: fallback, shown: fallback };
 }
 
+/** `host:port` or `[ipv6]:port` with a port from 0 to 65535 (0: any free port). */
+export const hostPort = {
+  pattern: /^(\[[0-9a-fA-F:]+\]|[^:]*):(6553[0-5]|655[0-2]\d|65[0-4]\d\d|6[0-4]\d{3}|[1-5]\d{4}|\d{1,4})$/,
+  what: "host:port with a port from 0 to 65535",
+};
+
 /** A list of non-empty strings, empty by default. */
 export function texts(key: string, doc: string): Option<string[]> {
   return {

@@ -12,6 +12,7 @@ import {
   choice,
   custom,
   duration,
+  hostPort,
   type OptionValues,
   section,
   tableDefaults,
@@ -115,10 +116,7 @@ export const configTable = {
     "listen",
     "Where /metrics, /healthz and /readyz are served (0.0.0.0:9184 in a pod).",
     "127.0.0.1:9184",
-    {
-      pattern: /^(\[[0-9a-fA-F:]+\]|[^:]*):\d{1,5}$/,
-      what: "host:port",
-    },
+    hostPort,
   ),
   metricPrefix: textWithDefault("metricPrefix", "Prefix of every metric name.", defaultMetricPrefix, {
     pattern: prefixPattern,

@@ -1,9 +1,7 @@
 // The status-write sources' sections: the sidecar API proxy and the audit
 // webhook receiver (both off unless given).
 import type { Checker, Raw } from "./checker.ts";
-import { type OptionValues, section, text, toggle } from "./option.ts";
-
-const hostPort = { pattern: /^(\[[0-9a-fA-F:]+\]|[^:]*):\d{1,5}$/, what: "host:port" };
+import { hostPort, type OptionValues, section, text, toggle } from "./option.ts";
 
 const apiProxyTable = {
   listen: text(

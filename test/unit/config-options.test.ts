@@ -148,10 +148,10 @@ test("every configuration flag sets a key the file has", () => {
 test("problems are listed in the file's order; the values do not depend on it (fingerprints compare them as text)", () => {
   assert.deepEqual(problemsOf({ resources: [{ groups: ["*"], mode: "turbo" }], listen: "nowhere" }), [
     'resources[0].mode: expected one of objects, aggregate, got "turbo"',
-    'listen: expected host:port, got "nowhere"',
+    'listen: expected host:port with a port from 0 to 65535, got "nowhere"',
   ]);
   assert.deepEqual(problemsOf({ listen: "nowhere", resources: [{ mode: "turbo", groups: ["*"] }] }), [
-    'listen: expected host:port, got "nowhere"',
+    'listen: expected host:port with a port from 0 to 65535, got "nowhere"',
     'resources[0].mode: expected one of objects, aggregate, got "turbo"',
   ]);
   const one = validateConfig({

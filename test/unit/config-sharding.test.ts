@@ -115,7 +115,7 @@ test("bad sharding settings name the field, the value and what was expected", ()
   assert.throws(
     () =>
       parseConfigText("{}", "f.yaml", flagOverrides(parseFlags(["--shard", "one", "--total-shards", "3"]))),
-    /f\.yaml: sharding\.shard: expected an integer ≥ 0, got "one"/,
+    /--shard: sharding\.shard: expected an integer ≥ 0, got "one"/,
   );
 });
 

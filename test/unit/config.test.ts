@@ -211,8 +211,65 @@ test("flags override the file and go through the same validation", () => {
   assert.equal(plain.apiProxy?.plainHttp, true);
   assert.throws(
     () => parseConfigText("{}", "f.yaml", flagOverrides(parseFlags(["--listen", "x"]))),
-    /listen: expected host:port/,
+    /  --listen: listen: expected host:port/,
   );
+});
+
+test("a bad flag value is blamed on the flag, the file's own mistakes on the file", () => {
+  const flags = parseFlags(["--metric-allowlist", "cr_nope", "--api-proxy-listen", "127.0.0.1:70000"]);
+  const error = (() => {
+    try {
+      parseConfigText("logLevel: loud\n", "f.yaml", flagOverrides(flags));
+    } catch (e) {
+      return e as ConfigError;
+    }
+    assert.fail("refused");
+  })();
+  assert.deepEqual(error.problems.map((p) => p.split(": ").slice(0, 2).join(": ")).sort(), [
+    "--api-proxy-listen: apiProxy.listen",
+    "--metric-allowlist: metrics.allow[0]",
+    "f.yaml: logLevel",
+  ]);
+  // A flag only takes the blame for the path it set: the file's apiProxy keys stay the file's.
+  assert.match(
+    (() => {
+      try {
+        parseConfigText(
+          "apiProxy: { listen: '127.0.0.1:1', plainHttp: yes }\n",
+          "f.yaml",
+          flagOverrides(parseFlags(["--api-proxy-listen", "127.0.0.1:2"])),
+        );
+      } catch (e) {
+        return (e as ConfigError).problems.join("\n");
+      }
+      return "";
+    })(),
+    /^f\.yaml: apiProxy\.plainHttp/,
+  );
+});
+
+test("listen ports run from 0 to 65535, on every listening option", () => {
+  for (const [key, wrap] of [
+    ["listen", (v: string) => ({ listen: v })],
+    ["apiProxy.listen", (v: string) => ({ apiProxy: { listen: v } })],
+    ["auditReceiver.listen", (v: string) => ({ auditReceiver: { listen: v, certFile: "c", keyFile: "k" } })],
+  ] as const) {
+    for (const ok of ["127.0.0.1:0", "0.0.0.0:65535", "[::1]:9184", ":443"]) {
+      assert.deepEqual(
+        problems(wrap(ok)).filter((p) => p.startsWith(key)),
+        [],
+        `${key} ${ok}`,
+      );
+    }
+    for (const refused of ["0.0.0.0:65536", "0.0.0.0:99999", "host:", "host:-1", "host:1e3"]) {
+      assert.ok(
+        problems(wrap(refused)).some((p) =>
+          p.startsWith(`${key}: expected host:port with a port from 0 to 65535`),
+        ),
+        `${key} ${refused}`,
+      );
+    }
+  }
 });
 
 test("metric family rules: globs select from the catalog, globally and refined per resource", () => {
