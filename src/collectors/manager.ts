@@ -55,6 +55,8 @@ export class CollectorManager {
   #crdError: string | undefined;
   #crdMark = new Set<string>();
   #overLimit: string | undefined;
+  /** Configured resources last logged as not installed (#logMissing). */
+  #missingLogged = new Set<string>();
   #queue: Promise<void> = Promise.resolve();
 
   constructor(deps: CollectorDeps) {
@@ -200,6 +202,23 @@ export class CollectorManager {
     return this.#queue;
   }
 
+  /**
+   * A configured resource whose CRD is not installed is logged once when it
+   * goes missing and once when it appears (/readyz lists it meanwhile), not
+   * on every CRD event.
+   */
+  #logMissing(missing: readonly string[]): void {
+    const now = new Set(missing);
+    for (const resource of now) {
+      if (!this.#missingLogged.has(resource))
+        this.#logger.warn("configured resource's CRD is not installed; watched once it is", { resource });
+    }
+    for (const resource of this.#missingLogged) {
+      if (!now.has(resource)) this.#logger.info("configured resource's CRD is installed", { resource });
+    }
+    this.#missingLogged = now;
+  }
+
   /** Serialized: plans never interleave, so a collector is never started twice. */
   #reconcile(): Promise<void> {
     this.#queue = this.#queue.then(
@@ -233,6 +252,7 @@ export class CollectorManager {
     const config = this.#config;
     if (!config) return;
     if (config.crdDiscovery && !this.#crdListed) return;
+    if (config.crdDiscovery) this.#logMissing(missingExplicit(config.resources, this.#crds.values()));
     const plans = this.#plans(config);
     const wanted = new Map(plans.map((p) => [p.key, p]));
     const inheritedTraces = new Map<string, Map<string, TraceRecord>>();

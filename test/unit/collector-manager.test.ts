@@ -272,6 +272,39 @@ test("a forbidden CRD list is a readiness error, not 'missing'; once listed, an 
   assert.equal(listed.ready, true, "a missing explicit CRD is not a readiness failure");
 });
 
+test("a configured resource whose CRD is not installed is logged once, and once more when it appears", async (t) => {
+  const cluster = fakeCluster();
+  cluster.crds.set("others.other.io", crd("others", "other.io"));
+  const { manager, logged } = startManager(t, cluster);
+  await manager.applyConfig(config({ resources: [{ group: "example.com", resource: "widgets" }] }));
+  await waitFor(
+    () => manager.readiness().missing.length === 1,
+    "widgets missing",
+    () => manager.readiness(),
+  );
+  const missingLog = "configured resource's CRD is not installed; watched once it is";
+  assert.deepEqual(
+    logged(missingLog).map((l) => [l.level, l.fields.resource]),
+    [["warn", "widgets.example.com"]],
+  );
+  // Other CRD events and a reload do not repeat it.
+  cluster.crdEvent("ADDED", crd("gadgets", "other.io"));
+  await manager.applyConfig(config({ resources: [{ group: "example.com", resource: "widgets" }] }));
+  assert.equal(logged(missingLog).length, 1);
+  cluster.crds.set("widgets.example.com", crd("widgets"));
+  cluster.crdEvent("ADDED", crd("widgets"));
+  await waitFor(
+    () => keys(manager).includes("example.com/widgets"),
+    "widgets watched",
+    () => keys(manager),
+  );
+  assert.deepEqual(
+    logged("configured resource's CRD is installed").map((l) => [l.level, l.fields.resource]),
+    [["info", "widgets.example.com"]],
+  );
+  assert.equal(logged(missingLog).length, 1);
+});
+
 test("readiness: ready only when every collector is; each resource is reported with its detail", async (t) => {
   const cluster = fakeCluster();
   cluster.crds.set("widgets.example.com", crd("widgets"));
