@@ -134,14 +134,21 @@ function summary(ctx: Context, source: ViewSource, settings: OutputSettings): vo
   });
 }
 
-/** The page's query, or the QueryError the page shows (with a 400) instead of its list. */
-function pageQuery(
+/**
+ * The page's query and its page of objects, or the QueryError the page shows
+ * (with a 400) instead of its list: a bad parameter, or a continue token that
+ * does not decode (found only when the query runs). A person gets the page
+ * with the message, not the API's JSON.
+ */
+function pageList(
   params: URLSearchParams,
   limits: QueryLimits,
-): { query?: ReturnType<typeof parseObjectQuery>; error?: QueryError } {
+  run: (query: ReturnType<typeof parseObjectQuery>) => ReturnType<typeof runQuery>,
+): { query?: ReturnType<typeof parseObjectQuery>; page?: ReturnType<typeof runQuery>; error?: QueryError } {
   try {
     // The page lists not-Ready objects unless the parameter is there (empty: all).
-    return { query: parseObjectQuery(params, limits, params.has("notReady") ? {} : { notReady: true }) };
+    const query = parseObjectQuery(params, limits, params.has("notReady") ? {} : { notReady: true });
+    return { query, page: run(query) };
   } catch (e) {
     if (!(e instanceof QueryError)) throw e;
     return { error: e };
@@ -153,15 +160,17 @@ function page(ctx: Context, routes: Routes, config: StatusPageConfig): void {
   const params = new URLSearchParams(ctx.querystring);
   const settings = { ...outputSettingsOf(config), refreshSeconds: config.refreshSeconds };
   const now = source.now();
-  const { query, error } = pageQuery(params, routes.limits);
   // Views are built from the store on every pass over source.objects(): one pass serves both.
   const views = [...source.objects()];
+  const { query, page, error } = pageList(params, routes.limits, (q) =>
+    withTraceIds(source, runQuery(views, q, settings)),
+  );
   const html = renderStatusPage({
     now,
     params,
     query,
     error,
-    page: query ? withTraceIds(source, runQuery(views, query, settings)) : undefined,
+    page,
     summary: summarize(source.kinds(), views, undefined, settings),
     kinds: source.kinds(),
     settings,

@@ -18,6 +18,9 @@ const cases: [string, string, number, RegExp, Record<string, RegExp>][] = [
     { "content-security-policy": /^default-src 'none'; style-src 'sha256-[^']+'; script-src 'sha256-[^']+'/ },
   ],
   ["GET", "/?limit=0", 400, /^text\/html/, { "content-security-policy": /script-src 'sha256-/ }],
+  // A continue token that does not decode is found only when the query runs: still the page, not JSON.
+  ["GET", "/?continue=bad", 400, /^text\/html/, { "content-security-policy": /script-src 'sha256-/ }],
+  ["GET", "/api/v1/objects?continue=bad", 400, /^application\/json/, {}],
   [
     "GET",
     "/api/v1/objects",
@@ -67,6 +70,12 @@ test("a 400 names the parameter, the value and what was expected", async (t) => 
       expected: "an integer from 1 to 500",
     },
   });
+});
+
+test("the page shows a bad continue token's message on the page", async (t) => {
+  const base = await serveStatus(t, fixedSource(statusFleet()));
+  const body = await (await fetch(`${base}/?continue=bad`)).text();
+  assert.match(body, /query parameter continue=(&quot;|")bad(&quot;|"): expected a token/);
 });
 
 test("the settings are read per request, so a reload applies at once", async (t) => {
