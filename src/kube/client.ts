@@ -7,6 +7,7 @@ import https from "node:https";
 import { createInterface } from "node:readline";
 import type { KubeConfig } from "@kubernetes/client-node";
 import { parseJsonOrText, readText } from "../net/http-body.ts";
+import { version } from "../version.ts";
 
 export interface KubeResponse<T = unknown> {
   status: number;
@@ -82,6 +83,12 @@ async function readResponse(
   }
 }
 
+/**
+ * Sent on every apiserver request, in client-go's shape (`<program>/<version>
+ * (<os>/<arch>) …`), so audit logs and the apiserver's metrics name the caller.
+ */
+export const userAgent = `cr-status-exporter/${version} (${process.platform}/${process.arch}) node/${process.version}`;
+
 // biome-ignore lint/complexity/noExcessiveLinesPerFunction: request() and stream() share the agent, headers and TLS of one KubeConfig
 export function createKubeClient(kubeConfig: KubeConfig): KubeClient {
   const cluster = kubeConfig.getCurrentCluster();
@@ -99,7 +106,7 @@ export function createKubeClient(kubeConfig: KubeConfig): KubeClient {
     const options: https.RequestOptions = { method, headers: {} };
     // Adds the Authorization header (refreshing tokens), TLS material and a cached agent.
     await kubeConfig.applyToHTTPSOptions(options);
-    options.headers = { ...(options.headers as Record<string, string>), ...headers };
+    options.headers = { "User-Agent": userAgent, ...(options.headers as Record<string, string>), ...headers };
     options.signal = signal;
     // The agent from the kubeconfig already matches the URL's protocol (and carries any proxy);
     // client-node always sets one, so the transport below matters only if it ever did not.

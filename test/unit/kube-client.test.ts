@@ -8,7 +8,7 @@ import type { AddressInfo } from "node:net";
 import { type TestContext, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { KubeConfig } from "@kubernetes/client-node";
-import { createKubeClient, type KubeClient, KubeHttpError } from "../../src/kube/client.ts";
+import { createKubeClient, type KubeClient, KubeHttpError, userAgent } from "../../src/kube/client.ts";
 import { makeTestCertificates } from "../helpers/tls-certs.ts";
 
 interface Seen {
@@ -86,6 +86,11 @@ test("request: URL from server, path and defined query values; Accept JSON; the 
   assert.equal(seen[0]?.headers.accept, "application/json");
   assert.equal(seen[0]?.headers.authorization, "Bearer s3cret");
   assert.equal(seen[0]?.headers["content-type"], undefined, "no body, no content type");
+  assert.match(
+    seen[0]?.headers["user-agent"] ?? "",
+    /^cr-status-exporter\/\d+\.\d+\.\d+ \(linux\/\w+\) node\/v24\./,
+  );
+  assert.equal(seen[0]?.headers["user-agent"], userAgent);
 });
 
 test("request: an object body is sent as JSON with its byte length; a string body as is, with the given content type", async (t) => {
