@@ -3,6 +3,8 @@
 // values.yaml, values.schema.json and README.md from it; a unit test fails
 // while they are stale. The alert section is derived from alerts/src, so a new
 // alert or threshold appears here (and in the chart's schema) by itself.
+
+import { Type } from "typebox";
 import {
   chartAlertDefaults,
   DEFAULT_ALERT_OPTIONS,
@@ -10,6 +12,7 @@ import {
   isAlertingRule,
 } from "../../alerts/src/index.ts";
 import type { AlertOptions } from "../../alerts/src/options.ts";
+import { configSchema } from "../../src/config/options.ts";
 import {
   bool,
   custom,
@@ -240,10 +243,12 @@ export function chartValues(): Group {
         crdDiscovery: true,
         resources: [{ group: "example.com", resource: "widgets" }],
       },
-      { type: "object" },
-      "The exporter's configuration file (format: config.example.yaml), in a ConfigMap the exporter reloads when it " +
-        "changes. `listen` defaults to `0.0.0.0:<service.port>`. The exporter validates it at start-up (unknown keys " +
-        "are errors). Set tracing, the audit receiver and TLS through their own values below, not here.",
+      // The exporter's own schema (docs/config.schema.json), so helm refuses a misspelt key or a bad value by path.
+      configSchema(Type) as Record<string, unknown>,
+      "The exporter's configuration file (format: config.example.yaml; schema: docs/config.schema.json), in a " +
+        "ConfigMap the exporter reloads when it changes. `listen` defaults to `0.0.0.0:<service.port>` (a loopback " +
+        "address is refused: the Service and the probes could not reach it). Set tracing, the audit receiver and TLS " +
+        "through their own values below, not here.",
     ),
     rbac: group("RBAC for the exporter's service account.", {
       create: bool(true, "Create the (Cluster)Role and binding."),
@@ -369,7 +374,8 @@ export function chartValues(): Group {
         "`kubernetes`: /metrics (every path but the probes) needs a bearer token that passes a TokenReview and may " +
           "`get` the path, a non-resource URL (kube-prometheus-stack's Prometheus role grants `get` on /metrics). " +
           "Needs `web.tls.enabled`; binds " +
-          "system:auth-delegator to the service account, and the ServiceMonitor sends Prometheus' token.",
+          "system:auth-delegator to the service account, and the ServiceMonitor sends a token allowed to (see " +
+          "`serviceMonitor.authorization`).",
       ),
     }),
     serviceMonitor: group("A prometheus-operator ServiceMonitor.", {
@@ -396,6 +402,31 @@ export function chartValues(): Group {
         "Scrapes with more samples fail (0: no limit); docs/sizing.md has series per object.",
       ),
       targetLimit: int(0, "More targets fail the scrape pool (0: no limit)."),
+      labelLimit: int(0, "Scrapes with a sample with more labels fail (0: no limit)."),
+      labelNameLengthLimit: int(0, "Scrapes with a longer label name fail (0: no limit)."),
+      labelValueLengthLimit: int(0, "Scrapes with a longer label value fail (0: no limit)."),
+      targetLabels: stringList("Service labels copied onto every scraped series."),
+      podTargetLabels: stringList("Pod labels copied onto every scraped series."),
+      scrapeClass: str(
+        "",
+        "The Prometheus scrape class to use (prometheus-operator ≥ 0.73); empty: the default.",
+      ),
+      authorization: group(
+        "With `web.auth: kubernetes`: the token the ServiceMonitor sends, through `authorization` (prometheus-operator " +
+          "deprecates `bearerTokenFile`, and refuses it with `arbitraryFSAccessThroughSMs.deny`).",
+        {
+          tokenSecretName: str(
+            "",
+            "A Secret in the ServiceMonitor's namespace whose `token` key is sent. Empty: the chart creates the " +
+              "ServiceAccount `<fullname>-scraper` there, its token Secret (filled by the token controller) and a " +
+              "ClusterRole to `get` /metrics.",
+          ),
+          bearerTokenFile: bool(
+            false,
+            "Send Prometheus' own service account token (`bearerTokenFile`) instead; its role must `get` /metrics.",
+          ),
+        },
+      ),
       relabelings: k8sList("Relabelings before scraping (prometheus-operator RelabelConfig)."),
       metricRelabelings: k8sList("Relabelings of the scraped samples."),
       tlsConfig: k8sObject(

@@ -35,6 +35,7 @@ Lists custom resources with their Ready condition, reason, since when, generatio
   -n, --namespace NS       only this namespace
   -l, --selector SEL       label selector (key=value,key!=value,key,!key); with --server it matches the
                            labels the exporter copies (config \`labels\`)
+      --name TEXT          only objects whose name contains TEXT
       --kind KIND          only this kind (Kind, plural or plural.group); repeatable; a name
                            that no watched kind has is an error (exit 2)
       --sort ORDER         ${sortOrders.join(", ")} (default notReady: longest not Ready first)
@@ -50,6 +51,8 @@ export interface StatusFlags extends ServerAccess {
   notReady: boolean;
   namespace: string | undefined;
   selector: string | undefined;
+  /** Only objects whose name contains this (as the page's name filter). */
+  name: string | undefined;
   kinds: string[];
   sort: SortOrder;
   failIfNotReady: boolean;
@@ -61,44 +64,34 @@ export interface StatusFlags extends ServerAccess {
 
 export class UsageError extends Error {}
 
-export function parseStatusFlags(argv: string[]): StatusFlags {
-  let values: ReturnType<typeof parse>["values"];
-  function parse() {
-    return parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        server: { type: "string" },
-        "token-file": { type: "string" },
-        "ca-file": { type: "string" },
-        "tls-server-name": { type: "string" },
-        "insecure-skip-tls-verify": { type: "boolean", default: false },
-        output: { type: "string", short: "o", default: "table" },
-        "not-ready": { type: "boolean", default: false },
-        namespace: { type: "string", short: "n" },
-        selector: { type: "string", short: "l" },
-        kind: { type: "string", multiple: true, default: [] },
-        sort: { type: "string", default: "notReady" },
-        "fail-if-not-ready": { type: "boolean", default: false },
-        config: { type: "string" },
-        kubeconfig: { type: "string" },
-        context: { type: "string" },
-        help: { type: "boolean", short: "h", default: false },
-      },
-    });
-  }
-  try {
-    values = parse().values;
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
-  const output = values.output as OutputFormat;
-  if (!outputFormats.includes(output))
-    throw new UsageError(`--output: expected one of ${outputFormats.join(", ")}, got "${values.output}"`);
-  const sort = values.sort as SortOrder;
-  if (!sortOrders.includes(sort))
-    throw new UsageError(`--sort: expected one of ${sortOrders.join(", ")}, got "${values.sort}"`);
+const statusOptions = {
+  server: { type: "string" },
+  "token-file": { type: "string" },
+  "ca-file": { type: "string" },
+  "tls-server-name": { type: "string" },
+  "insecure-skip-tls-verify": { type: "boolean", default: false },
+  output: { type: "string", short: "o", default: "table" },
+  "not-ready": { type: "boolean", default: false },
+  namespace: { type: "string", short: "n" },
+  selector: { type: "string", short: "l" },
+  name: { type: "string" },
+  kind: { type: "string", multiple: true, default: [] as string[] },
+  sort: { type: "string", default: "notReady" },
+  "fail-if-not-ready": { type: "boolean", default: false },
+  config: { type: "string" },
+  kubeconfig: { type: "string" },
+  context: { type: "string" },
+  help: { type: "boolean", short: "h", default: false },
+} as const;
+
+type StatusValues = ReturnType<typeof parseStatusArgs>["values"];
+
+function parseStatusArgs(argv: string[]) {
+  return parseArgs({ args: argv, strict: true, allowPositionals: false, options: statusOptions });
+}
+
+/** The flags that reach the exporter's API: an http(s) URL, and credentials only over https. */
+function checkServerAccess(values: StatusValues): void {
   if (values.server !== undefined && !/^https?:\/\/[^\s]+$/.test(values.server))
     throw new UsageError(
       `--server: expected an http(s) URL such as http://127.0.0.1:9184, got "${values.server}"`,
@@ -111,6 +104,22 @@ export function parseStatusFlags(argv: string[]): StatusFlags {
     // A bearer token in clear text can be read by anyone on the path and replayed against the cluster.
     if (!https) throw new UsageError(`--${flag}: only with an https:// --server, got "${values.server}"`);
   }
+}
+
+export function parseStatusFlags(argv: string[]): StatusFlags {
+  let values: StatusValues;
+  try {
+    values = parseStatusArgs(argv).values;
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const output = values.output as OutputFormat;
+  if (!outputFormats.includes(output))
+    throw new UsageError(`--output: expected one of ${outputFormats.join(", ")}, got "${values.output}"`);
+  const sort = values.sort as SortOrder;
+  if (!sortOrders.includes(sort))
+    throw new UsageError(`--sort: expected one of ${sortOrders.join(", ")}, got "${values.sort}"`);
+  checkServerAccess(values);
   return {
     server: values.server?.replace(/\/+$/, ""),
     tokenFile: values["token-file"],
@@ -121,6 +130,7 @@ export function parseStatusFlags(argv: string[]): StatusFlags {
     notReady: values["not-ready"] ?? false,
     namespace: values.namespace,
     selector: values.selector,
+    name: values.name,
     kinds: (values.kind ?? []).flatMap((k) => k.split(",")).filter((k) => k !== ""),
     sort,
     failIfNotReady: values["fail-if-not-ready"] ?? false,
@@ -162,6 +172,7 @@ export async function itemsFromServer(flags: StatusFlags): Promise<ObjectItemJso
   if (flags.namespace !== undefined) params.set("namespace", flags.namespace);
   if (flags.notReady) params.set("notReady", "true");
   if (flags.selector !== undefined) params.set("labelSelector", flags.selector);
+  if (flags.name !== undefined) params.set("name", flags.name);
   const credentials = loadCredentials(flags);
   if (flags.kinds.length > 0) checkKindNames(flags.kinds, await serverKinds(flags, credentials));
   const items: ObjectItemJson[] = [];
@@ -248,7 +259,7 @@ export async function itemsFromCluster(
       failures.push(`${plan.key}: ${(error as Error).message}`);
     }
   }
-  const filter = { ...emptyFilter(), notReady: flags.notReady ? true : undefined };
+  const filter = { ...emptyFilter(), notReady: flags.notReady ? true : undefined, name: flags.name };
   const query: ObjectQuery = {
     filter,
     sort: flags.sort,

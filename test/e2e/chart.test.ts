@@ -23,7 +23,7 @@ import { repositoryRoot, sourcePaths } from "../../scripts/deploy-sync.ts";
 import { parseConfigText } from "../../src/config/load.ts";
 import { parseWebConfig } from "../../src/server/web-config.ts";
 import { resolveTracingTarget } from "../../src/tracing/otel-env.ts";
-import { find, type HelmRender, helmTemplate } from "../deploy/render.ts";
+import { find, type HelmRender, helmTemplate, type KubeObject } from "../deploy/render.ts";
 import { resolveDeployTools } from "../deploy/tools.ts";
 import { runPromtool } from "../prometheus/binaries.ts";
 
@@ -95,6 +95,10 @@ test("a misspelt value fails lint and template, naming its path", () => {
     ],
     [["--set", "web.tls.clientAuthType=Always"], /at '\/web\/tls\/clientAuthType': value must be one of/],
     [["--set", "image.digest=latest"], /at '\/image\/digest'/],
+    // config: is checked against the exporter's own schema.
+    [["--set", "config.logLevle=debug"], /at '\/config': additional properties 'logLevle' not allowed/],
+    [["--set", "config.logLevel=loud"], /at '\/config\/logLevel'/],
+    [["--set", "config.resources[0].maxSeries=-1"], /at '\/config\/resources\/0/],
   ];
   for (const [args, message] of cases) {
     const lint = helm(["lint", "--strict", chart, ...args]);
@@ -113,6 +117,13 @@ test("a misspelt value fails lint and template, naming its path", () => {
     helm(["template", "x", chart, "--kube-version", "1.36.3", "--set", "config.webConfigFile=/x"]).output,
     /config\.webConfigFile: set it through the chart's values/,
   );
+  for (const loopback of ["127.0.0.1:9184", "localhost:9184", "[::1]:9184"]) {
+    assert.match(
+      helm(["template", "x", chart, "--set", `config.listen=${loopback}`]).output,
+      /config\.listen: .* is a loopback address: the Service, Prometheus and the kubelet's probes cannot reach it/,
+    );
+  }
+  assert.equal(helm(["template", "x", chart, "--set", "config.listen=0.0.0.0:9184"]).status, 0);
 });
 
 test("only sidecar mode needs Kubernetes >= 1.29 (a native sidecar): cluster mode renders without --kube-version", () => {
@@ -414,7 +425,11 @@ function renderedConfig(render: HelmRender): ReturnType<typeof parseConfigText> 
   const configMap = helmTemplate(tools, chart, render).find(
     (o) => o.kind === "ConfigMap" && o.metadata.name.endsWith("-config"),
   );
-  return parseConfigText((configMap?.data as Record<string, string>)["config.yaml"] ?? "", "config.yaml", {});
+  return parseConfigText(
+    ((configMap?.data ?? {}) as Record<string, string>)["config.yaml"] ?? "",
+    "config.yaml",
+    {},
+  );
 }
 
 test("tracing values reach the URL the exporter posts spans to: endpoint as the base, tracesEndpoint as given", () => {
@@ -429,6 +444,129 @@ test("tracing values reach the URL the exporter posts spans to: endpoint as the 
   assert.equal(postsTo({ tracesEndpoint: `${collector}/v1/traces` }), `${collector}/v1/traces`);
   assert.equal(postsTo({ tracesEndpoint: `${collector}/custom` }), `${collector}/custom`);
   assert.equal(resolveTracingTarget(renderedConfig({}).tracing, {}).on, false);
+});
+
+interface MonitorEndpoint {
+  bearerTokenFile?: string;
+  authorization?: { type: string; credentials: { name: string; key: string } };
+  tlsConfig?: unknown;
+}
+
+function monitorOf(objects: KubeObject[]) {
+  const monitor = find(objects, "ServiceMonitor");
+  return { monitor, spec: monitor.spec as Record<string, unknown> & { endpoints: MonitorEndpoint[] } };
+}
+
+test("web.auth kubernetes: the ServiceMonitor sends the scraper's token through authorization, not bearerTokenFile", () => {
+  const objects = helmTemplate(tools, chart, { valuesFiles: ["ci/values-all.yaml"], release: "x" });
+  const { monitor, spec } = monitorOf(objects);
+  const endpoint = spec.endpoints[0];
+  assert.equal(endpoint?.bearerTokenFile, undefined);
+  assert.deepEqual(endpoint?.authorization, {
+    type: "Bearer",
+    credentials: { name: "x-cr-status-exporter-scraper-token", key: "token" },
+  });
+  // The token Secret, its ServiceAccount and the ClusterRole's subject sit where prometheus-operator reads them.
+  const secret = objects.find(
+    (o) => o.kind === "Secret" && o.metadata.name === "x-cr-status-exporter-scraper-token",
+  );
+  assert.equal(secret?.metadata.namespace, monitor.metadata.namespace);
+  assert.equal(secret?.type, "kubernetes.io/service-account-token");
+  assert.equal(
+    secret?.metadata.annotations?.["kubernetes.io/service-account.name"],
+    "x-cr-status-exporter-scraper",
+  );
+  const role = objects.find(
+    (o) => o.kind === "ClusterRole" && o.metadata.name === "x-cr-status-exporter-scraper",
+  );
+  assert.deepEqual(role?.rules, [{ nonResourceURLs: ["/metrics"], verbs: ["get"] }]);
+  const binding = objects.find(
+    (o) => o.kind === "ClusterRoleBinding" && o.metadata.name === "x-cr-status-exporter-scraper",
+  );
+  assert.deepEqual(binding?.subjects, [
+    { kind: "ServiceAccount", name: "x-cr-status-exporter-scraper", namespace: monitor.metadata.namespace },
+  ]);
+
+  const own = helmTemplate(tools, chart, {
+    valuesFiles: ["ci/values-all.yaml"],
+    release: "x",
+    values: { serviceMonitor: { authorization: { tokenSecretName: "prom-token" } } },
+  });
+  assert.equal(monitorOf(own).spec.endpoints[0]?.authorization?.credentials.name, "prom-token");
+  assert.equal(own.filter((o) => o.metadata.name.endsWith("-scraper")).length, 0, "nothing created");
+  const legacy = helmTemplate(tools, chart, {
+    valuesFiles: ["ci/values-all.yaml"],
+    values: { serviceMonitor: { authorization: { bearerTokenFile: true } } },
+  });
+  const legacyEndpoint = monitorOf(legacy).spec.endpoints[0];
+  assert.equal(legacyEndpoint?.bearerTokenFile, "/var/run/secrets/kubernetes.io/serviceaccount/token");
+  assert.equal(legacyEndpoint?.authorization, undefined);
+  const plain = helmTemplate(tools, chart, { values: { serviceMonitor: { enabled: true } } });
+  assert.equal(monitorOf(plain).spec.endpoints[0]?.authorization, undefined, "no token without web.auth");
+});
+
+test("a ServiceMonitor in another namespace with TLS needs its own tlsConfig: the CA Secret is read from its namespace", () => {
+  const elsewhere = ["--set", "serviceMonitor.namespace=monitoring"];
+  const refused = helm(["template", "x", chart, "-f", join(chart, "ci", "values-all.yaml"), ...elsewhere]);
+  assert.notEqual(refused.status, 0);
+  assert.match(
+    refused.output,
+    /serviceMonitor\.namespace: prometheus-operator reads the CA Secret .* from the ServiceMonitor's namespace monitoring, not the release's default/,
+  );
+  const given = helmTemplate(tools, chart, {
+    valuesFiles: ["ci/values-all.yaml"],
+    values: {
+      serviceMonitor: {
+        namespace: "monitoring",
+        tlsConfig: { ca: { secret: { name: "ca-copy", key: "ca.crt" } } },
+      },
+    },
+  });
+  const { monitor, spec } = monitorOf(given);
+  assert.equal(monitor.metadata.namespace, "monitoring");
+  assert.deepEqual(spec.endpoints[0]?.tlsConfig, { ca: { secret: { name: "ca-copy", key: "ca.crt" } } });
+  const token = given.find((o) => o.kind === "Secret" && o.metadata.name.endsWith("-scraper-token"));
+  assert.equal(token?.metadata.namespace, "monitoring", "the token Secret beside the ServiceMonitor");
+  // Without TLS nothing is read from a Secret: any namespace renders.
+  const { monitor: plain } = monitorOf(
+    helmTemplate(tools, chart, { values: { serviceMonitor: { enabled: true, namespace: "monitoring" } } }),
+  );
+  assert.equal(plain.metadata.namespace, "monitoring");
+});
+
+test("ServiceMonitor target labels, label limits and the scrape class come from values", () => {
+  const { spec } = monitorOf(
+    helmTemplate(tools, chart, {
+      values: {
+        serviceMonitor: {
+          enabled: true,
+          targetLabels: ["team"],
+          podTargetLabels: ["app.kubernetes.io/version"],
+          labelLimit: 40,
+          labelNameLengthLimit: 128,
+          labelValueLengthLimit: 1024,
+          scrapeClass: "istio-mtls",
+        },
+      },
+    }),
+  );
+  assert.deepEqual(
+    [
+      spec.targetLabels,
+      spec.podTargetLabels,
+      spec.labelLimit,
+      spec.labelNameLengthLimit,
+      spec.labelValueLengthLimit,
+      spec.scrapeClass,
+    ],
+    [["team"], ["app.kubernetes.io/version"], 40, 128, 1024, "istio-mtls"],
+  );
+  const defaults = monitorOf(
+    helmTemplate(tools, chart, { values: { serviceMonitor: { enabled: true } } }),
+  ).spec;
+  for (const key of ["targetLabels", "podTargetLabels", "labelLimit", "scrapeClass"]) {
+    assert.equal(defaults[key], undefined, key);
+  }
 });
 
 test("the job follows serviceMonitor.jobLabel: without it, prometheus-operator uses the Service name", () => {

@@ -354,6 +354,19 @@ test("helm install against the testbed: a misspelt value fails; NOTES warn while
   assert.equal(labelled.status, 0, labelled.output);
   assert.doesNotMatch(labelled.output, /WARNING/);
   assert.match(labelled.output, /The alerts select job="cr-status-exporter"/);
+  const recordedPanels = /NOTE: the overview dashboard reads the recording rules the PrometheusRule ships/;
+  const dashboardsOnly = helmInstall("--namespace", helmNamespace, "--set", "dashboards.enabled=true");
+  assert.equal(dashboardsOnly.status, 0, dashboardsOnly.output);
+  assert.match(dashboardsOnly.output, recordedPanels);
+  const withRules = helmInstall(
+    "--namespace",
+    helmNamespace,
+    "--set",
+    "dashboards.enabled=true",
+    "--set",
+    "prometheusRule.enabled=true",
+  );
+  assert.doesNotMatch(withRules.output, recordedPanels);
 });
 
 test("sidecar mode: what NOTES.txt tells to add makes a pod the apiserver admits (restricted); no readiness probe", async () => {

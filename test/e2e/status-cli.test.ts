@@ -4,10 +4,12 @@
 // resource the user may not list, and explain's series estimate against what
 // a running exporter really exports.
 import assert from "node:assert/strict";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { execFile } from "node:child_process";
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { delimiter, dirname, join } from "node:path";
 import { before, test } from "node:test";
+import { repositoryRoot } from "../../scripts/deploy-sync.ts";
 import {
   changeSpec,
   condition,
@@ -17,6 +19,7 @@ import {
   refFor,
   useControlPlane,
 } from "../cluster/index.ts";
+import { resolveKubectl } from "../kubectl/index.ts";
 import { runCli, table } from "../support/cli.ts";
 import { eventually, runExporter } from "../support/exporter.ts";
 
@@ -108,6 +111,8 @@ test("filters: --not-ready, -l, --kind; the cluster-scoped gadget only without -
   assert.deepEqual([...notReady.keys()], ["stuck-widget", "slow-widget"]);
   const gold = table((await runCli([...base, "-n", ns, "-l", "tier=gold"])).stdout);
   assert.deepEqual([...gold.keys()], ["fine-widget"]);
+  const named = table((await runCli([...base, "-n", ns, "--name", "slow"])).stdout);
+  assert.deepEqual([...named.keys()], ["slow-widget"]);
   const gadgets = await runCli([...base, "--kind", "gadgets.example.com", "-o", "json"]);
   const items = (
     JSON.parse(gadgets.stdout) as { items: { name: string; namespace: string; result: string }[] }
@@ -116,6 +121,27 @@ test("filters: --not-ready, -l, --kind; the cluster-scoped gadget only without -
     items.filter((i) => i.name === `${ns}-gadget`).map((i) => [i.namespace, i.result]),
     [["", "Unknown"]],
   );
+});
+
+test("kubectl cr-status: the package's kubectl-cr_status bin is kubectl's plugin for status", async () => {
+  // kubectl finds plugins on PATH; the bin is linked there as npm would, and
+  // its `#!/usr/bin/env node` finds this Node.js first.
+  const bin = mkdtempSync(join(tmpdir(), "cr-kubectl-plugin-"));
+  symlinkSync(join(repositoryRoot, "src", "kubectl-cr_status.ts"), join(bin, "kubectl-cr_status"));
+  const PATH = [bin, dirname(process.execPath), process.env.PATH].join(delimiter);
+  const args = ["cr-status", "--kubeconfig", testbed.plane.kubeconfigPath, "--config", configPath, "-n", ns];
+  const run = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+    execFile(
+      resolveKubectl(),
+      [...args, "--not-ready"],
+      { env: { PATH, HOME: bin }, timeout: 60_000 },
+      (error, stdout, stderr) =>
+        resolve({ code: typeof error?.code === "number" ? error.code : error ? -1 : 0, stdout, stderr }),
+    );
+  });
+  rmSync(bin, { recursive: true, force: true });
+  assert.equal(run.code, 0, run.stderr);
+  assert.deepEqual([...table(run.stdout).keys()], ["stuck-widget", "slow-widget"]);
 });
 
 test("--fail-if-not-ready: exit 1 when something listed is not Ready, 0 when all are", async () => {

@@ -51,6 +51,15 @@ describe("status from a running exporter's API", () => {
     assert.deepEqual(parse(yaml.out), JSON.parse(json.out));
   });
 
+  test("--name keeps the objects whose name contains it", async (t) => {
+    const r = await status(t, ["-o", "json", "--name", "STUCK"]);
+    assert.equal(r.code, 0, r.err);
+    const names = (JSON.parse(r.out) as { items: { name: string }[] }).items.map((i) => i.name);
+    assert.ok(names.length > 0 && names.every((n) => n.includes("stuck")), names.join(","));
+    const all = (JSON.parse((await status(t, ["-o", "json"])).out) as { items: unknown[] }).items;
+    assert.ok(names.length < all.length);
+  });
+
   test("pages are followed: every object comes back once", async (t) => {
     const many = Array.from({ length: 1203 }, (_, i) => ({
       ...statusFleet()[0],

@@ -144,9 +144,34 @@ Service's name), unless prometheusRule.job says otherwise.
 {{- if hasKey $v.config "sharding" }}
 {{- fail "config.sharding: set it through the chart's values (sharding.*), which also create the StatefulSet and its Role" }}
 {{- end }}
+{{- with $v.config.listen }}
+{{- if regexMatch "^(127\\.|localhost:|\\[::1\\]:)" . }}
+{{- fail (printf "config.listen: %s is a loopback address: the Service, Prometheus and the kubelet's probes cannot reach it; leave it unset (0.0.0.0:<service.port>) or listen on 0.0.0.0" .) }}
+{{- end }}
+{{- end }}
+{{- $smNamespace := include "cr-status-exporter.serviceMonitorNamespace" . }}
+{{- if and $v.serviceMonitor.enabled $v.web.tls.enabled (not $v.serviceMonitor.tlsConfig) (ne $smNamespace .Release.Namespace) }}
+{{- fail (printf "serviceMonitor.namespace: prometheus-operator reads the CA Secret of the default tlsConfig (web.tls.secretName %s) from the ServiceMonitor's namespace %s, not the release's %s, and drops the ServiceMonitor when it is not there: give serviceMonitor.tlsConfig (e.g. ca.secret of a copy in %s), or leave serviceMonitor.namespace empty" $v.web.tls.secretName $smNamespace .Release.Namespace $smNamespace) }}
+{{- end }}
 {{- if and $v.config.tracing (or $v.tracing.endpoint $v.tracing.tracesEndpoint $v.tracing.lease.enabled $v.tracing.clusterName) }}
 {{- fail "config.tracing and tracing.*: give tracing settings in one place (tracing.* also creates the Lease's RBAC)" }}
 {{- end }}
+{{- end }}
+
+{{/* The ServiceMonitor's namespace. */}}
+{{- define "cr-status-exporter.serviceMonitorNamespace" -}}
+{{- .Values.serviceMonitor.namespace | default .Release.Namespace }}
+{{- end }}
+
+{{/* The Secret whose token the ServiceMonitor sends with web.auth: kubernetes. */}}
+{{- define "cr-status-exporter.scraperTokenSecret" -}}
+{{- .Values.serviceMonitor.authorization.tokenSecretName | default (printf "%s-scraper-token" (include "cr-status-exporter.fullname" .)) }}
+{{- end }}
+
+{{/* True ("true") when the chart creates the scraper's ServiceAccount, token Secret and RBAC. */}}
+{{- define "cr-status-exporter.createsScraper" -}}
+{{- $sm := .Values.serviceMonitor }}
+{{- if and $sm.enabled (eq .Values.web.auth "kubernetes") (not $sm.authorization.bearerTokenFile) (not $sm.authorization.tokenSecretName) .Values.rbac.create }}true{{ end }}
 {{- end }}
 
 {{/* True ("true") when the RBAC objects are namespaced Roles. */}}
