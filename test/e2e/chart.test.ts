@@ -127,7 +127,7 @@ test("a misspelt value fails lint and template, naming its path", () => {
 });
 
 test("only sidecar mode needs Kubernetes >= 1.29 (a native sidecar): cluster mode renders without --kube-version", () => {
-  const sidecar = ["--set", "mode=sidecar", "--set", "sidecar.operator.serviceAccountName=op"];
+  const sidecar = ["--values", join(chart, "ci", "values-sidecar.yaml")];
   const old = helm(["template", "x", chart, "--kube-version", "1.28.9", ...sidecar]);
   assert.notEqual(old.status, 0);
   assert.match(old.output, /mode: sidecar .* needs Kubernetes >= 1\.29, not v1\.28\.9/);
