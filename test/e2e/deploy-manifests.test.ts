@@ -218,8 +218,9 @@ test("ServiceMonitors: job label from app.kubernetes.io/name=cr-status-exporter,
 });
 
 interface Rule {
-  apiGroups: string[];
-  resources: string[];
+  apiGroups?: string[];
+  resources?: string[];
+  nonResourceURLs?: string[];
   verbs: string[];
 }
 
@@ -227,7 +228,12 @@ function grants(objects: KubeObject[]): string[] {
   return objects
     .filter((o) => o.kind === "ClusterRole" || o.kind === "Role")
     .flatMap((o) => o.rules as Rule[])
-    .flatMap((r) => r.apiGroups.flatMap((g) => r.resources.map((res) => `${g}/${res}:${r.verbs.join(",")}`)))
+    .flatMap((r) => [
+      ...(r.apiGroups ?? []).flatMap((g) =>
+        (r.resources ?? []).map((res) => `${g}/${res}:${r.verbs.join(",")}`),
+      ),
+      ...(r.nonResourceURLs ?? []).map((url) => `${url}:${r.verbs.join(",")}`),
+    ])
     .sort();
 }
 
@@ -237,6 +243,8 @@ test("helm derives its RBAC from config.resources: exactly those, list and watch
     "example.com/widgets:list,watch",
   ]);
   assert.deepEqual(grants(rendered.helmAll), [
+    // web.auth: kubernetes: the scraper identity the ServiceMonitor sends may get /metrics, nothing else.
+    "/metrics:get",
     "apiextensions.k8s.io/customresourcedefinitions:list,watch",
     // tracing.lease: create the Lease, then get and update that one only.
     "coordination.k8s.io/leases:create",
