@@ -134,6 +134,32 @@ function summary(ctx: Context, source: ViewSource, settings: OutputSettings): vo
   });
 }
 
+/** The page's Show choices (its form's `show`) as the API's filters. */
+const shownFilters: Record<string, Record<string, string>> = {
+  attention: { attention: "true" },
+  notReady: { notReady: "true" },
+  ready: { notReady: "false" },
+  all: {},
+};
+
+/**
+ * The page's parameters with its `show` choice turned into filters. Without
+ * one (and without notReady or attention), the page lists what needs
+ * attention: not Ready, or flapping, which is Ready half of the time and
+ * would drop out of a not-Ready list every other refresh.
+ */
+function withShown(params: URLSearchParams): URLSearchParams {
+  const out = new URLSearchParams(params);
+  const show = out.get("show");
+  out.delete("show");
+  if (show === null && (out.has("notReady") || out.has("attention"))) return out;
+  const choice = show ?? "attention";
+  if (!Object.hasOwn(shownFilters, choice))
+    throw new QueryError("show", choice, `one of ${Object.keys(shownFilters).join(", ")}`);
+  for (const [name, value] of Object.entries(shownFilters[choice] ?? {})) out.set(name, value);
+  return out;
+}
+
 /**
  * The page's query and its page of objects, or the QueryError the page shows
  * (with a 400) instead of its list: a bad parameter, or a continue token that
@@ -146,8 +172,7 @@ function pageList(
   run: (query: ReturnType<typeof parseObjectQuery>) => ReturnType<typeof runQuery>,
 ): { query?: ReturnType<typeof parseObjectQuery>; page?: ReturnType<typeof runQuery>; error?: QueryError } {
   try {
-    // The page lists not-Ready objects unless the parameter is there (empty: all).
-    const query = parseObjectQuery(params, limits, params.has("notReady") ? {} : { notReady: true });
+    const query = parseObjectQuery(withShown(params), limits);
     return { query, page: run(query) };
   } catch (e) {
     if (!(e instanceof QueryError)) throw e;

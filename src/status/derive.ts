@@ -31,6 +31,14 @@ export function notReadySince(view: ObjectView): number | undefined {
   return view.createdAt;
 }
 
+/**
+ * The status says nothing the exporter reads: no condition, phase or
+ * observedGeneration (a controller that never wrote status, or not yet).
+ */
+export function statusUnwritten(view: ObjectView): boolean {
+  return view.conditions.length === 0 && view.phase === undefined && view.observedGeneration === undefined;
+}
+
 /** The SINCE of tables: since when not Ready, or since when Ready for Ready objects. */
 export function stateSince(view: ObjectView): number | undefined {
   return isNotReady(view) ? notReadySince(view) : view.ready?.since;
@@ -50,4 +58,9 @@ export function generationLag(view: ObjectView): number | undefined {
 
 export function isFlapping(view: ObjectView, minTransitions: number): boolean {
   return view.transitionsInWindow >= minTransitions;
+}
+
+/** Not Ready, or flapping (Ready half of the time): what the status page lists first. */
+export function needsAttention(view: ObjectView, minTransitions: number): boolean {
+  return isNotReady(view) || isFlapping(view, minTransitions);
 }

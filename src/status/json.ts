@@ -12,12 +12,15 @@ import type { ConditionView, ObjectView, TransitionRecord } from "./view.ts";
 
 export interface OutputSettings extends QuerySettings {
   links: LinkTemplates;
+  /** The window flapping is counted in (the flapping marker says it). */
+  flappingWindowSeconds: number;
 }
 
 /** The output settings of the `statusPage` configuration section. */
 export function outputSettingsOf(config: StatusPageConfig): OutputSettings {
   return {
     flappingMinTransitions: config.flappingTransitions,
+    flappingWindowSeconds: config.flappingWindowSeconds,
     links: { dashboardUrl: config.dashboardUrl, traceUrl: config.traceUrl },
   };
 }

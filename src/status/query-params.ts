@@ -26,6 +26,8 @@ export interface ObjectFilter {
   conditions: ConditionFilter[];
   reasons: string[];
   notReady: boolean | undefined;
+  /** Not Ready, or flapping (the status page's default view). */
+  attention: boolean | undefined;
   lagging: boolean | undefined;
   terminating: boolean | undefined;
   flapping: boolean | undefined;
@@ -70,6 +72,7 @@ const filterParameters = [
   "condition",
   "reason",
   "notReady",
+  "attention",
   "lagging",
   "terminating",
   "flapping",
@@ -87,6 +90,7 @@ export function emptyFilter(): ObjectFilter {
     conditions: [],
     reasons: [],
     notReady: undefined,
+    attention: undefined,
     lagging: undefined,
     terminating: undefined,
     flapping: undefined,
@@ -156,6 +160,7 @@ function filterFrom(params: URLSearchParams): ObjectFilter {
     conditions: list(params, "condition").map(conditionFilter),
     reasons: list(params, "reason"),
     notReady: flag(params, "notReady"),
+    attention: flag(params, "attention"),
     lagging: flag(params, "lagging"),
     terminating: flag(params, "terminating"),
     flapping: flag(params, "flapping"),
@@ -186,6 +191,8 @@ export function parseObjectQuery(
   rejectUnknown(params, [...filterParameters, ...pagingParameters]);
   const filter = filterFrom(params);
   if (filter.notReady === undefined && defaults.notReady !== undefined) filter.notReady = defaults.notReady;
+  if (filter.attention === undefined && defaults.attention !== undefined)
+    filter.attention = defaults.attention;
   const sortValue = single(params, "sort");
   if (sortValue !== undefined && !sortOrders.includes(sortValue as SortOrder)) {
     throw new QueryError("sort", sortValue, `one of ${sortOrders.join(", ")}`);
@@ -221,7 +228,7 @@ export function filterToParams(filter: ObjectFilter): URLSearchParams {
     filter.conditions.map((c) => (c.status ? `${c.type}=${c.status}` : c.type)),
   );
   add("reason", filter.reasons);
-  for (const name of ["notReady", "lagging", "terminating", "flapping"] as const) {
+  for (const name of ["notReady", "attention", "lagging", "terminating", "flapping"] as const) {
     const value = filter[name];
     if (value !== undefined) params.set(name, String(value));
   }

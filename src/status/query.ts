@@ -4,7 +4,7 @@
 // repeat nor get skipped (the kube list convention). Sort keys use only fields
 // that do not move with the clock, which keeps tokens valid over time.
 import { labelsMatch } from "../core/selectors.ts";
-import { isFlapping, isLagging, isNotReady, notReadySince } from "./derive.ts";
+import { isFlapping, isLagging, isNotReady, needsAttention, notReadySince } from "./derive.ts";
 import { namesKind } from "./kind-name.ts";
 import { type ObjectFilter, type ObjectQuery, QueryError, type SortOrder } from "./query-params.ts";
 import type { ObjectView } from "./view.ts";
@@ -60,6 +60,11 @@ export function matches(view: ObjectView, filter: ObjectFilter, settings: QueryS
   if (filter.namespaces.length > 0 && !filter.namespaces.includes(view.namespace)) return false;
   if (filter.results.length > 0 && !filter.results.includes(view.result)) return false;
   if (filter.notReady !== undefined && isNotReady(view) !== filter.notReady) return false;
+  if (
+    filter.attention !== undefined &&
+    needsAttention(view, settings.flappingMinTransitions) !== filter.attention
+  )
+    return false;
   if (filter.lagging !== undefined && isLagging(view) !== filter.lagging) return false;
   if (filter.terminating !== undefined && (view.terminatingSince !== undefined) !== filter.terminating)
     return false;

@@ -196,3 +196,61 @@ test("auto-refresh replaces the sections in place when the fleet changes", async
   assert.equal(await page.evaluate(`window.__notReloaded`), true, "refreshed without reloading the page");
   assert.match(await page.evaluate<string>("document.title"), /^7 not Ready/);
 });
+
+test("flapping, a Failed phase and a status never written are said on the row; flapping stays in the default view", async (t) => {
+  const views = [
+    view({
+      name: "flapping-but-ready",
+      transitionsInWindow: 6,
+      ready: condition("Ready", "True", { since: viewNow - 20 }),
+    }),
+    view({
+      name: "failed-phase",
+      result: "InProgress",
+      phase: "Failed",
+      ready: condition("Ready", "False", { reason: "BackoffLimitExceeded", since: viewNow - 600 }),
+    }),
+    view({ name: "never-written", result: "Unknown", ready: undefined, observedGeneration: undefined }),
+    view({ name: "quietly-ready" }),
+  ];
+  const url = await serveStatus(t, fixedSource(views), { refreshSeconds: 0 });
+  const page = await browser.newPage();
+  await page.goto(`${url}/`);
+  const marks = await page.evaluate<Record<string, { text: string; title: string | null }[]>>(
+    `Object.fromEntries([...document.querySelectorAll("tbody.rows tr")].map((tr) => [
+      tr.children[2].textContent.trim(),
+      [...tr.children[3].querySelectorAll(".mark")].map((m) => ({ text: m.textContent, title: m.getAttribute("title") })),
+    ]))`,
+  );
+  assert.deepEqual(Object.keys(marks).sort(), ["failed-phase", "flapping-but-ready", "never-written"]);
+  assert.equal(marks["flapping-but-ready"]?.[0]?.text, "Flapping: 6 changes in 15m");
+  assert.match(
+    marks["flapping-but-ready"]?.[0]?.title ?? "",
+    /^6 condition status changes in the last 15m; the page calls 4 or more flapping .*CustomResourceReadyFlapping/,
+  );
+  assert.deepEqual(
+    marks["failed-phase"]?.map((m) => m.text),
+    ["phase Failed"],
+  );
+  assert.deepEqual(
+    marks["never-written"]?.map((m) => m.text),
+    ["status not written yet"],
+  );
+  assert.equal(
+    await page.evaluate<string>(`document.getElementById("objects-h").textContent`),
+    "Not Ready or flapping objects",
+  );
+  assert.equal(await page.evaluate<string>(`document.getElementById("f-show").value`), "attention");
+
+  // Show: not Ready is strict; all lists the quiet one too.
+  await page.goto(`${url}/?show=notReady`);
+  assert.deepEqual((await rows(page)).map((r) => r.name).sort(), ["failed-phase", "never-written"]);
+  await page.goto(`${url}/?show=all`);
+  assert.equal((await rows(page)).length, 4);
+  const bad = await fetch(`${url}/?show=some`);
+  assert.equal(bad.status, 400);
+  assert.match(
+    await bad.text(),
+    /query parameter show=(&quot;|")some(&quot;|"): expected one of attention, notReady, ready, all/,
+  );
+});

@@ -1,7 +1,7 @@
 // The objects table of the status page: one row per object with its status,
 // reason, message (as text), since when (relative and absolute), generation
 // lag and links; conditions and recent transitions fold out without script.
-import { generationLag, isLagging, lagSeconds, stateSince } from "../derive.ts";
+import { generationLag, isFlapping, isLagging, lagSeconds, stateSince, statusUnwritten } from "../derive.ts";
 import { shortDuration, utcTime } from "../format.ts";
 import type { OutputSettings } from "../json.ts";
 import { objectLinks } from "../links.ts";
@@ -50,11 +50,27 @@ function details(view: ObjectView): Html {
   }</details>`;
 }
 
+/** What the status cell says under the result: the readiness condition, the phase, flapping, an unwritten status. */
+function statusNotes(view: ObjectView, settings: OutputSettings): Html {
+  const unwritten = statusUnwritten(view);
+  const readyText = view.ready
+    ? `${view.ready.type}=${view.ready.status}`
+    : unwritten
+      ? "status not written yet"
+      : "no readiness condition";
+  const window = shortDuration(settings.flappingWindowSeconds);
+  const flapping = isFlapping(view, settings.flappingMinTransitions)
+    ? html`<br><span class="mark warn" title="${`${view.transitionsInWindow} condition status changes in the last ${window}; the page calls ${settings.flappingMinTransitions} or more flapping (statusPage.flappingTransitions and flappingWindow); the CustomResourceReadyFlapping alert counts Ready changes over its own window`}">Flapping: ${view.transitionsInWindow} changes in ${window}</span>`
+    : "";
+  return html`<br>${unwritten ? html`<small class="mark">${readyText}</small>` : html`<small>${readyText}</small>`}${
+    view.phase ? html`<br><small class="mark">phase ${view.phase}</small>` : ""
+  }${flapping}`;
+}
+
 function row(view: ObjectView, now: number, settings: OutputSettings): Html {
   const links = objectLinks(view, settings.links);
   const reason = view.ready && view.ready.status !== "True" ? view.ready.reason : "";
   const message = view.ready && view.ready.status !== "True" ? view.ready.message : "";
-  const readyText = view.ready ? `${view.ready.type}=${view.ready.status}` : "no Ready condition";
   // A lagging object may be Ready=True still; say what it waits for.
   const waiting =
     !message && isLagging(view)
@@ -66,7 +82,7 @@ function row(view: ObjectView, now: number, settings: OutputSettings): Html {
 <td>${view.kind}<br><small>${view.group}</small></td>
 <td>${view.namespace || html`<span class="muted">(cluster)</span>`}</td>
 <th scope="row">${view.name}</th>
-<td><span class="${view.result}">${view.result}</span><br><small>${readyText}</small></td>
+<td><span class="${view.result}">${view.result}</span>${statusNotes(view, settings)}</td>
 <td>${reason}</td>
 <td class="msg">${message}${waiting}${details(view)}</td>
 <td>${when(stateSince(view), now)}</td>

@@ -74,8 +74,13 @@ function filtersForm(model: PageModel): Html {
   const p = model.params;
   const get = (name: string): string => p.get(name) ?? "";
   const kinds = [...new Set(model.kinds.map((k) => k.kind))].sort();
-  // The page shows not-Ready objects unless told otherwise; an empty value means all.
-  const show = p.has("notReady") ? get("notReady") : "true";
+  // The page shows what needs attention unless told otherwise (withShown in status-routes.ts).
+  const fromNotReady: Record<string, string> = { true: "notReady", false: "ready", "": "all" };
+  const show = p.has("show")
+    ? get("show")
+    : p.has("notReady")
+      ? (fromNotReady[get("notReady")] ?? "all")
+      : "attention";
   const text = (name: string, label: string, hint: string) =>
     html`<label for="f-${name}">${label}<input id="f-${name}" name="${name}" value="${get(name)}" placeholder="${hint}"></label>`;
   const yesNo = (name: string, label: string) =>
@@ -87,10 +92,11 @@ function filtersForm(model: PageModel): Html {
   return html`<section aria-labelledby="filters-h">
 <h2 id="filters-h">Filters</h2>
 <form role="search" method="get" action="/" aria-labelledby="filters-h">
-<label for="f-show">Show<select id="f-show" name="notReady">${[
-    option("true", "not Ready", show),
-    option("false", "Ready", show),
-    option("", "all", show),
+<label for="f-show">Show<select id="f-show" name="show">${[
+    option("attention", "not Ready or flapping", show),
+    option("notReady", "not Ready", show),
+    option("ready", "Ready", show),
+    option("all", "all", show),
   ]}</select></label>
 <label for="f-kind">Kind<select id="f-kind" name="kind">${[option("", "any", get("kind")), ...kinds.map((k) => option(k, k, get("kind")))]}</select></label>
 ${text("namespace", "Namespace", "any")}
@@ -110,6 +116,7 @@ ${yesNo("lagging", "Lagging")}${yesNo("terminating", "Terminating")}${yesNo("fla
 
 function tableTitle(filter: ObjectFilter): string {
   if (filter.notReady === true) return "Not Ready objects";
+  if (filter.attention === true) return "Not Ready or flapping objects";
   if (filter.notReady === false) return "Ready objects";
   return "Objects";
 }
