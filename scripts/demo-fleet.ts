@@ -76,6 +76,11 @@ export async function createDemoFleet(rest: RestClient, sims: readonly Sim[]): P
   });
 }
 
+/** Status writes of the hot-looping widget per pass. */
+export const hotLoopWritesPerPass = 5;
+/** Healthy widgets write their heartbeat every this many passes. */
+export const heartbeatEveryPasses = 5;
+
 const stamp = (): string => `${new Date().toISOString().slice(0, 19)}Z`;
 const ready = (
   status: Condition["status"],
@@ -121,14 +126,19 @@ export async function stepSim(rest: RestClient, sim: Sim, tick: number, options:
       });
       return;
     case "hot-loop":
-      // Rewrites the same status with a fresh message on every pass: no-op writes.
-      await patchStatus(rest, ref, {
-        observedGeneration: generation,
-        phase: "Running",
-        conditions: [
-          { ...ready("True", "Healthy", "", generation, options.started), message: `checked at ${stamp()}` },
-        ],
-      });
+      // The "write status even when nothing changed" loop: the same status
+      // with only a fresh timestamp (millisecond lastHeartbeatTime), several
+      // times a pass. Each write is real (a new resourceVersion and watch
+      // event) and a no-op status write; an identical patch would be dropped
+      // by the apiserver unseen.
+      for (let write = 0; write < hotLoopWritesPerPass; write++) {
+        await patchStatus(rest, ref, {
+          observedGeneration: generation,
+          phase: "Running",
+          lastHeartbeatTime: new Date().toISOString(),
+          conditions: [ready("True", "Healthy", "", generation, options.started)],
+        });
+      }
       return;
     default:
       if (observed < generation) {
@@ -148,7 +158,8 @@ export async function stepSim(rest: RestClient, sim: Sim, tick: number, options:
           });
         }
       } else {
-        await patchStatus(rest, ref, { lastHeartbeatTime: stamp() });
+        // A heartbeat every few passes, as a controller with a resync period would write it.
+        if (tick % heartbeatEveryPasses === 0) await patchStatus(rest, ref, { lastHeartbeatTime: stamp() });
         if (Math.random() < options.specChangeChance)
           await changeSpec(rest, ref, { size: 1 + Math.floor(Math.random() * 5) });
       }

@@ -15,8 +15,10 @@ import { parse } from "yaml";
 import {
   createDemoFleet,
   demoConfigYaml,
+  demoNamespaces,
   demoSims,
   demoTick,
+  hotLoopWritesPerPass,
   stuckMessage,
 } from "../../scripts/demo-fleet.ts";
 import { type Browser, launchChromium } from "../browser/chromium.ts";
@@ -148,6 +150,27 @@ describe("the demo fleet's status page in Chromium", () => {
       : join(tmpdir(), "cr-status-demo-page", "status-page.png");
     await page.screenshot(shot);
     t.diagnostic(`screenshot: ${shot}`);
+  });
+
+  test("the hot-looping widget's no-op status writes stand out; the healthy widgets' heartbeats do not", async () => {
+    const text = await (await fetch(`${base}/metrics`)).text();
+    const noop = (ns: string, name: string): number => {
+      const line = text
+        .split("\n")
+        .find(
+          (l) =>
+            l.startsWith("cr_status_noop_updates_total{") && l.includes(`namespace="${ns}",name="${name}"`),
+        );
+      return Number(line?.split(" ").at(-1) ?? 0);
+    };
+    // 5 passes × hotLoopWritesPerPass writes that change nothing but a timestamp.
+    assert.ok(
+      noop("search", "busy-widget") >= 4 * hotLoopWritesPerPass,
+      `busy-widget ${noop("search", "busy-widget")}`,
+    );
+    for (const ns of demoNamespaces) {
+      assert.ok(noop(ns, "widget-1") <= 1, `${ns}/widget-1 heartbeats ${noop(ns, "widget-1")}`);
+    }
   });
 
   test("a filter in the URL narrows the table and fills the form", async () => {
