@@ -254,3 +254,53 @@ test("flapping, a Failed phase and a status never written are said on the row; f
     /query parameter show=(&quot;|")some(&quot;|"): expected one of attention, notReady, ready, all/,
   );
 });
+
+test("at 360 px every column of a row is on screen, as labelled lines (no horizontal scrolling)", async (t) => {
+  const page = await browser.newPage(360, 740);
+  await page.goto(`${base}/`);
+  const layout = await page.evaluate<{
+    pageWidth: number;
+    offScreen: string[];
+    labels: string[];
+    firstRowBottoms: number[];
+  }>(`(() => {
+    const rows = [...document.querySelectorAll("tbody.rows tr")];
+    const offScreen = rows.flatMap((tr) => [...tr.children].filter((c) => {
+      const r = c.getBoundingClientRect();
+      // An empty cell (no reason) is left out on narrow screens.
+      if (getComputedStyle(c).display === "none") return c.textContent.trim() !== "";
+      return r.width === 0 || r.left < 0 || r.right > 361;
+    }).map((c) => tr.children[2].textContent.trim() + ":" + (c.dataset.label ?? "name")));
+    return {
+      pageWidth: document.documentElement.scrollWidth,
+      offScreen,
+      labels: [...rows[0].querySelectorAll("td")].map((td) => getComputedStyle(td, "::before").content),
+      firstRowBottoms: rows.slice(0, 3).map((tr) => Math.round(tr.getBoundingClientRect().bottom)),
+    };
+  })()`);
+  t.diagnostic(`row bottoms at 360 px: ${layout.firstRowBottoms.join(", ")}`);
+  assert.ok(layout.pageWidth <= 360, `the page scrolls sideways: ${layout.pageWidth} px wide`);
+  assert.deepEqual(layout.offScreen, []);
+  assert.ok(
+    (layout.firstRowBottoms[0] ?? 9999) <= 740,
+    "the longest not-Ready object is on the first screen",
+  );
+  assert.deepEqual(layout.labels, [
+    '"Kind: "',
+    '"Namespace: "',
+    '"Status: "',
+    '"Reason: "',
+    '"Message: "',
+    '"Since: "',
+    '"Lag: "',
+    '"Links: "',
+  ]);
+  await page.screenshot(join(screenshots, "status-page-360.png"));
+  // Wide screens keep the table.
+  const wide = await browser.newPage(1280, 900);
+  await wide.goto(`${base}/`);
+  assert.equal(
+    await wide.evaluate<string>(`getComputedStyle(document.querySelector("tbody.rows tr")).display`),
+    "table-row",
+  );
+});

@@ -25,7 +25,8 @@ a { color: var(--link); }
 .skip:focus { left: 1rem; }
 .sr-only { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 .muted, small { color: var(--muted); }
-.scroll { overflow-x: auto; }
+/* position: the sr-only labels (absolute) inside stay in the scroll box instead of widening the page. */
+.scroll { overflow-x: auto; position: relative; }
 table { border-collapse: collapse; width: 100%; }
 th, td { text-align: left; vertical-align: top; padding: .35rem .6rem; border-bottom: 1px solid var(--line); }
 thead th { background: var(--head); position: sticky; top: 0; }
@@ -48,6 +49,24 @@ dt { color: var(--muted); }
 dd { margin: 0; }
 .error { border: 1px solid var(--bad); padding: .5rem .75rem; border-radius: 4px; }
 footer { margin: 2rem auto 1rem; color: var(--muted); }
+/* Narrow screens (phones from 360 px): each object a block of labelled lines, nothing off-screen. */
+@media (max-width: 48rem) {
+  header, main, footer { padding: 0 .75rem; }
+  table.objects thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
+  table.objects, table.objects tbody, table.objects tr, table.objects td, table.objects th { display: block; }
+  table.objects tr { border-bottom: 2px solid var(--line); padding: .5rem 0; }
+  table.objects td, table.objects th { border: 0; padding: .1rem 0; white-space: normal; }
+  table.objects th[scope="row"] { font-size: 1.05rem; }
+  table.objects td[data-label]::before { content: attr(data-label) ": "; color: var(--muted); font-size: .85rem; }
+  table.objects td br { display: none; }
+  table.objects td small, table.objects td .mark { margin-left: .5rem; }
+  table.objects td:empty { display: none; }
+  table.objects td[data-label="Links"] a { margin-right: 1rem; }
+  .msg { max-width: none; }
+  /* The objects first: on a phone the 3 a.m. question comes before the summary and the filters. */
+  main { display: flex; flex-direction: column; }
+  main > #objects { order: -1; }
+}
 `;
 
 export const pageScript = `

@@ -79,15 +79,15 @@ function row(view: ObjectView, now: number, settings: OutputSettings): Html {
         })</span>`
       : "";
   return html`<tr>
-<td>${view.kind}<br><small>${view.group}</small></td>
-<td>${view.namespace || html`<span class="muted">(cluster)</span>`}</td>
+<td data-label="Kind">${view.kind}<br><small>${view.group}</small></td>
+<td data-label="Namespace">${view.namespace || html`<span class="muted">(cluster)</span>`}</td>
 <th scope="row">${view.name}</th>
-<td><span class="${view.result}">${view.result}</span>${statusNotes(view, settings)}</td>
-<td>${reason}</td>
-<td class="msg">${message}${waiting}${details(view)}</td>
-<td>${when(stateSince(view), now)}</td>
-<td class="nowrap">${lag(view, now)}</td>
-<td>${links.dashboard ? html`<a href="${links.dashboard}">Dashboard<span class="sr-only"> of ${view.name}</span></a><br>` : ""}${
+<td data-label="Status"><span class="${view.result}">${view.result}</span>${statusNotes(view, settings)}</td>
+<td data-label="Reason">${reason}</td>
+<td data-label="Message" class="msg">${message}${waiting}${details(view)}</td>
+<td data-label="Since">${when(stateSince(view), now)}</td>
+<td data-label="Lag" class="nowrap">${lag(view, now)}</td>
+<td data-label="Links">${links.dashboard ? html`<a href="${links.dashboard}">Dashboard<span class="sr-only"> of ${view.name}</span></a><br>` : ""}${
     links.trace
       ? html`<a href="${links.trace}">Trace<span class="sr-only"> of ${view.name}</span></a><br>`
       : ""
@@ -113,7 +113,7 @@ export function objectsTable(
 <p>${count}</p>
 ${
   shown > 0
-    ? html`<div class="scroll"><table>
+    ? html`<div class="scroll"><table class="objects">
 <caption class="sr-only">${title}: ${count}</caption>
 <thead><tr><th scope="col">Kind</th><th scope="col">Namespace</th><th scope="col">Name</th><th scope="col">Status</th><th scope="col">Reason</th><th scope="col">Message</th><th scope="col">Since</th><th scope="col">Lag</th><th scope="col">Links</th></tr></thead>
 <tbody class="rows">${page.items.map((v) => row(v, now, settings))}</tbody>
