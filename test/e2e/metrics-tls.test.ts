@@ -1,5 +1,5 @@
 // /metrics over HTTPS from an exporter-toolkit web configuration file, with
-// Kubernetes authorization: a real Prometheus (the Debian binary) scrapes the
+// Kubernetes authorization: a real Prometheus (3.x, from the Go module proxy) scrapes the
 // exporter with the CA, a client certificate and the bearer token of a user
 // that the testbed's RBAC allows to `get` /metrics. Plain HTTP is refused, a
 // token RBAC does not allow gets 403, and a rotated serving certificate is
@@ -169,6 +169,7 @@ before(async () => {
       },
     ],
     scrapeInterval: "1s",
+    major: "3",
   });
 });
 

@@ -2,7 +2,7 @@
 // kube-apiserver, the exporter watching it (and proxying an operator's status
 // writes), and a real Prometheus scraping the exporter with the rules the Helm
 // chart renders. The chart is rendered with nameOverride, so the scraped job is
-// not "cr-status-exporter": Prometheus gets the job the way prometheus-operator
+// not "cr-status-exporter": Prometheus (3.x, as kube-prometheus-stack ships it) gets the job the way prometheus-operator
 // derives it from the rendered ServiceMonitor and Service (relabelling of the
 // Service's labels), and the rendered rules must follow it. A widget driven to
 // Ready=False must raise CustomResourceNotReady (pending, then firing, with the
@@ -93,9 +93,11 @@ before(async () => {
     },
   );
   const rules = find(objects, "PrometheusRule").spec as { groups: RuleGroup[] };
+  // Prometheus 3, as kube-prometheus-stack ships it (left-open range selectors, its scrape protocol negotiation).
   withRules = await startWithRules(
     [serviceMonitorScrape(objects, new URL(exporter.exporter.url).host)],
     rules.groups,
+    "3",
   );
   prometheus = withRules.server;
 });

@@ -23,6 +23,8 @@ const golden = readFileSync(new URL("../golden/widgets.openmetrics", import.meta
 const testbed = useControlPlane();
 let live: { contentType: string; body: string };
 let verdicts: Record<string, OpenMetricsVerdict>;
+/** The same documents through Prometheus 3's parser (kube-prometheus-stack's). */
+let verdicts3: Record<string, OpenMetricsVerdict>;
 
 before(async () => {
   const rest = (await testbed.ready()).admin.rest;
@@ -52,15 +54,18 @@ before(async () => {
   } finally {
     await exporter.stop();
   }
-  verdicts = await parseOpenMetricsWithPrometheus({
+  const documents = {
     golden,
     golden_blank_line_before_eof: golden.replace(/# EOF\n$/, "\n# EOF\n"),
     exporter_live: live.body,
-  });
+  };
+  verdicts = await parseOpenMetricsWithPrometheus(documents);
+  verdicts3 = await parseOpenMetricsWithPrometheus(documents, 60_000, "3");
 });
 
 after(() => {
   if (verdicts) console.error(`# verdicts: ${JSON.stringify(verdicts)}`);
+  if (verdicts3) console.error(`# verdicts of Prometheus 3: ${JSON.stringify(verdicts3)}`);
 });
 
 test("the golden OpenMetrics file parses whole: target up, every sample and series ingested", () => {
@@ -83,4 +88,10 @@ test("the exporter answers Prometheus' Accept header with OpenMetrics that parse
   );
   assert.match(live.body, /# EOF\n$/);
   assertParsedWhole("exporter_live", verdicts.exporter_live);
+});
+
+test("Prometheus 3 parses the golden and the live scrape whole too, and rejects the broken copy", () => {
+  assertParsedWhole("golden", verdicts3.golden);
+  assertParsedWhole("exporter_live", verdicts3.exporter_live);
+  assert.equal(verdicts3.golden_blank_line_before_eof?.up, 0);
 });

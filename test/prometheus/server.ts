@@ -1,4 +1,4 @@
-// A real Prometheus (the Debian binary) for end-to-end tests: loopback only, a
+// A real Prometheus (Debian's 2.x, or 3.x: options.major) for end-to-end tests: loopback only, a
 // free port, a temporary storage directory, short scrape and evaluation
 // intervals, and the given rule files. Stopped (and its directory removed) by stop().
 import { type ChildProcess, spawn } from "node:child_process";
@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stringify } from "yaml";
 import { freePort } from "../cluster/ports.ts";
-import { prometheusPath } from "./binaries.ts";
+import { type PrometheusMajor, prometheusPath } from "./binaries.ts";
 
 export interface ScrapeTarget {
   readonly job: string;
@@ -33,6 +33,8 @@ export interface PrometheusOptions {
   readonly scrapeInterval?: string;
   readonly evaluationInterval?: string;
   readonly startTimeoutMs?: number;
+  /** Which Prometheus (binaries.ts); default 2, Debian's. */
+  readonly major?: PrometheusMajor;
 }
 
 export interface PromSample {
@@ -97,7 +99,7 @@ export class PrometheusServer {
   }
 
   static async #startOnce(options: PrometheusOptions): Promise<PrometheusServer> {
-    const binary = prometheusPath();
+    const binary = prometheusPath(options.major);
     const dir = mkdtempSync(join(tmpdir(), "prometheus-test-"));
     const port = await freePort();
     const config = {

@@ -1,6 +1,7 @@
 // A real Prometheus that evaluates rule groups: the rule file lives in a
 // temporary directory that stop() removes with the server. Scrapes and
 // evaluations every second, so alerts with a shortened `for` move quickly.
+
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,6 +12,7 @@ import {
   type RuleGroup,
   renderRuleFile,
 } from "../../alerts/src/index.ts";
+import type { PrometheusMajor } from "./binaries.ts";
 import { PrometheusServer, type ScrapeTarget } from "./server.ts";
 
 export interface RulesPrometheus {
@@ -21,6 +23,7 @@ export interface RulesPrometheus {
 export async function startWithRules(
   scrape: readonly ScrapeTarget[],
   groups: readonly RuleGroup[],
+  major: PrometheusMajor = "2",
 ): Promise<RulesPrometheus> {
   const dir = mkdtempSync(join(tmpdir(), "cr-rules-"));
   const remove = () => rmSync(dir, { recursive: true, force: true });
@@ -32,6 +35,7 @@ export async function startWithRules(
       ruleFiles: [file],
       scrapeInterval: "1s",
       evaluationInterval: "1s",
+      major,
     });
     return {
       server,

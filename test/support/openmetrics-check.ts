@@ -4,8 +4,10 @@
 // scrape_protocols setting; it picks the parser from the Content-Type). A
 // document passes when its target is up and Prometheus ingested exactly the
 // samples and series it holds; otherwise the verdict carries the parser's error.
+
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import type { PrometheusMajor } from "../prometheus/binaries.ts";
 import { PrometheusServer } from "../prometheus/server.ts";
 
 export const openMetricsContentType = "application/openmetrics-text; version=1.0.0; charset=utf-8";
@@ -61,6 +63,7 @@ async function serveDocuments(documents: Record<string, string>): Promise<http.S
 export async function parseOpenMetricsWithPrometheus(
   documents: Record<string, string>,
   timeoutMs = 60_000,
+  major: PrometheusMajor = "2",
 ): Promise<Record<string, OpenMetricsVerdict>> {
   const jobs = Object.keys(documents);
   for (const job of jobs) {
@@ -73,6 +76,7 @@ export async function parseOpenMetricsWithPrometheus(
     const address = `127.0.0.1:${(files.address() as AddressInfo).port}`;
     prometheus = await PrometheusServer.start({
       scrape: jobs.map((job) => ({ job, targets: [address], metricsPath: `/${job}`, honorLabels: true })),
+      major,
     });
     const server = prometheus;
     const scalar = async (expr: string): Promise<number> =>

@@ -1,0 +1,36 @@
+// The shipped rules through Prometheus 3's promtool (kube-prometheus-stack
+// ships 3.x, whose range selectors are left-open and whose linter is
+// stricter): `check rules --lint=all --lint-fatal` on the rule files, and
+// every promtool unit test in alerts/tests, as test/unit/alerts-rules.test.ts
+// runs them on Debian's 2.x.
+import assert from "node:assert/strict";
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
+import { test } from "node:test";
+import { ALL_ALERTS_RULE_FILE, RULE_FILE } from "../../alerts/src/index.ts";
+import { repositoryRoot } from "../../scripts/deploy-sync.ts";
+import { runPromtool } from "../prometheus/binaries.ts";
+
+const testFiles = readdirSync(join(repositoryRoot, "alerts", "tests"))
+  .filter((f) => f.endsWith(".test.yaml"))
+  .map((f) => join(repositoryRoot, "alerts", "tests", f));
+
+test("promtool 3 check rules --lint=all --lint-fatal accepts the rule files", () => {
+  const version = runPromtool(["--version"], undefined, "3");
+  assert.match(version.output, /promtool, version 3\./);
+  for (const file of [RULE_FILE, ALL_ALERTS_RULE_FILE]) {
+    const result = runPromtool(
+      ["check", "rules", "--lint=all", "--lint-fatal", join(repositoryRoot, file)],
+      undefined,
+      "3",
+    );
+    assert.equal(result.status, 0, `${file}: ${result.output}`);
+  }
+});
+
+test("promtool 3 test rules passes every alert unit test (left-open range selectors included)", () => {
+  assert.ok(testFiles.length >= 5, "the promtool tests of alerts/tests");
+  const result = runPromtool(["test", "rules", ...testFiles], undefined, "3");
+  assert.equal(result.status, 0, result.output);
+  assert.doesNotMatch(result.output, /FAILED/);
+});
