@@ -40,6 +40,7 @@ Lists custom resources with their Ready condition, reason, since when, generatio
                            that no watched kind has is an error (exit 2)
       --sort ORDER         ${sortOrders.join(", ")} (default notReady: longest not Ready first)
       --fail-if-not-ready  exit 1 when any object listed is not Ready
+  -w, --watch              list again every --interval seconds (default 2) until Ctrl-C
       --config PATH        configuration file: which resources and how (default: every CRD)
       --kubeconfig PATH, --context NAME
   -h, --help
@@ -53,6 +54,8 @@ export interface StatusFlags extends ServerAccess {
   selector: string | undefined;
   /** Only objects whose name contains this (as the page's name filter). */
   name: string | undefined;
+  /** --watch: the table again every this many seconds; undefined: once. */
+  watchSeconds: number | undefined;
   kinds: string[];
   sort: SortOrder;
   failIfNotReady: boolean;
@@ -75,6 +78,8 @@ const statusOptions = {
   namespace: { type: "string", short: "n" },
   selector: { type: "string", short: "l" },
   name: { type: "string" },
+  watch: { type: "boolean", short: "w", default: false },
+  interval: { type: "string" },
   kind: { type: "string", multiple: true, default: [] as string[] },
   sort: { type: "string", default: "notReady" },
   "fail-if-not-ready": { type: "boolean", default: false },
@@ -88,6 +93,22 @@ type StatusValues = ReturnType<typeof parseStatusArgs>["values"];
 
 function parseStatusArgs(argv: string[]) {
   return parseArgs({ args: argv, strict: true, allowPositionals: false, options: statusOptions });
+}
+
+/** --watch's period: --interval (whole seconds, default 2); a gate (--fail-if-not-ready) cannot watch. */
+function watchSeconds(values: StatusValues): number | undefined {
+  if (!values.watch) {
+    if (values.interval !== undefined) throw new UsageError("--interval: only with --watch");
+    return undefined;
+  }
+  if (values["fail-if-not-ready"])
+    throw new UsageError(
+      "--watch: not with --fail-if-not-ready (a gate answers once; a watch runs until Ctrl-C)",
+    );
+  const text = values.interval ?? "2";
+  if (!/^\d{1,5}$/.test(text) || Number(text) < 1)
+    throw new UsageError(`--interval: expected whole seconds ≥ 1, got "${text}"`);
+  return Number(text);
 }
 
 /** The flags that reach the exporter's API: an http(s) URL, and credentials only over https. */
@@ -131,6 +152,7 @@ export function parseStatusFlags(argv: string[]): StatusFlags {
     namespace: values.namespace,
     selector: values.selector,
     name: values.name,
+    watchSeconds: watchSeconds(values),
     kinds: (values.kind ?? []).flatMap((k) => k.split(",")).filter((k) => k !== ""),
     sort,
     failIfNotReady: values["fail-if-not-ready"] ?? false,
@@ -276,6 +298,34 @@ export async function runStatus(argv: string[], io: CliIo): Promise<number> {
     io.stdout(statusUsage);
     return 0;
   }
+  return flags.watchSeconds === undefined
+    ? await listOnce(flags, io)
+    : await watch(flags, io, flags.watchSeconds);
+}
+
+/** On a terminal: cursor home and clear, so each table replaces the last. */
+const clearScreen = "\x1b[H\x1b[2J";
+
+/**
+ * The table again every `seconds` until Ctrl-C (exit 0), like watch(1): on a
+ * terminal each replaces the last, elsewhere they follow each other under a
+ * time line. A failing pass is said and the next one tried.
+ */
+async function watch(flags: StatusFlags, io: CliIo, seconds: number): Promise<number> {
+  do {
+    io.stdout(
+      `${io.interactive ? clearScreen : ""}Every ${seconds}s: cr-status-exporter status · ${new Date(io.now() * 1000).toISOString().slice(0, 19)}Z\n\n`,
+    );
+    try {
+      await listOnce(flags, io);
+    } catch (error) {
+      io.stderr(`cr-status-exporter status: ${(error as Error).message}\n`);
+    }
+  } while (await io.pause(seconds * 1000));
+  return 0;
+}
+
+async function listOnce(flags: StatusFlags, io: CliIo): Promise<number> {
   const failures: string[] = [];
   const items = flags.server
     ? await itemsFromServer(flags)

@@ -60,6 +60,29 @@ describe("status from a running exporter's API", () => {
     assert.ok(names.length < all.length);
   });
 
+  test("--watch lists again every --interval seconds until interrupted (exit 0), each pass under a time line", async (t) => {
+    const url = await serveStatus(t, fixedSource(statusFleet()));
+    const io = captureIo(2);
+    const code = await runSubcommand(
+      ["status", "--server", url, "--not-ready", "--watch", "--interval", "5"],
+      io,
+    );
+    assert.equal(code, 0, io.err);
+    assert.deepEqual(io.paused, [5000, 5000, 5000], "two pauses slept, the third interrupted");
+    const passes = io.out.split(/^Every 5s: cr-status-exporter status · \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/m);
+    assert.equal(passes.length, 4, io.out);
+    for (const pass of passes.slice(1)) assert.match(pass, /stuck-widget/);
+    assert.ok(!io.out.includes("\x1b["), "no terminal codes when stdout is not a terminal");
+  });
+
+  test("--watch on a terminal redraws in place; an unreachable server is said and retried", async () => {
+    const io = captureIo(1, true);
+    const code = await runSubcommand(["status", "--server", "http://127.0.0.1:1", "-w"], io);
+    assert.equal(code, 0);
+    assert.equal(io.out.split("\x1b[H\x1b[2J").length, 3, "cleared before each of the two passes");
+    assert.equal(io.err.match(/cannot reach http:\/\/127\.0\.0\.1:1/g)?.length, 2, io.err);
+  });
+
   test("pages are followed: every object comes back once", async (t) => {
     const many = Array.from({ length: 1203 }, (_, i) => ({
       ...statusFleet()[0],
@@ -84,6 +107,9 @@ describe("status from a running exporter's API", () => {
     ["a Failed widget named by its plural", ["--fail-if-not-ready", "--kind", "widgets"], 1],
     ["a Failed widget named by plural.group", ["--fail-if-not-ready", "--kind", "WIDGETS.example.com"], 1],
     ["a misspelt kind is an error, not a green gate", ["--fail-if-not-ready", "--kind", "Widgetz"], 2],
+    ["a gate cannot watch", ["--fail-if-not-ready", "--watch"], 2],
+    ["--interval without --watch", ["--interval", "5"], 2],
+    ["a zero interval", ["--watch", "--interval", "0"], 2],
   ];
   test("a kind that names nothing is said with the watched kinds, and nothing is listed", async (t) => {
     const r = await status(t, ["--kind", "Widget,Widgetz"]);
