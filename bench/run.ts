@@ -37,6 +37,7 @@ import {
   upgradeRun,
 } from "./lib/results.ts";
 import { measureScrapes } from "./lib/scrape-stats.ts";
+import { sizingBlock, spliceSizing } from "./lib/sizing-table.ts";
 import { oursSidecarConfig, type SubjectId, type SubjectSpec, subjectIds, subjects } from "./lib/subjects.ts";
 import { summarize } from "./lib/summary.ts";
 import { judge, spliceReadme, targetsMarkdown } from "./lib/targets.ts";
@@ -83,6 +84,7 @@ const rates = [100, 500];
 // Quick runs stay out of the committed results (results/quick is ignored by git).
 const outDir = resolve(flags.out ?? (quick ? join(defaultOut, "quick") : defaultOut));
 const readmePath = join(here, "README.md");
+const sizingPath = join(here, "..", "docs", "sizing.md");
 
 const log = (line: string): void => {
   process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
@@ -241,10 +243,11 @@ function writeReports(run: RunResult, chartRuns: RunResult[]): string {
       targetsMarkdown(rows),
     ].join("\n");
     writeFileSync(readmePath, spliceReadme(readFileSync(readmePath, "utf8"), body));
+    writeFileSync(sizingPath, spliceSizing(readFileSync(sizingPath, "utf8"), sizingBlock(run)));
   }
   process.stdout.write(report);
   log(
-    `wrote ${["latest.md", "latest.json", "chart.svg"].map((f) => join(outDir, f)).join(", ")}${outDir === defaultOut ? ` and the targets in ${readmePath}` : ""}`,
+    `wrote ${["latest.md", "latest.json", "chart.svg"].map((f) => join(outDir, f)).join(", ")}${outDir === defaultOut ? ` and the targets in ${readmePath} and ${sizingPath}` : ""}`,
   );
   return report;
 }
