@@ -225,7 +225,7 @@ test("bad configuration exits 2 before serving, as a JSON log line naming each f
   assert.equal(line?.msg, "invalid configuration");
   assert.deepEqual(line?.problems, [
     `${config}: resources[0].mode: expected one of objects, aggregate, got "turbo"`,
-    `${config}: listen: expected host:port, got "nowhere"`,
+    `${config}: listen: expected host:port with a port from 0 to 65535, got "nowhere"`,
   ]);
 });
 
