@@ -148,6 +148,7 @@ export function shapeSettings(
     suspendPath: split(options.suspendPath) ?? shape?.suspendPath,
     suspendAnnotation: options.suspendAnnotation,
     extraLabels: options.labels.map((l) => ({ key: l.key, name: l.name, from: l.from })),
+    values: options.values.map((v) => ({ name: v.name, path: v.path.split("."), kind: v.type })),
     specDigest: !statusSubresource,
   };
   const source = generationSource(options, shape, open);

@@ -26,6 +26,7 @@ import {
   phaseTransitions,
 } from "./resource-fields.ts";
 import { type StateOption, stateOptions, stateOptionsSchema } from "./validate-states.ts";
+import { type ValueOption, valueOptions, valueOptionsSchema } from "./validate-values.ts";
 import { excludedNamespaces, maxExcludedNamespaces, namespaceList } from "./watch-limits.ts";
 
 const fieldPath = (example: string) => ({
@@ -103,6 +104,14 @@ export const resourceOptionTable = {
     shown: "",
     schema: stateOptionsSchema,
     read: (c, path, value) => stateOptions(c, path, value),
+  }),
+  values: custom<ValueOption[]>({
+    key: "values",
+    doc: "Numeric fields exported as cr_value{field} (one series per object each): [{path, name?, type?}], name defaulting to the path's last segment, type auto (numbers and booleans as they are, RFC 3339 strings as Unix seconds, quantities such as 2Gi scaled), number, quantity, timestamp or boolean. A missing or unreadable value has no series.",
+    default: [],
+    shown: "[]",
+    schema: valueOptionsSchema,
+    read: (c, path, value) => valueOptions(c, path, value) ?? [],
   }),
   suspendPath: text(
     "suspendPath",

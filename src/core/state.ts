@@ -54,6 +54,12 @@ export interface StateValue {
   sinceSource: ConditionTimeSource | undefined;
 }
 
+/** A configured numeric field (`values`): its name (the `field` label of cr_value) and its value as a number. */
+export interface FieldValue {
+  name: string;
+  value: number;
+}
+
 /** Which resource type an object belongs to. */
 export interface ResourceIdentity {
   group: string;
@@ -79,6 +85,8 @@ export interface ObjectState {
   conditions: ConditionState[];
   /** The configured state fields that are set, in configuration order. */
   states: StateValue[];
+  /** The configured numeric fields that are set and read as numbers, in configuration order. */
+  values: readonly FieldValue[];
   /** spec.suspend (or the kind's equivalent) says reconciliation is paused. */
   suspended: boolean;
   /** Epoch seconds of the configured heartbeat field. */

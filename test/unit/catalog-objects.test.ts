@@ -21,6 +21,7 @@ const shape: ObjectShape = {
   requestedAtKnown: true,
   phase: true,
   states: 4,
+  values: 3,
   terminating: true,
   suspended: true,
   heartbeat: true,
@@ -35,6 +36,7 @@ const bare: ObjectShape = {
   requestedAtKnown: false,
   phase: false,
   states: 0,
+  values: 0,
   terminating: false,
   suspended: false,
   heartbeat: false,
@@ -55,6 +57,7 @@ test("series per object in each family follow the documented formulas", () => {
     generationRequested: 1,
     phase: 1,
     state: 4,
+    value: 3,
     status: 1,
     deletion: 1,
     suspended: 1,
@@ -75,6 +78,7 @@ test("series per object in each family follow the documented formulas", () => {
     generationRequested: 0,
     phase: 0,
     state: 0,
+    value: 0,
     status: 1,
     deletion: 0,
     suspended: 0,
@@ -91,7 +95,7 @@ test("an object's series are the sum over the selected families only", () => {
   const all = objectFamilies.reduce((mask, f) => mask | (1 << f.slot), 0);
   assert.equal(
     seriesPerObject(shape, all),
-    7 + 7 + 5 + 2 + 1 + 1 + 1 + 1 + 1 + 4 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 21,
+    7 + 7 + 5 + 2 + 1 + 1 + 1 + 1 + 1 + 4 + 3 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 21,
   );
   assert.equal(seriesPerObject(shape, 1 << slotOf.conditionTransitions), 21);
   assert.equal(seriesPerObject(shape, (1 << slotOf.condition) | (1 << slotOf.state)), 11);

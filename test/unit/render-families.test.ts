@@ -10,7 +10,7 @@ import { applyChange, type KindSettings, shapeOf } from "../../src/core/change/o
 import type { ObjectEntry } from "../../src/core/entry.ts";
 import type { ObservedGenerationSource } from "../../src/core/judge/generations.ts";
 import { defaultReadinessRules } from "../../src/core/judge/readiness.ts";
-import { defaultProjectionSettings } from "../../src/core/project/project.ts";
+import { defaultProjectionSettings, type ValueKind } from "../../src/core/project/project.ts";
 import { inputBit, type ObjectFamilyKey, objectFamilies, slotOf } from "../../src/core/series/catalog.ts";
 import { fromByteString } from "../../src/core/series/exposition.ts";
 import { newKindRender, renderSeries } from "../../src/core/series/render.ts";
@@ -31,6 +31,8 @@ interface Options {
   noStatusSubresource?: boolean;
   /** State fields read from status.health.status and status.sync.status, with their declared values. */
   stateValues?: Record<string, string[]>;
+  /** How status.replicas is read (`values`); default auto. */
+  replicasKind?: ValueKind;
 }
 
 const statePaths = { health: ["status", "health", "status"], sync: ["status", "sync", "status"] };
@@ -42,6 +44,11 @@ function kindFor(selected: number, o: Options): KindSettings {
       heartbeatPath: o.heartbeat ? ["status", "lastHeartbeatTime"] : undefined,
       specDigest: o.noStatusSubresource ?? false,
       states: Object.entries(statePaths).map(([name, path]) => ({ name, path })),
+      values: [
+        { name: "replicas", path: ["status", "replicas"], kind: o.replicasKind ?? "auto" },
+        { name: "memory", path: ["status", "memory"], kind: "quantity" },
+        { name: "notAfter", path: ["status", "notAfter"], kind: "auto" },
+      ],
       suspendPath: ["spec", "suspend"],
       suspendAnnotation: "example.com/paused",
     },
@@ -262,6 +269,41 @@ const tables: Record<ObjectFamilyKey, Case[]> = {
       "a value change replaces the series",
       [{ status: { sync: { status: "OutOfSync" } } }, { status: { sync: { status: "Synced" } } }],
       [`cr_state{${L},field="sync",value="Synced"} 1`],
+    ],
+  ],
+  value: [
+    [
+      "one series per configured value set: numbers as they are, quantities scaled, timestamps as Unix seconds",
+      [{ status: { replicas: 3, memory: "1536Mi", notAfter: "2026-03-01T00:00:00Z" } }],
+      [
+        `cr_value{${L},field="replicas"} 3`,
+        `cr_value{${L},field="memory"} 1610612736`,
+        `cr_value{${L},field="notAfter"} ${t("2026-03-01T00:00:00Z")}`,
+      ],
+    ],
+    ["no value set, no series", [{ status: {} }], []],
+    [
+      "an unreadable value has no series, never a wrong 0",
+      [{ status: { replicas: "three", memory: "lots", notAfter: "tomorrow" } }],
+      [],
+    ],
+    [
+      "a change of value re-renders it",
+      [{ status: { replicas: 1 } }, { status: { replicas: 4 } }],
+      [`cr_value{${L},field="replicas"} 4`],
+    ],
+    ["booleans are 1 and 0", [{ status: { replicas: false } }], [`cr_value{${L},field="replicas"} 0`]],
+    [
+      "a number read as a timestamp is refused",
+      [{ status: { replicas: 5 } }],
+      [],
+      { replicasKind: "timestamp" },
+    ],
+    [
+      "a numeric string read as a number",
+      [{ status: { replicas: "12" } }],
+      [`cr_value{${L},field="replicas"} 12`],
+      { replicasKind: "number" },
     ],
   ],
   status: [

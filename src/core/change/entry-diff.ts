@@ -7,6 +7,12 @@ import { inputBit } from "../series/catalog.ts";
 import type { ObjectState } from "../state.ts";
 import { sameStates } from "./label-bounds.ts";
 
+function sameValues(a: ObjectState, b: ObjectState): boolean {
+  if (a.values === b.values) return true;
+  if (a.values.length !== b.values.length) return false;
+  return a.values.every((v, i) => v.name === b.values[i]?.name && v.value === b.values[i]?.value);
+}
+
 function sameExtraLabels(a: ObjectState, b: ObjectState): boolean {
   for (const name in b.extraLabels) if (a.extraLabels[name] !== b.extraLabels[name]) return false;
   return true;
@@ -46,6 +52,7 @@ export function changedInputs(previous: ObjectEntry | undefined, next: ObjectEnt
   if (previous.memory.requestedAt !== next.memory.requestedAt) changed |= inputBit.requestedAt;
   if (a.phase !== b.phase) changed |= inputBit.phase;
   if (!sameStates(a, b)) changed |= inputBit.states;
+  if (!sameValues(a, b)) changed |= inputBit.values;
   if (previous.summary !== next.summary) changed |= inputBit.summary;
   if (a.deletionTimestamp !== b.deletionTimestamp) changed |= inputBit.deletion;
   if (a.heartbeat !== b.heartbeat) changed |= inputBit.heartbeat;

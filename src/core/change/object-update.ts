@@ -265,6 +265,7 @@ export function shapeOf(entry: ObjectEntry): ObjectShape {
     requestedAtKnown: entry.memory.requestedAt !== undefined,
     phase: s.phase !== undefined,
     states: s.states.length,
+    values: s.values.length,
     terminating: s.deletionTimestamp !== undefined,
     suspended: s.suspended,
     heartbeat: s.heartbeat !== undefined,

@@ -2,7 +2,7 @@
 // generations: state fields, the suspend switch and the extra labels (from
 // labels, annotations or scalar fields). Malformed values read as absent.
 import { isRecord } from "../json-record.ts";
-import type { StateValue } from "../state.ts";
+import type { FieldValue, StateValue } from "../state.ts";
 import { parseTimestamp } from "./timestamps.ts";
 
 type Json = unknown;
@@ -53,6 +53,82 @@ export function projectStates(raw: Json, sources: readonly StateSource[]): State
       since,
       sinceSource: since === undefined ? undefined : "lastTransitionTime",
     });
+  }
+  return out;
+}
+
+/** How a configured value is read: auto takes numbers and booleans as they are and strings as timestamps or quantities. */
+export type ValueKind = "auto" | "number" | "quantity" | "timestamp" | "boolean";
+
+/** A numeric field read as a value (see FieldValue). */
+export interface ValueSource {
+  name: string;
+  path: readonly string[];
+  kind: ValueKind;
+}
+
+const decimalSuffixes: Record<string, number> = {
+  n: 1e-9,
+  u: 1e-6,
+  m: 1e-3,
+  "": 1,
+  k: 1e3,
+  M: 1e6,
+  G: 1e9,
+  T: 1e12,
+  P: 1e15,
+  E: 1e18,
+};
+const binarySuffixes: Record<string, number> = {
+  Ki: 2 ** 10,
+  Mi: 2 ** 20,
+  Gi: 2 ** 30,
+  Ti: 2 ** 40,
+  Pi: 2 ** 50,
+  Ei: 2 ** 60,
+};
+const rfc3339 = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/i;
+const quantityPattern = /^([+-]?(?:\d+(?:\.\d*)?|\.\d+))(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?\d+)?$/;
+
+/** A Kubernetes quantity (`500m`, `2Gi`, `1.5`, `1e3`) as a number; undefined when it is not one. */
+export function parseQuantity(text: string): number | undefined {
+  const match = quantityPattern.exec(text.trim());
+  if (!match) return undefined;
+  const base = Number(match[1]);
+  const suffix = match[2] ?? "";
+  if (/^[eE]/.test(suffix)) return base * 10 ** Number(suffix.slice(1));
+  const factor = binarySuffixes[suffix] ?? decimalSuffixes[suffix];
+  return factor === undefined ? undefined : base * factor;
+}
+
+function readValue(value: Json, kind: ValueKind): number | undefined {
+  if (typeof value === "boolean") return kind === "auto" || kind === "boolean" ? Number(value) : undefined;
+  if (typeof value === "number")
+    return Number.isFinite(value) && kind !== "timestamp" && kind !== "boolean" ? value : undefined;
+  if (typeof value !== "string") return undefined;
+  if (kind === "timestamp" || kind === "auto") {
+    // RFC 3339 only: Date.parse, behind parseTimestamp, takes "12" for a date.
+    const seconds = rfc3339.test(value) ? parseTimestamp(value) : undefined;
+    if (seconds !== undefined || kind === "timestamp") return seconds;
+  }
+  if (kind === "boolean") return value === "true" ? 1 : value === "false" ? 0 : undefined;
+  return kind === "number"
+    ? /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(value)
+      ? Number(value)
+      : undefined
+    : parseQuantity(value);
+}
+
+/**
+ * The configured values that are set and read as numbers: numbers as they
+ * are, booleans as 1 and 0, RFC 3339 timestamps as Unix seconds, quantities
+ * scaled. A missing or unreadable value has no series, never a wrong 0.
+ */
+export function projectValues(raw: Json, sources: readonly ValueSource[]): FieldValue[] {
+  const out: FieldValue[] = [];
+  for (const source of sources) {
+    const value = readValue(readPath(raw, source.path), source.kind);
+    if (value !== undefined && Number.isFinite(value)) out.push({ name: source.name, value });
   }
   return out;
 }

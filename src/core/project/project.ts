@@ -5,20 +5,22 @@
 
 import { isRecord } from "../json-record.ts";
 import { capLabelValue, cutText } from "../label-values.ts";
-import type { ConditionState, ConditionStatus, ObjectCuts, ObjectState } from "../state.ts";
+import type { ConditionState, ConditionStatus, FieldValue, ObjectCuts, ObjectState } from "../state.ts";
 import { Hasher } from "./digest.ts";
 import {
   extraLabels,
   isSuspended,
   type LabelSource,
   projectStates,
+  projectValues,
   readPath,
   type StateSource,
+  type ValueSource,
 } from "./fields.ts";
 import { parseTimestamp } from "./timestamps.ts";
 
-export type { LabelSource, StateSource } from "./fields.ts";
-export { projectStates, readPath } from "./fields.ts";
+export type { LabelSource, StateSource, ValueKind, ValueSource } from "./fields.ts";
+export { parseQuantity, projectStates, projectValues, readPath } from "./fields.ts";
 export { parseTimestamp } from "./timestamps.ts";
 
 export interface ProjectionSettings {
@@ -29,6 +31,8 @@ export interface ProjectionSettings {
   phasePath: readonly string[] | undefined;
   /** State fields (configured `states`, or a well-known shape detected). */
   states: readonly StateSource[];
+  /** Numeric fields (configured `values`). */
+  values: readonly ValueSource[];
   /** Where the kind says it is suspended (spec.suspend, spec.paused); undefined: nowhere. */
   suspendPath: readonly string[] | undefined;
   /** An annotation that suspends it (crossplane.io/paused, cnpg.io/hibernation); undefined: none. */
@@ -50,6 +54,7 @@ export const defaultProjectionSettings: ProjectionSettings = {
   observedGenerationPath: ["status", "observedGeneration"],
   phasePath: ["status", "phase"],
   states: [],
+  values: [],
   suspendPath: undefined,
   suspendAnnotation: undefined,
   heartbeatPath: undefined,
@@ -88,6 +93,8 @@ export class ProjectionError extends Error {}
 export const maxConditionsPerObject = 32;
 
 const noCuts: ObjectCuts = Object.freeze({ labelValues: 0, conditions: 0 });
+/** Shared by every object of a kind without configured values: no array per object. */
+const noValues: readonly FieldValue[] = Object.freeze([]);
 
 type Json = unknown;
 
@@ -320,6 +327,7 @@ export function projectObject(raw: Json, settings: ProjectionSettings): ObjectSt
       ...state,
       value: labelValue(state.value, cuts),
     })),
+    values: settings.values.length === 0 ? noValues : projectValues(raw, settings.values),
     suspended: isSuspended(raw, metadata, settings),
     heartbeat,
     specChangedAt: specChangeTime(metadata.managedFields),

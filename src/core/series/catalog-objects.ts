@@ -18,6 +18,7 @@ export const inputs = [
   "requestedAt",
   "phase",
   "states",
+  "values",
   "summary",
   "deletion",
   "suspended",
@@ -49,6 +50,8 @@ export interface ObjectShape {
   phase: boolean;
   /** Configured state fields set on the object. */
   states: number;
+  /** Configured values set on the object and read as numbers. */
+  values: number;
   terminating: boolean;
   suspended: boolean;
   heartbeat: boolean;
@@ -180,6 +183,16 @@ const objectFamilySpecs = {
     defaultSet: true,
     sharedText: true,
     cost: { formula: "1 per state field set", series: (s) => s.states },
+  },
+  value: {
+    suffix: "value",
+    type: "gauge",
+    help: "Each configured numeric field (values: replicas, instances, expiry times), as a number: quantities scaled, booleans 1 or 0, RFC 3339 timestamps as Unix seconds.",
+    labels: ["field"],
+    inputs: ["values"],
+    defaultSet: true,
+    sharedText: false,
+    cost: { formula: "1 per configured value that is set", series: (s) => s.values },
   },
   status: {
     suffix: "status",

@@ -178,6 +178,11 @@ const renderers: Record<ObjectFamilyKey, FamilyRenderer> = {
     }
     return out;
   },
+  value: ({ state }) => {
+    let out = "";
+    for (const v of state.values) out = joined(out, `,field="${encodeLabelValue(v.name)}"} ${v.value}`);
+    return out;
+  },
   status: ({ summary }) => `,result="${summary}"} 1`,
   deletion: ({ state }) => (state.deletionTimestamp === undefined ? "" : value(state.deletionTimestamp)),
   suspended: ({ state }) => (state.suspended ? value(1) : ""),

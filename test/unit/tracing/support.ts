@@ -52,6 +52,7 @@ export function object(fields: Partial<ObjectState> = {}): ObjectState {
     phase: undefined,
     conditions: [],
     states: [],
+    values: [],
     suspended: false,
     heartbeat: undefined,
     specChangedAt: T,

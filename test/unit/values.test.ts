@@ -1,0 +1,87 @@
+// Configured numeric fields (`values`, cr_value): Kubernetes quantities, and
+// each way of reading a field; what is missing or unreadable yields nothing.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { parseQuantity, projectValues, type ValueKind } from "../../src/core/project/project.ts";
+
+test("quantities: decimal and binary suffixes, exponents, signs; anything else is not one", () => {
+  const cases: [string, number | undefined][] = [
+    ["500m", 0.5],
+    ["2", 2],
+    ["1.5", 1.5],
+    [".5", 0.5],
+    ["2k", 2000],
+    ["3M", 3e6],
+    ["1G", 1e9],
+    ["2Gi", 2 * 2 ** 30],
+    ["1536Mi", 1536 * 2 ** 20],
+    ["4Ki", 4096],
+    ["1Ti", 2 ** 40],
+    ["1e3", 1000],
+    ["-2", -2],
+    ["100n", 100e-9],
+    ["5u", 5e-6],
+    ["1Kb", undefined],
+    ["ten", undefined],
+    ["", undefined],
+    ["1 Gi", undefined],
+    ["Gi", undefined],
+  ];
+  for (const [text, expected] of cases) {
+    const got = parseQuantity(text);
+    if (expected === undefined) assert.equal(got, undefined, text);
+    else
+      assert.ok(
+        got !== undefined && Math.abs(got - expected) <= Math.abs(expected) * 1e-12,
+        `${text}: ${got}`,
+      );
+  }
+});
+
+test("each kind reads what it names; a missing or unreadable field has no value", () => {
+  const object = {
+    status: {
+      count: 7,
+      text: "12",
+      flag: true,
+      at: "2026-01-01T00:00:00Z",
+      size: "2Gi",
+      nested: { ready: 3 },
+      nan: "NaN",
+      list: [1],
+    },
+  };
+  const read = (path: string, kind: ValueKind) =>
+    projectValues(object, [{ name: "v", path: path.split("."), kind }])[0]?.value;
+  assert.equal(read("status.count", "auto"), 7);
+  assert.equal(read("status.count", "number"), 7);
+  assert.equal(read("status.count", "quantity"), 7);
+  assert.equal(read("status.count", "timestamp"), undefined);
+  assert.equal(read("status.text", "number"), 12);
+  assert.equal(read("status.text", "auto"), 12, "a numeric string is a quantity without suffix");
+  assert.equal(read("status.flag", "auto"), 1);
+  assert.equal(read("status.flag", "boolean"), 1);
+  assert.equal(read("status.flag", "number"), undefined);
+  assert.equal(read("status.at", "auto"), Date.parse("2026-01-01T00:00:00Z") / 1000);
+  assert.equal(read("status.at", "quantity"), undefined);
+  assert.equal(read("status.size", "auto"), 2 * 2 ** 30);
+  assert.equal(read("status.size", "number"), undefined, "a quantity is not a plain number");
+  assert.equal(read("status.size", "timestamp"), undefined);
+  assert.equal(read("status.nested.ready", "auto"), 3);
+  assert.equal(read("status.nan", "auto"), undefined);
+  assert.equal(read("status.list", "auto"), undefined);
+  assert.equal(read("status.missing", "auto"), undefined);
+  assert.equal(read("spec.none.deeper", "auto"), undefined);
+});
+
+test("values keep the configuration's order and skip the unset ones", () => {
+  const values = projectValues({ status: { a: 1, c: 3 } }, [
+    { name: "c", path: ["status", "c"], kind: "auto" },
+    { name: "b", path: ["status", "b"], kind: "auto" },
+    { name: "a", path: ["status", "a"], kind: "auto" },
+  ]);
+  assert.deepEqual(values, [
+    { name: "c", value: 3 },
+    { name: "a", value: 1 },
+  ]);
+});
