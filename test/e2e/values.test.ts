@@ -1,0 +1,85 @@
+// Configured numeric fields (`values`) on a real kube-apiserver: a widget's
+// status.replicas, its heartbeat timestamp and its spec.size exported as
+// cr_value{field}, following each status write; a field that turns
+// unreadable loses its series instead of reading 0; a kind without values
+// exports none.
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { changeSpec, createCr, installCrd, patchStatus, refFor, useControlPlane } from "../cluster/index.ts";
+import { type ExporterHandle, eventually, runExporter } from "../support/exporter.ts";
+import { parseExposition } from "../support/exposition-check.ts";
+
+const testbed = useControlPlane();
+let exporter: ExporterHandle;
+let ns = "";
+
+before(async () => {
+  const plane = await testbed.ready();
+  await installCrd(plane.admin.rest, "widgets");
+  await installCrd(plane.admin.rest, "gadgets");
+  ns = await plane.createNamespace("values");
+  exporter = await runExporter(plane.kubeconfigPath, {
+    resources: [
+      {
+        group: "example.com",
+        resource: "widgets",
+        values: [
+          { path: "status.replicas" },
+          { path: "status.lastHeartbeatTime", name: "heartbeatAt", type: "timestamp" },
+          { path: "spec.size" },
+        ],
+      },
+      { group: "example.com", resource: "gadgets" },
+    ],
+  });
+  await createCr(plane.admin.rest, refFor("widgets", ns, "w1"), "w1", { size: 2 });
+  await createCr(plane.admin.rest, refFor("gadgets", undefined, `${ns}-g1`), `${ns}-g1`, { size: 2 });
+});
+
+after(async () => {
+  await exporter?.stop();
+});
+
+const series = (field: string) =>
+  `cr_value{group="example.com",kind="Widget",namespace="${ns}",name="w1",field="${field}"}`;
+
+async function values(): Promise<Map<string, number>> {
+  const text = await (await fetch(`${exporter.exporter.url}/metrics`)).text();
+  const out = new Map<string, number>();
+  for (const [key, value] of parseExposition(text).samples)
+    if (key.startsWith("cr_value{")) out.set(key, value);
+  return out;
+}
+
+test("replicas, a heartbeat timestamp and spec.size follow the object; a kind without values has none", async () => {
+  const rest = testbed.plane.admin.rest;
+  const w1 = refFor("widgets", ns, "w1");
+  await patchStatus(rest, w1, { replicas: 3, lastHeartbeatTime: "2026-06-01T12:00:00Z" });
+  const first = await eventually("the widget's values", async () => {
+    const v = await values();
+    return v.get(series("replicas")) === 3 ? v : undefined;
+  });
+  assert.equal(first.get(series("heartbeatAt")), Date.parse("2026-06-01T12:00:00Z") / 1000);
+  assert.equal(first.get(series("size")), 2);
+  assert.ok(
+    [...first.keys()].every((k) => k.includes('kind="Widget"')),
+    "gadgets configure no values: no cr_value",
+  );
+
+  await patchStatus(rest, w1, { replicas: 5 });
+  await changeSpec(rest, w1, { size: 7 });
+  await eventually("the new values", async () => {
+    const v = await values();
+    return v.get(series("replicas")) === 5 && v.get(series("size")) === 7 ? true : undefined;
+  });
+});
+
+test("a value that is gone has no series, never a wrong 0", async () => {
+  const rest = testbed.plane.admin.rest;
+  await patchStatus(rest, refFor("widgets", ns, "w1"), { replicas: null });
+  const after = await eventually("replicas gone", async () => {
+    const v = await values();
+    return v.has(series("replicas")) ? undefined : v;
+  });
+  assert.equal(after.get(series("size")), 7, "the other values stay");
+});
