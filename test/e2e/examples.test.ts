@@ -307,7 +307,7 @@ for (const example of projects) {
     const { plane } = testbed;
     const dir = join(examples, example);
     const config = parse(readFileSync(join(dir, "config.yaml"), "utf8")) as {
-      resources: { states?: StateField[] }[];
+      resources: { states?: StateField[]; kinds?: { kind?: string; values?: ExampleValue[] }[] }[];
     };
     const role = parse(readFileSync(join(dir, "rbac.yaml"), "utf8")) as KubeObject;
     const user = plane.mintUser();
@@ -343,6 +343,66 @@ for (const example of projects) {
       states: (info) => (info.readiness_source === "states" ? detectedStates(info) : configured),
       suspended: (o) => specSuspended(o) || suspendedByExample(example, o),
     });
+    await valuesAsTheySay(
+      exporter,
+      ours,
+      config.resources.flatMap((r) => r.kinds ?? []),
+    );
+  });
+}
+
+interface ExampleValue {
+  path: string;
+  name?: string;
+  type?: string;
+}
+
+/**
+ * The example's `values` (numbers, or timestamps as Unix seconds) equal what
+ * each object of the kind holds at the path, read here without the exporter's
+ * code; a field the object lacks has no series. At least one value is checked.
+ */
+async function valuesAsTheySay(
+  exporter: ExporterHandle,
+  objects: Placed[],
+  kinds: { kind?: string; values?: ExampleValue[] }[],
+): Promise<void> {
+  const wanted = (object: Placed): Record<string, number> => {
+    const out: Record<string, number> = {};
+    for (const value of kinds.filter((k) => k.kind === object.kind.kind).flatMap((k) => k.values ?? [])) {
+      const [root, ...rest] = value.path.split(".");
+      let at: unknown =
+        root === "spec" ? object.draft.spec : root === "status" ? object.draft.status : undefined;
+      for (const key of rest) at = (at as Record<string, unknown> | undefined)?.[key];
+      const name = value.name ?? rest.at(-1) ?? "";
+      if (typeof at === "number") out[name] = at;
+      if (typeof at === "string" && value.type === "timestamp") out[name] = Date.parse(at) / 1000;
+    }
+    return out;
+  };
+  const checked = objects.filter((o) => Object.keys(wanted(o)).length > 0);
+  if (kinds.some((k) => k.values)) assert.ok(checked.length > 0, "an object of a kind with values");
+  let mismatches: string[] = [];
+  await eventually(
+    "every configured value exported as the object holds it",
+    async () => {
+      const { samples } = await exporter.scrape();
+      mismatches = [];
+      for (const object of objects) {
+        const names = valuesOf(samples, "cr_value", object, object.crd.spec.group, "field");
+        const numbers = valuesOf(samples, "cr_value", object, object.crd.spec.group, "");
+        const seen = Object.fromEntries(names.map((n, i) => [n, Number(numbers[i])]));
+        const want = wanted(object);
+        if (JSON.stringify(seen, Object.keys(seen).sort()) !== JSON.stringify(want, Object.keys(want).sort()))
+          mismatches.push(
+            `${object.kind.kind} ${object.draft.scenario}: ${JSON.stringify(seen)}, want ${JSON.stringify(want)}`,
+          );
+      }
+      return mismatches.length === 0;
+    },
+    30_000,
+  ).catch((error) => {
+    throw new Error(`${(error as Error).message}\n${mismatches.join("\n")}`);
   });
 }
 
