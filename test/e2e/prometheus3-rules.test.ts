@@ -4,7 +4,7 @@
 // every promtool unit test in alerts/tests, as test/unit/alerts-rules.test.ts
 // runs them on Debian's 2.x.
 import assert from "node:assert/strict";
-import { readdirSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { ALL_ALERTS_RULE_FILE, RULE_FILE } from "../../alerts/src/index.ts";
@@ -33,4 +33,17 @@ test("promtool 3 test rules passes every alert unit test (left-open range select
   const result = runPromtool(["test", "rules", ...testFiles], undefined, "3");
   assert.equal(result.status, 0, result.output);
   assert.doesNotMatch(result.output, /FAILED/);
+});
+
+test("promtool 3 passes the examples' own rules and their unit tests", () => {
+  const examples = join(repositoryRoot, "examples");
+  const dirs = readdirSync(examples).filter((e) => existsSync(join(examples, e, "rules.test.yaml")));
+  assert.ok(dirs.length >= 3, dirs.join(", "));
+  for (const dir of dirs) {
+    const cwd = join(examples, dir);
+    const checked = runPromtool(["check", "rules", "--lint=all", "--lint-fatal", "rules.yaml"], cwd, "3");
+    assert.equal(checked.status, 0, `${dir}: ${checked.output}`);
+    const tested = runPromtool(["test", "rules", "rules.test.yaml"], cwd, "3");
+    assert.equal(tested.status, 0, `${dir}: ${tested.output}`);
+  }
 });

@@ -110,10 +110,17 @@ for (const [name, project] of Object.entries(exampleProjects)) {
   });
 }
 
-test("argo-cd: the Application rules pass promtool's checks and unit tests", () => {
-  const dir = join(examples, "argo-cd");
-  const checked = runPromtool(["check", "rules", "--lint=all", "--lint-fatal", "rules.yaml"], dir);
-  assert.equal(checked.status, 0, checked.output);
-  const tested = runPromtool(["test", "rules", "rules.test.yaml"], dir);
-  assert.equal(tested.status, 0, tested.output);
+const withRules = ["argo-cd", "cert-manager", "cluster-api"];
+
+test("the examples' own rules pass promtool's checks and unit tests", () => {
+  for (const example of readdirSync(examples).filter((e) => existsSync(join(examples, e, "rules.yaml")))) {
+    assert.ok(withRules.includes(example), `${example}: rules.yaml is checked here`);
+  }
+  for (const example of withRules) {
+    const dir = join(examples, example);
+    const checked = runPromtool(["check", "rules", "--lint=all", "--lint-fatal", "rules.yaml"], dir);
+    assert.equal(checked.status, 0, `${example}: ${checked.output}`);
+    const tested = runPromtool(["test", "rules", "rules.test.yaml"], dir);
+    assert.equal(tested.status, 0, `${example}: ${tested.output}`);
+  }
 });
