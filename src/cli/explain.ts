@@ -58,6 +58,11 @@ export interface ExplainedResource {
   estimatedSeries: number;
   /** What detection decided and why (from the schema and the sampled objects); null without CRD discovery. */
   detected: ShapeLogFields | null;
+  /**
+   * Numeric and date-time fields the schema declares under status that
+   * `values` does not export yet: each would add one cr_value series per object.
+   */
+  valueCandidates: { path: string; type: "number" | "timestamp" }[];
 }
 
 export interface Explanation {
@@ -164,7 +169,16 @@ function explainPlan(
     seriesPerObject: Math.round(perObject * 10) / 10,
     estimatedSeries: Math.round(counted.count * perObject),
     detected: shape ? shapeLogFields(shape) : null,
+    valueCandidates: valueCandidates(plan),
   };
+}
+
+/** The schema's numeric and date-time status fields not configured as values. */
+function valueCandidates(plan: CollectorPlan): ExplainedResource["valueCandidates"] {
+  const configured = new Set(plan.options.values.map((v) => v.path));
+  return (plan.detection?.valueFields ?? [])
+    .map((f) => ({ path: f.path.join("."), type: f.type }))
+    .filter((f) => !configured.has(f.path));
 }
 
 function whyNotSelected(crd: CrdSummary): string {
@@ -244,6 +258,17 @@ export function formatExplanation(e: Explanation): string {
     lines.push(`Not selected:\n${e.notSelected.map((n) => `  ${n.crd}: ${n.why}`).join("\n")}\n`);
   if (e.missing.length > 0)
     lines.push(`Configured but not installed:\n${e.missing.map((m) => `  ${m}`).join("\n")}\n`);
+  const candidates = e.resources.filter((r) => r.valueCandidates.length > 0);
+  if (candidates.length > 0) {
+    lines.push(
+      `Numeric fields that values: could export (cr_value{field}, one series per object each):\n${candidates
+        .map(
+          (r) =>
+            `  ${r.resource}: ${r.valueCandidates.map((c) => `${c.path}${c.type === "timestamp" ? " (timestamp)" : ""}`).join(", ")} (+${r.objects} series each)`,
+        )
+        .join("\n")}\n`,
+    );
+  }
   return lines.join("\n");
 }
 

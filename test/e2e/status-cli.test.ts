@@ -202,6 +202,7 @@ test("explain: detected paths, and the series estimate within 10 % of what the e
       readyCondition: string | null;
       readinessSource: string;
       detected: { readinessWhy: string; conditionsWhy: string } | null;
+      valueCandidates: { path: string; type: string }[];
     }[];
   };
   const widgets = explained.resources.find((r) => r.resource === "widgets.example.com");
@@ -213,6 +214,22 @@ test("explain: detected paths, and the series estimate within 10 % of what the e
   assert.equal(widgets.readinessSource, "observed");
   assert.match(widgets.detected?.readinessWhy ?? "", /objects carry Ready/);
   assert.match(widgets.detected?.conditionsWhy ?? "", /the only list of conditions in status/);
+  // The schema's numeric and date-time status fields, proposed for values: (none configured here).
+  assert.deepEqual(
+    widgets.valueCandidates.map((c) => `${c.path}:${c.type}`),
+    ["status.lastHeartbeatTime:timestamp", "status.replicas:number"],
+  );
+  const table = await runCli([
+    "explain",
+    "--kubeconfig",
+    testbed.plane.kubeconfigPath,
+    "--config",
+    configPath,
+  ]);
+  assert.match(
+    table.stdout,
+    /Numeric fields that values: could export .*\n {2}widgets\.example\.com: status\.lastHeartbeatTime \(timestamp\), status\.replicas \(\+3 series each\)/,
+  );
 
   const exporter = await runExporter(testbed.plane.kubeconfigPath, {
     resources: [{ groups: ["example.com"] }],

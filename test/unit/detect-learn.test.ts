@@ -305,6 +305,7 @@ const detection = (evidence: ShapeEvidence, o: Partial<VersionDetection> = {}): 
   openStatus: false,
   statusUndeclared: false,
   evidence,
+  valueFields: [],
   ...o,
 });
 

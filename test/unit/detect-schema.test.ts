@@ -305,3 +305,38 @@ test("every usable version of a CRD, in order; unnamed entries and odd container
   assert.equal(detectVersion({ name: 7 }), undefined);
   assert.equal(detectVersion("v1"), undefined);
 });
+
+test("numeric and date-time fields under status are values: candidates; observedGeneration, lists and other strings are not", () => {
+  const detected = detectVersion(
+    version(
+      obj({
+        observedGeneration: { type: "integer" },
+        replicas: { type: "integer" },
+        readyReplicas: { type: "integer", format: "int32" },
+        ratio: { type: "number" },
+        notAfter: str({ format: "date-time" }),
+        message: str(),
+        nested: obj({ count: { type: "integer" }, since: str({ format: "date-time" }) }),
+        history: { type: "array", items: obj({ at: str({ format: "date-time" }), n: { type: "integer" } }) },
+      }),
+    ),
+  );
+  assert.deepEqual(
+    detected?.valueFields.map((f) => `${f.path.join(".")}:${f.type}`),
+    [
+      "status.replicas:number",
+      "status.readyReplicas:number",
+      "status.ratio:number",
+      "status.notAfter:timestamp",
+      "status.nested.count:number",
+      "status.nested.since:timestamp",
+    ],
+  );
+});
+
+test("at most 20 candidates are kept, in schema order", () => {
+  const many = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`f${i}`, { type: "integer" }]));
+  const fields = detectVersion(version(obj(many)))?.valueFields ?? [];
+  assert.equal(fields.length, 20);
+  assert.equal(fields.at(-1)?.path.join("."), "status.f19");
+});

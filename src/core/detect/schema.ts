@@ -59,7 +59,17 @@ function phaseLike(name: string, schema: JsonRecord): boolean {
   return stringEnum(schema)?.some((value) => phaseWords.has(value.toLowerCase())) ?? false;
 }
 
+/** A numeric or date-time field the schema declares: a candidate for `values` (cr_value). */
+export interface ValueField {
+  path: FieldPath;
+  type: "number" | "timestamp";
+}
+
+/** Candidates kept per version: enough to choose from, bounded for CRDs with huge schemas. */
+export const maxValueFields = 20;
+
 interface Collected {
+  valueFields: ValueField[];
   conditionArrays: ConditionArrayEvidence[];
   generationFields: FieldPath[];
   phaseFields: StringFieldEvidence[];
@@ -100,8 +110,14 @@ function visit(schema: JsonRecord, path: FieldPath, out: Collected): void {
         out.notes.push(`${dotted(at)}: entries lack a string type and status, not conditions`);
       continue;
     }
-    if (name === "observedGeneration" && (child.type === "integer" || child.type === "number")) {
+    const numeric = child.type === "integer" || child.type === "number";
+    if (name === "observedGeneration" && numeric) {
       out.generationFields.push(at);
+    } else if (
+      out.valueFields.length < maxValueFields &&
+      (numeric || (isString(child) && child.format === "date-time"))
+    ) {
+      out.valueFields.push({ path: at, type: numeric ? "number" : "timestamp" });
     }
     if (path.length === 1 && phaseLike(name, child)) {
       out.phaseFields.push({ path: at, declaredValues: stringEnum(child), observedValues: [] });
@@ -134,6 +150,8 @@ export interface VersionDetection {
   /** No status fields are declared and none are preserved: the API server prunes any status. */
   statusUndeclared: boolean;
   evidence: ShapeEvidence;
+  /** Numeric and date-time fields under status, outside lists (at most maxValueFields), in schema order. */
+  valueFields: readonly ValueField[];
 }
 
 export function detectVersion(raw: unknown): VersionDetection | undefined {
@@ -144,6 +162,7 @@ export function detectVersion(raw: unknown): VersionDetection | undefined {
   const status = asRecord(asRecord(root?.properties)?.status);
   const openStatus = preserves(status) || (status === undefined && (root === undefined || preserves(root)));
   const out: Collected = {
+    valueFields: [],
     conditionArrays: [],
     generationFields: [],
     phaseFields: [],
@@ -153,7 +172,7 @@ export function detectVersion(raw: unknown): VersionDetection | undefined {
     nodes: 0,
   };
   if (status) visit(status, ["status"], out);
-  const { nodes: _, ...collected } = out;
+  const { nodes: _, valueFields, ...collected } = out;
   return {
     version: name,
     served: version?.served === true,
@@ -162,6 +181,7 @@ export function detectVersion(raw: unknown): VersionDetection | undefined {
     openStatus,
     statusUndeclared: !openStatus && asRecord(status?.properties) === undefined,
     evidence: { ...emptyEvidence, ...collected, suspendPath: suspendField(root) },
+    valueFields,
   };
 }
 
