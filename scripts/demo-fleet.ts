@@ -16,9 +16,23 @@ import {
 
 export const demoNamespaces = ["shop", "payments", "search"] as const;
 
+/**
+ * Where the demo's page links each object: the shipped object dashboard in a
+ * Grafana and traces in a Jaeger on their default local ports (placeholders:
+ * the demo starts neither; `npm run demo` says so and how to change them).
+ */
+export const demoLinks = {
+  dashboardUrl:
+    "http://127.0.0.1:3000/d/cr-status-object?var-namespace={namespace}&var-kind={kind}&var-name={name}",
+  traceUrl: "http://127.0.0.1:16686/trace/{traceId}",
+};
+
 /** The exporter's configuration for the demo fleet. */
 export function demoConfigYaml(listen: string): string {
   return `listen: ${listen}
+statusPage:
+  dashboardUrl: "${demoLinks.dashboardUrl}"
+  traceUrl: "${demoLinks.traceUrl}"
 resources:
   - group: example.com
     resource: widgets

@@ -42,6 +42,9 @@ log(
   `exporter starting: the status page at http://${listen}/, metrics at http://${listen}/metrics, readiness at http://${listen}/readyz`,
 );
 log(`kubeconfig for kubectl: ${plane.kubeconfigPath}`);
+log(
+  `the page links each object to a Grafana on :3000 (dashboards/grafana/) and, with tracing on (OTEL_EXPORTER_OTLP_ENDPOINT), to a Jaeger on :16686; neither is started here: change statusPage in ${config}`,
+);
 log("press Ctrl-C to stop");
 
 let stopping = false;
