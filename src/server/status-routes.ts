@@ -9,15 +9,17 @@ import type { StatusPageConfig } from "../config/status-page.ts";
 import { isoTime, type OutputSettings, objectDetail, objectItem, outputSettingsOf } from "../status/json.ts";
 import { contentSecurityPolicy } from "../status/page/assets.ts";
 import { renderStatusPage } from "../status/page/render.ts";
-import { type QueryPage, runQuery } from "../status/query.ts";
+import { type PageCollector, pageCollector, type QueryPage, type QuerySettings } from "../status/query.ts";
 import {
   defaultQueryLimits,
+  type ObjectQuery,
   parseFilter,
   parseObjectQuery,
   QueryError,
   type QueryLimits,
 } from "../status/query-params.ts";
-import { summarize } from "../status/summary.ts";
+import { eachInSlices } from "../status/slices.ts";
+import { summaryCollector } from "../status/summary.ts";
 import type { ViewSource } from "../status/view.ts";
 import { gzipOptions } from "./http.ts";
 
@@ -93,11 +95,13 @@ function withTraceIds(source: ViewSource, page: QueryPage): QueryPage {
   return { ...page, items };
 }
 
-function objects(ctx: Context, routes: Routes, settings: OutputSettings): void {
+async function objects(ctx: Context, routes: Routes, settings: OutputSettings): Promise<void> {
   const { source } = routes;
   const query = parseObjectQuery(new URLSearchParams(ctx.querystring), routes.limits);
   const now = source.now();
-  const page = withTraceIds(source, runQuery(source.objects(), query, settings));
+  const collector = pageCollector(query, settings);
+  await eachInSlices(source.objects(), (view) => collector.add(view));
+  const page = withTraceIds(source, collector.page());
   json(ctx, 200, {
     now: isoTime(now),
     total: page.total,
@@ -126,12 +130,11 @@ function object(ctx: Context, source: ViewSource, settings: OutputSettings): voi
   json(ctx, 200, { now: isoTime(source.now()), object: objectDetail(view, source.now(), settings) });
 }
 
-function summary(ctx: Context, source: ViewSource, settings: OutputSettings): void {
+async function summary(ctx: Context, source: ViewSource, settings: OutputSettings): Promise<void> {
   const filter = parseFilter(new URLSearchParams(ctx.querystring));
-  json(ctx, 200, {
-    now: isoTime(source.now()),
-    ...summarize(source.kinds(), source.objects(), filter, settings),
-  });
+  const collector = summaryCollector(source.kinds(), filter, settings);
+  await eachInSlices(source.objects(), (view) => collector.add(view));
+  json(ctx, 200, { now: isoTime(source.now()), ...collector.summary() });
 }
 
 /** The page's Show choices (its form's `show`) as the API's filters. */
@@ -169,34 +172,36 @@ function withShown(params: URLSearchParams): URLSearchParams {
 function pageList(
   params: URLSearchParams,
   limits: QueryLimits,
-  run: (query: ReturnType<typeof parseObjectQuery>) => ReturnType<typeof runQuery>,
-): { query?: ReturnType<typeof parseObjectQuery>; page?: ReturnType<typeof runQuery>; error?: QueryError } {
+  settings: QuerySettings,
+): { query?: ObjectQuery; collector?: PageCollector; error?: QueryError } {
   try {
     const query = parseObjectQuery(withShown(params), limits);
-    return { query, page: run(query) };
+    return { query, collector: pageCollector(query, settings) };
   } catch (e) {
     if (!(e instanceof QueryError)) throw e;
     return { error: e };
   }
 }
 
-function page(ctx: Context, routes: Routes, config: StatusPageConfig): void {
+async function page(ctx: Context, routes: Routes, config: StatusPageConfig): Promise<void> {
   const { source } = routes;
   const params = new URLSearchParams(ctx.querystring);
   const settings = { ...outputSettingsOf(config), refreshSeconds: config.refreshSeconds };
   const now = source.now();
+  const { query, collector, error } = pageList(params, routes.limits, settings);
+  const summary = summaryCollector(source.kinds(), undefined, settings);
   // Views are built from the store on every pass over source.objects(): one pass serves both.
-  const views = [...source.objects()];
-  const { query, page, error } = pageList(params, routes.limits, (q) =>
-    withTraceIds(source, runQuery(views, q, settings)),
-  );
+  await eachInSlices(source.objects(), (view) => {
+    summary.add(view);
+    collector?.add(view);
+  });
   const html = renderStatusPage({
     now,
     params,
     query,
     error,
-    page,
-    summary: summarize(source.kinds(), views, undefined, settings),
+    page: collector ? withTraceIds(source, collector.page()) : undefined,
+    summary: summary.summary(),
     kinds: source.kinds(),
     settings,
   });
@@ -208,14 +213,14 @@ function page(ctx: Context, routes: Routes, config: StatusPageConfig): void {
 }
 
 /** One GET or HEAD on a path of isRoute; a bad query parameter answers 400. */
-function serve(ctx: Context, routes: Routes, config: StatusPageConfig): void {
+async function serve(ctx: Context, routes: Routes, config: StatusPageConfig): Promise<void> {
   const settings = outputSettingsOf(config);
   try {
-    if (ctx.path === "/") page(ctx, routes, config);
+    if (ctx.path === "/") await page(ctx, routes, config);
     // Browsers ask for it; an empty answer keeps their consoles (and the page tests) free of 404s.
     else if (ctx.path === "/favicon.ico") ctx.status = 204;
-    else if (ctx.path === "/api/v1/objects") objects(ctx, routes, settings);
-    else if (ctx.path === "/api/v1/summary") summary(ctx, routes.source, settings);
+    else if (ctx.path === "/api/v1/objects") await objects(ctx, routes, settings);
+    else if (ctx.path === "/api/v1/summary") await summary(ctx, routes.source, settings);
     else if (ctx.path.startsWith(objectsPrefix) && ctx.path.length > objectsPrefix.length)
       object(ctx, routes.source, settings);
     else errorJson(ctx, 404, `no such API path ${ctx.path}; see /api/v1/objects and /api/v1/summary`);
@@ -234,7 +239,7 @@ export function statusRoutes(options: StatusRoutesOptions): Middleware {
       errorJson(ctx, 405, `${ctx.method} is not allowed here; use GET`);
       return;
     }
-    serve(ctx, routes, options.settings());
+    await serve(ctx, routes, options.settings());
     compress(ctx);
   };
 }

@@ -36,12 +36,17 @@ function add(into: Omit<KindSummary, keyof KindRef>, view: ObjectView, settings:
   if (isFlapping(view, settings.flappingMinTransitions)) into.flapping++;
 }
 
-export function summarize(
+/** Takes views one at a time (add) and answers the summary (summary). */
+export interface SummaryCollector {
+  add(view: ObjectView): void;
+  summary(): Summary;
+}
+
+export function summaryCollector(
   kinds: readonly KindRef[],
-  views: Iterable<ObjectView>,
   filter: ObjectFilter | undefined,
   settings: QuerySettings,
-): Summary {
+): SummaryCollector {
   const byKind = new Map<string, KindSummary>();
   const keyOf = (k: KindRef): string => `${k.group}/${k.kind}`;
   const total = zero();
@@ -58,24 +63,39 @@ export function summarize(
         ...zero(),
       });
   }
-  for (const view of views) {
-    if (filter && !matches(view, filter, settings)) continue;
-    let entry = byKind.get(keyOf(view));
-    if (!entry) {
-      entry = {
-        group: view.group,
-        version: view.version,
-        kind: view.kind,
-        resource: view.resource,
-        ...zero(),
-      };
-      byKind.set(keyOf(view), entry);
-    }
-    add(entry, view, settings);
-    add(total, view, settings);
-  }
-  const sorted = [...byKind.values()].sort((a, b) =>
-    a.kind === b.kind ? (a.group < b.group ? -1 : 1) : a.kind < b.kind ? -1 : 1,
-  );
-  return { kinds: sorted, total };
+  return {
+    add(view) {
+      if (filter && !matches(view, filter, settings)) return;
+      let entry = byKind.get(keyOf(view));
+      if (!entry) {
+        entry = {
+          group: view.group,
+          version: view.version,
+          kind: view.kind,
+          resource: view.resource,
+          ...zero(),
+        };
+        byKind.set(keyOf(view), entry);
+      }
+      add(entry, view, settings);
+      add(total, view, settings);
+    },
+    summary() {
+      const sorted = [...byKind.values()].sort((a, b) =>
+        a.kind === b.kind ? (a.group < b.group ? -1 : 1) : a.kind < b.kind ? -1 : 1,
+      );
+      return { kinds: sorted, total };
+    },
+  };
+}
+
+export function summarize(
+  kinds: readonly KindRef[],
+  views: Iterable<ObjectView>,
+  filter: ObjectFilter | undefined,
+  settings: QuerySettings,
+): Summary {
+  const collector = summaryCollector(kinds, filter, settings);
+  for (const view of views) collector.add(view);
+  return collector.summary();
 }
