@@ -17,6 +17,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { dirname } from "node:path";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import { storeViewSource } from "../src/collectors/view-source.ts";
 import { defaultStatusPage } from "../src/config/status-page.ts";
@@ -102,6 +103,12 @@ interface Timed {
   firstByteMs: number;
   lastByteMs: number;
   maxLastByteMs: number;
+  /**
+   * The longest the event loop was held up while the request was served
+   * (max over the rounds, perf_hooks.monitorEventLoopDelay at 1 ms): what
+   * /metrics, the probes and, in sidecar mode, the API proxy waited meanwhile.
+   */
+  maxLoopStallMs: number;
 }
 
 async function timed(base: string, path: string): Promise<Timed> {
@@ -109,14 +116,19 @@ async function timed(base: string, path: string): Promise<Timed> {
   const last: number[] = [];
   let bytes = 0;
   let status = 0;
+  let stallNs = 0;
   for (let round = -3; round < rounds; round++) {
+    const delay = monitorEventLoopDelay({ resolution: 1 });
+    delay.enable();
     const started = performance.now();
     const response = await fetch(`${base}${path}`, { headers: { "Accept-Encoding": "identity" } });
     const headers = performance.now();
     const body = await response.arrayBuffer();
     const done = performance.now();
+    delay.disable();
     // Three warm-up rounds are not counted.
     if (round < 0) continue;
+    stallNs = Math.max(stallNs, delay.max);
     first.push(headers - started);
     last.push(done - started);
     bytes = body.byteLength;
@@ -131,6 +143,7 @@ async function timed(base: string, path: string): Promise<Timed> {
     firstByteMs: round1(median(first)),
     lastByteMs: round1(median(last)),
     maxLastByteMs: round1(Math.max(...last)),
+    maxLoopStallMs: round1(stallNs / 1e6),
   };
 }
 
