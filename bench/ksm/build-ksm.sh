@@ -8,10 +8,7 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source "$here/../../test/lib/go-cache.sh"
-mod="$here/gobuild"
-version=$(awk '$1 == "k8s.io/kube-state-metrics/v2" && $2 ~ /^v/ {print $2; exit}' "$mod/go.mod")
-dest="${XDG_CACHE_HOME:-$HOME/.cache}/cr-status-exporter/ksm-$version"
-want=$(go_cache_want "$mod")
+go_peer_paths "$here/gobuild" k8s.io/kube-state-metrics/v2 ksm
 
 if go_cache_fresh "$dest" "$want" kube-state-metrics; then
   echo "$dest/kube-state-metrics"

@@ -8,10 +8,7 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source "$here/../lib/go-cache.sh"
-mod="$here/gobuild"
-version=$(awk '$1 == "github.com/jaegertracing/jaeger" && $2 ~ /^v/ {print $2; exit}' "$mod/go.mod")
-dest="${XDG_CACHE_HOME:-$HOME/.cache}/cr-status-exporter/jaeger-$version"
-want=$(go_cache_want "$mod")
+go_peer_paths "$here/gobuild" github.com/jaegertracing/jaeger jaeger
 
 if go_cache_fresh "$dest" "$want" jaeger; then
   echo "$dest/jaeger"

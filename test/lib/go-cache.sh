@@ -50,3 +50,13 @@ go_cache_begin() {
   go_cache_lock "$dest"
   go_cache_fresh "$dest" "$want" "$@"
 }
+
+# go_peer_paths <wrapper module dir> <module path> <cache name>
+# Sets mod, version (the module's version in the wrapper's go.mod), dest (the
+# cache directory <cache name>-<version>) and want (the stamp).
+go_peer_paths() {
+  mod=$1
+  version=$(awk -v m="$2" '$1 == m && $2 ~ /^v/ {print $2; exit}' "$mod/go.mod")
+  dest="${XDG_CACHE_HOME:-$HOME/.cache}/cr-status-exporter/$3-$version"
+  want=$(go_cache_want "$mod")
+}

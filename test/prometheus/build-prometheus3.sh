@@ -10,10 +10,7 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source "$here/../lib/go-cache.sh"
-mod="$here/gobuild"
-version=$(awk '$1 == "github.com/prometheus/prometheus" && $2 ~ /^v/ {print $2; exit}' "$mod/go.mod")
-dest="${XDG_CACHE_HOME:-$HOME/.cache}/cr-status-exporter/prometheus-$version"
-want=$(go_cache_want "$mod")
+go_peer_paths "$here/gobuild" github.com/prometheus/prometheus prometheus
 
 if ! go_cache_begin "$dest" "$want" \
   "build-prometheus3: Go is not installed; install Go >= 1.25 or set PROMETHEUS3_DIR to a directory with Prometheus 3's prometheus and promtool" \
