@@ -211,7 +211,7 @@ test("flags override the file and go through the same validation", () => {
   assert.equal(plain.apiProxy?.plainHttp, true);
   assert.throws(
     () => parseConfigText("{}", "f.yaml", flagOverrides(parseFlags(["--listen", "x"]))),
-    /  --listen: listen: expected host:port/,
+    / {2}--listen: listen: expected host:port/,
   );
 });
 

@@ -195,7 +195,11 @@ test("the detail carries conditions, the ring and the trace id; the item does no
     recentTransitions: [{ at: viewNow - 5, what: "terminating" }],
     traceId: "t1",
   });
-  const options = { flappingMinTransitions: 3, flappingWindowSeconds: 900, links: { dashboardUrl: undefined, traceUrl: undefined } };
+  const options = {
+    flappingMinTransitions: 3,
+    flappingWindowSeconds: 900,
+    links: { dashboardUrl: undefined, traceUrl: undefined },
+  };
   const detail = objectDetail(v, viewNow, options);
   assert.deepEqual(
     detail.conditions.map((c) => c.type),
