@@ -85,3 +85,54 @@ test("values keep the configuration's order and skip the unset ones", () => {
     { name: "a", value: 1 },
   ]);
 });
+
+test("readings at their edges: RFC 3339 forms, quantity and number spellings, boolean strings", () => {
+  const at = (value: unknown, kind: ValueKind) =>
+    projectValues({ v: value }, [{ name: "v", path: ["v"], kind }])[0]?.value;
+  const midnight = Date.parse("2026-01-01T00:00:00Z") / 1000;
+  const cases: [unknown, ValueKind, number | undefined][] = [
+    // Whole seconds, as every time the exporter reads.
+    ["2026-01-01T00:00:00.123Z", "timestamp", midnight],
+    ["2026-01-01T01:00:00+01:00", "timestamp", midnight],
+    ["2025-12-31T23:00:00-01:00", "timestamp", midnight],
+    ["2026-01-01t00:00:00z", "timestamp", midnight],
+    [" 2026-01-01T00:00:00Z", "timestamp", undefined],
+    ["2026-01-01T00:00:00Z ", "timestamp", undefined],
+    ["2026-01-01T00:00:00", "timestamp", undefined],
+    ["2026-01-01", "timestamp", undefined],
+    ["x5", "quantity", undefined],
+    ["5x", "quantity", undefined],
+    [" 2Gi ", "quantity", 2 * 2 ** 30],
+    [".55", "quantity", 0.55],
+    ["1.25Gi", "quantity", 1.25 * 2 ** 30],
+    ["12.5", "quantity", 12.5],
+    ["1E3", "quantity", 1000],
+    ["2E", "quantity", 2e18],
+    ["1e-3", "quantity", 0.001],
+    ["12", "number", 12],
+    ["-3", "number", -3],
+    ["12.5", "number", 12.5],
+    [".25", "number", 0.25],
+    ["1e3", "number", 1000],
+    ["1e-3", "number", 0.001],
+    ["1e10", "number", 1e10],
+    ["x12", "number", undefined],
+    ["12x", "number", undefined],
+    ["1.2.3", "number", undefined],
+    [7, "boolean", undefined],
+    ["true", "boolean", 1],
+    ["false", "boolean", 0],
+    ["yes", "boolean", undefined],
+    ["", "boolean", undefined],
+    [false, "auto", 0],
+  ];
+  for (const [value, kind, expected] of cases) {
+    const got = at(value, kind);
+    if (expected === undefined) assert.equal(got, undefined, `${JSON.stringify(value)} as ${kind}`);
+    else
+      assert.ok(
+        got !== undefined && Math.abs(got - expected) <= Math.abs(expected) * 1e-12,
+        `${JSON.stringify(value)} as ${kind}: ${got}`,
+      );
+  }
+});

@@ -96,7 +96,8 @@ export function parseQuantity(text: string): number | undefined {
   if (!match) return undefined;
   const base = Number(match[1]);
   const suffix = match[2] ?? "";
-  if (/^[eE]/.test(suffix)) return base * 10 ** Number(suffix.slice(1));
+  // An exponent (e3, E-2); a lone E is the exa suffix.
+  if (/^[eE][+-]?\d/.test(suffix)) return base * 10 ** Number(suffix.slice(1));
   const factor = binarySuffixes[suffix] ?? decimalSuffixes[suffix];
   return factor === undefined ? undefined : base * factor;
 }
