@@ -1,5 +1,6 @@
 // Command-line flags. They override the matching configuration-file fields.
 import { parseArgs } from "node:util";
+import { readPath } from "../core/project/fields.ts";
 import { ConfigError } from "./validate.ts";
 
 /**
@@ -198,12 +199,6 @@ const flagPaths: readonly { flag: string; path: string }[] = [
   { flag: "metric-opt-in-list", path: "metrics.optIn" },
 ];
 
-function pathValue(target: Record<string, unknown>, path: string): unknown {
-  let at: unknown = target;
-  for (const key of path.split(".")) at = (at as Record<string, unknown> | undefined)?.[key];
-  return at;
-}
-
 /**
  * The flag that set the value a validation problem is about (the problem
  * starts with its path), so a bad flag is not blamed on the file.
@@ -211,7 +206,7 @@ function pathValue(target: Record<string, unknown>, path: string): unknown {
 export function flagOfProblem(problem: string, overrides: Record<string, unknown>): string | undefined {
   const hit = flagPaths.find(
     ({ path }) =>
-      pathValue(overrides, path) !== undefined &&
+      readPath(overrides, path.split(".")) !== undefined &&
       problem.startsWith(path) &&
       /^[:.[]/.test(problem.slice(path.length)),
   );

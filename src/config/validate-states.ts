@@ -18,8 +18,10 @@ export interface StateOption {
   failed: string[];
 }
 
-const statePath = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
-const stateName = /^[a-z][a-zA-Z0-9_]*$/;
+/** A dotted field path from the object root (states and values). */
+export const statePath = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
+/** The `field` label of a configured field (states and values). */
+export const stateName = /^[a-z][a-zA-Z0-9_]*$/;
 /** Label values of cr_state per field: as many as phases may have (label-bounds.ts). */
 export const maxStateValues = 20;
 

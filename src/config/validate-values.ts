@@ -3,6 +3,7 @@
 import type { ValueKind } from "../core/project/project.ts";
 import type { Checker } from "./checker.ts";
 import type { Schema } from "./option.ts";
+import { stateName, statePath } from "./validate-states.ts";
 
 /** A numeric field exported as cr_value{field}. */
 export interface ValueOption {
@@ -15,8 +16,8 @@ export interface ValueOption {
 }
 
 const valueKinds: readonly ValueKind[] = ["auto", "number", "quantity", "timestamp", "boolean"];
-const valuePath = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
-const valueName = /^[a-z][a-zA-Z0-9_]*$/;
+const valuePath = statePath;
+const valueName = stateName;
 /** Series per object in cr_value at most: the cost of a resource stays bounded by its configuration. */
 export const maxValues = 20;
 

@@ -88,18 +88,23 @@ const binarySuffixes: Record<string, number> = {
   Ei: 2 ** 60,
 };
 const rfc3339 = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/i;
-const quantityPattern = /^([+-]?(?:\d+(?:\.\d*)?|\.\d+))(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?\d+)?$/;
+/** A number, then an exponent (e3, E-2) or a suffix; a lone E (no digits) is the exa suffix. */
+const quantityPattern = /^([+-]?(?:\d+(?:\.\d*)?|\.\d+))(?:([eE][+-]?\d+)|(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]))?$/;
+
+/** A number, with an exponent but no suffix (`12`, `-0.5`, `1e3`); undefined when it is not one. */
+function parseNumber(text: string): number | undefined {
+  const match = quantityPattern.exec(text);
+  return match && match[3] === undefined ? Number(text) : undefined;
+}
 
 /** A Kubernetes quantity (`500m`, `2Gi`, `1.5`, `1e3`) as a number; undefined when it is not one. */
 export function parseQuantity(text: string): number | undefined {
   const match = quantityPattern.exec(text.trim());
   if (!match) return undefined;
   const base = Number(match[1]);
-  const suffix = match[2] ?? "";
-  // An exponent (e3, E-2); a lone E is the exa suffix.
-  if (/^[eE][+-]?\d/.test(suffix)) return base * 10 ** Number(suffix.slice(1));
-  const factor = binarySuffixes[suffix] ?? decimalSuffixes[suffix];
-  return factor === undefined ? undefined : base * factor;
+  if (match[2] !== undefined) return base * 10 ** Number(match[2].slice(1));
+  const suffix = match[3] ?? "";
+  return base * ((binarySuffixes[suffix] ?? decimalSuffixes[suffix]) as number);
 }
 
 function readValue(value: Json, kind: ValueKind): number | undefined {
@@ -113,11 +118,7 @@ function readValue(value: Json, kind: ValueKind): number | undefined {
     if (seconds !== undefined || kind === "timestamp") return seconds;
   }
   if (kind === "boolean") return value === "true" ? 1 : value === "false" ? 0 : undefined;
-  return kind === "number"
-    ? /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(value)
-      ? Number(value)
-      : undefined
-    : parseQuantity(value);
+  return kind === "number" ? parseNumber(value) : parseQuantity(value);
 }
 
 /**
