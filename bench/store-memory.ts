@@ -16,6 +16,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { writeHeapSnapshot } from "node:v8";
 import { objectFamilies } from "../src/core/series/catalog.ts";
+import { slotTails } from "../src/core/series/render.ts";
 import { widgetBody, widgetStatus } from "./lib/fleet.ts";
 import { type OfflineExporter, offlineExporter } from "./lib/ours-internals.ts";
 import { equalInformationFamilies } from "./lib/subjects.ts";
@@ -211,7 +212,7 @@ async function perFamily(): Promise<void> {
     }
   }
   for (const family of objectFamilies.filter((f) => f.defaultSet)) {
-    const texts = series.map((one) => one?.tails[family.slot] ?? "");
+    const texts = series.map((one) => (one ? slotTails(one, family.slot) : ""));
     // A shared-text family's equal texts are one string per resource (src/collectors/shared-texts.ts).
     const held = family.sharedText ? [...new Set(texts)] : texts;
     const tails = held.reduce((n, text) => n + stringHeapBytes(text), 0) / objects;

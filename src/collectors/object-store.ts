@@ -3,14 +3,14 @@
 // series kept as entries come and go.
 import type { ObjectEntry, TraceRecord } from "../core/entry.ts";
 
-function nameKey(state: { namespace: string; name: string }): string {
-  return `${state.namespace}/${state.name}`;
-}
-
 export class ObjectStore {
   readonly #entries = new Map<string, ObjectEntry>();
-  /** namespace/name → uid: one object per name, so series never repeat. */
-  readonly #byName = new Map<string, string>();
+  /**
+   * namespace → name → uid: one object per name, so series never repeat.
+   * Keyed by the state's own strings (a joined "namespace/name" key would be
+   * a new string of about 100 bytes per object).
+   */
+  readonly #byName = new Map<string, Map<string, string>>();
   #series = 0;
 
   get size(): number {
@@ -32,7 +32,7 @@ export class ObjectStore {
    * (e.g. during a relist), and must go before the new one is added.
    */
   previousHolder(state: { namespace: string; name: string }, uid: string): string | undefined {
-    const held = this.#byName.get(nameKey(state));
+    const held = this.#byName.get(state.namespace)?.get(state.name);
     return held !== undefined && held !== uid ? held : undefined;
   }
 
@@ -41,7 +41,7 @@ export class ObjectStore {
     const old = this.#entries.get(uid);
     this.#series += (entry.series?.count ?? 0) - (old?.series?.count ?? 0);
     this.#entries.set(uid, entry);
-    if (!old) this.#byName.set(nameKey(entry.state), uid);
+    if (!old) this.#nameHolders(entry.state.namespace).set(entry.state.name, uid);
   }
 
   /**
@@ -59,9 +59,19 @@ export class ObjectStore {
     if (!entry) return undefined;
     this.#series -= entry.series?.count ?? 0;
     this.#entries.delete(uid);
-    const key = nameKey(entry.state);
-    if (this.#byName.get(key) === uid) this.#byName.delete(key);
+    const names = this.#byName.get(entry.state.namespace);
+    if (names?.get(entry.state.name) === uid) names.delete(entry.state.name);
+    if (names?.size === 0) this.#byName.delete(entry.state.namespace);
     return entry;
+  }
+
+  #nameHolders(namespace: string): Map<string, string> {
+    let names = this.#byName.get(namespace);
+    if (!names) {
+      names = new Map();
+      this.#byName.set(namespace, names);
+    }
+    return names;
   }
 
   values(): IterableIterator<ObjectEntry> {

@@ -311,6 +311,7 @@ export class ResourceCollector {
   /** Stores `entry`, its texts shared with the resource's other objects. */
   #keep(uid: string, entry: ObjectEntry): void {
     this.#shared.state(entry.state);
+    this.#shared.labels(entry.labels);
     this.#shared.series(entry.series);
     this.#store.set(uid, entry);
   }

@@ -4,7 +4,7 @@
 // is already rendered.
 import type { AggregateCounts } from "../core/series/aggregate.ts";
 import { aggregateFamilies } from "../core/series/catalog.ts";
-import { type KindRender, slotText } from "../core/series/render.ts";
+import { type KindRender, slotTails, slotText } from "../core/series/render.ts";
 import type { ChunkWriter } from "../metrics/chunks.ts";
 import type { FamilyRef, SeriesSource } from "../metrics/writer.ts";
 import type { ObjectStore } from "./object-store.ts";
@@ -25,8 +25,9 @@ export class ObjectSeriesSource implements SeriesSource {
     const slot = family.slot;
     const name = render.names[slot] as string;
     for (const { series } of this.#store.values()) {
-      const tails = series?.tails[slot];
-      if (!series || !tails) continue;
+      if (!series) continue;
+      const tails = slotTails(series, slot);
+      if (tails === "") continue;
       out.write(slotText(name, series.open, tails));
       if (out.ready) yield;
     }

@@ -4,13 +4,15 @@
 // (`,type="Ready",status="True"} 1\n…`), and each object rendered its own
 // copy: at 4 conditions about 150 bytes per object in cr_condition alone. The
 // same holds for the label values of the state (condition types and reasons,
-// the phase, the namespace): JSON.parse gives every object its own copy of
+// the phase, the namespace), and the phase and reasons an entry holds in its
+// kind's label bounds: JSON.parse gives every object its own copy of
 // any string over 10 characters ("Progressing", "ReconciliationSucceeded").
 // The collector passes every entry it stores through here, so equal texts
 // become one string. Bounded: past `maxTexts` distinct texts, new ones are
 // kept as they are (still correct, only not shared).
+import type { HeldLabels } from "../core/change/label-bounds.ts";
 import { objectFamilies } from "../core/series/catalog.ts";
-import type { ObjectSeries } from "../core/series/render.ts";
+import { type ObjectSeries, tailIndex } from "../core/series/render.ts";
 import type { ObjectState } from "../core/state.ts";
 
 const sharedSlots: readonly number[] = objectFamilies.filter((f) => f.sharedText).map((f) => f.slot);
@@ -38,8 +40,8 @@ export class SharedTexts {
     if (!series) return;
     const tails = series.tails as string[];
     for (const slot of sharedSlots) {
-      const text = tails[slot];
-      if (text) tails[slot] = this.#held(text);
+      const at = tailIndex(series, slot);
+      if (at !== -1) tails[at] = this.#held(tails[at] as string);
     }
   }
 
@@ -55,6 +57,20 @@ export class SharedTexts {
       condition.type = this.#held(condition.type);
       condition.reason = this.#held(condition.reason);
     }
+  }
+
+  /**
+   * Puts the held copy in place of the phase and reasons an entry holds in
+   * its kind's bounds (label-bounds.ts): they were taken from the state
+   * before state() shared its values, so they are the object's own copies.
+   * In place, like state(); an entry without any shares the frozen empty
+   * labels, whose phase is undefined and reasons empty, so nothing is set on
+   * them.
+   */
+  labels(labels: HeldLabels): void {
+    if (labels.phase !== undefined) labels.phase = this.#held(labels.phase);
+    const reasons = labels.reasons as string[];
+    for (let i = 0; i < reasons.length; i++) reasons[i] = this.#held(reasons[i] as string);
   }
 
   /** The held copy of `text`, holding it when there is room. */

@@ -3,6 +3,8 @@
 // read it) kept right through replace, delete and clear.
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { ObjectStore } from "../../src/collectors/object-store.ts";
 import type { ObjectEntry } from "../../src/core/entry.ts";
 
@@ -10,7 +12,7 @@ import type { ObjectEntry } from "../../src/core/entry.ts";
 const entry = (name: string, series: number | undefined, namespace = "ns1") =>
   ({
     state: { namespace, name },
-    series: series === undefined ? undefined : { open: "", tails: [], count: series },
+    series: series === undefined ? undefined : { open: "", slots: 0, tails: [], count: series },
   }) as unknown as ObjectEntry;
 
 test("the series count follows adds, replacements, unrendered entries and deletes", () => {
@@ -50,4 +52,24 @@ test("previousHolder names the other uid holding the same namespace/name, never 
   assert.equal(store.previousHolder({ namespace: "ns1", name: "w" }, "x"), "new");
   store.clear();
   assert.equal(store.previousHolder({ namespace: "ns1", name: "w" }, "x"), undefined, "clear forgets names");
+});
+
+test("a namespace whose last object went leaves nothing behind in the names", () => {
+  setFlagsFromString("--expose-gc");
+  const gc = runInNewContext("gc") as () => void;
+  const store = new ObjectStore();
+  const namespaces = 20_000;
+  const heapAfterAll = (round: number): number => {
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    for (let i = 0; i < namespaces; i++) store.set(`u${i}`, entry("w", 1, `ns-${round}-${i}`));
+    for (let i = 0; i < namespaces; i++) store.delete(`u${i}`);
+    gc();
+    return (process.memoryUsage().heapUsed - before) / namespaces;
+  };
+  heapAfterAll(1);
+  // A map of names kept per namespace gone would be over 100 bytes each.
+  const perNamespace = heapAfterAll(2);
+  assert.ok(perNamespace < 40, `${perNamespace.toFixed(1)} B per namespace gone`);
+  assert.equal(store.size, 0);
 });

@@ -146,3 +146,10 @@ test("extra labels: labels or annotations that are not maps read as none", () =>
     { app: "", owner: "" },
   );
 });
+
+test("extra labels: without any configured, every object shares one frozen empty record", () => {
+  const a = extraLabels({}, { labels: { app: "shop" } }, []);
+  assert.deepEqual(a, {});
+  assert.equal(extraLabels({ spec: {} }, {}, []), a);
+  assert.ok(Object.isFrozen(a));
+});

@@ -1,9 +1,12 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { statusChanged } from "../../src/core/change/transitions.ts";
 import {
   defaultProjectionSettings,
   ProjectionError,
+  projectConditions,
   projectObject,
   specChangeTime,
 } from "../../src/core/project/project.ts";
@@ -256,4 +259,26 @@ describe("specChangeTime", () => {
     assert.equal(specChangeTime("garbage"), undefined);
     assert.equal(specChangeTime([null, 1, { time: 5 }]), undefined);
   });
+});
+
+test("projected conditions are kept in an array of their own length, not the room pushing leaves", () => {
+  setFlagsFromString("--expose-gc");
+  const gc = runInNewContext("gc") as () => void;
+  const raw = ["Ready", "Synced", "Available", "Progressing"].map((type) => ({
+    type,
+    status: "True",
+    reason: "R",
+  }));
+  const heapOf = (make: () => unknown): number => {
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    const all = Array.from({ length: 20_000 }, make);
+    gc();
+    assert.equal(all.length, 20_000);
+    return (process.memoryUsage().heapUsed - before) / all.length;
+  };
+  // map() allocates exactly its length; an array pushed to holds room for 16 (104 bytes more for 4).
+  const extra =
+    heapOf(() => projectConditions(raw, 256)) - heapOf(() => projectConditions(raw, 256).map((c) => c));
+  assert.ok(extra < 48, `${extra.toFixed(1)} B per object over an exact array`);
 });

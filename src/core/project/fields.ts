@@ -165,11 +165,15 @@ function scalarText(value: Json): string {
   return "";
 }
 
+// Shared by every object without extra labels (most): an empty object of its own is 56 bytes.
+const noExtraLabels: Record<string, string> = Object.freeze({});
+
 export function extraLabels(
   raw: Record<string, Json>,
   metadata: Record<string, Json>,
   sources: readonly LabelSource[],
 ): Record<string, string> {
+  if (sources.length === 0) return noExtraLabels;
   const result: Record<string, string> = {};
   const labels = isRecord(metadata.labels) ? metadata.labels : {};
   const annotations = isRecord(metadata.annotations) ? metadata.annotations : {};

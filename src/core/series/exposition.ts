@@ -48,13 +48,17 @@ export function sanitizeLabelName(name: string): string {
 
 /** Renders `{a="x",b="y"}` from parallel key/value lists (already sanitized names), as a byte string. */
 export function renderLabels(names: readonly string[], values: readonly string[]): string {
-  if (names.length === 0) return "";
+  return names.length === 0 ? "" : `${openLabels(names, values)}}`;
+}
+
+/** A label set without its closing brace, for lines whose own labels follow (`{a="1",b="2"`). */
+export function openLabels(names: readonly string[], values: readonly string[]): string {
   let out = "{";
   for (let i = 0; i < names.length; i++) {
     if (i > 0) out += ",";
     out += `${names[i]}="${encodeLabelValue(values[i] ?? "")}"`;
   }
-  return `${out}}`;
+  return out;
 }
 
 /** Formats a sample value the way Prometheus parses it (NaN and infinities spelled out). */

@@ -7,21 +7,25 @@ import { test } from "node:test";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { SharedTexts } from "../../../src/collectors/shared-texts.ts";
+import { type HeldLabels, noHeldLabels } from "../../../src/core/change/label-bounds.ts";
 import { objectFamilies, slotOf } from "../../../src/core/series/catalog.ts";
-import type { ObjectSeries } from "../../../src/core/series/render.ts";
+import { type ObjectSeries, slotTails } from "../../../src/core/series/render.ts";
 import type { ObjectState } from "../../../src/core/state.ts";
 
 /** A series with its own (flat, unshared) copy of each text. */
 function series(texts: Partial<Record<keyof typeof slotOf, string>>): ObjectSeries {
-  const tails = objectFamilies.map((f) => {
+  let slots = 0;
+  const tails: string[] = [];
+  for (const f of objectFamilies) {
     const text = texts[f.key];
+    if (text === undefined) continue;
     // Concatenated at run time and flattened: a fresh string, as rendering makes one.
-    if (text === undefined) return "";
     const own = `${text.slice(0, 1)}${text.slice(1)}`;
     Number(own);
-    return own;
-  });
-  return { open: "{}", tails, count: 1 };
+    slots |= 1 << f.slot;
+    tails.push(own);
+  }
+  return { open: "{}", slots, tails, count: 1 };
 }
 
 const ready =
@@ -47,7 +51,7 @@ test("past its bound, new texts are left as rendered and the table does not grow
   for (const s of all) interner.series(s);
   assert.equal(interner.size, 2);
   assert.deepEqual(
-    all.map((s) => s.tails[slotOf.phase]),
+    all.map((s) => slotTails(s, slotOf.phase)),
     ['phase="A"', 'phase="B"', 'phase="C"', 'phase="D"'].map((p) => `,${p}} 1`),
   );
 });
@@ -93,4 +97,20 @@ test("a state's namespace, phase, condition types and reasons are held once each
   assert.deepEqual(states, before);
   // Two namespaces, one phase, two types, one reason.
   assert.equal(interner.size, 6);
+});
+
+test("the phase and reasons an entry holds are held once each, their values unchanged; the frozen empty labels pass", () => {
+  const interner = new SharedTexts();
+  const held = () => ({
+    phase: "Provisioning",
+    reasons: ["ReconciliationSucceeded", "", "ReconciliationSucceeded"],
+    states: [],
+  });
+  const all = [held(), held()];
+  interner.labels(all[0] as HeldLabels);
+  interner.labels(all[1] as HeldLabels);
+  interner.labels(noHeldLabels);
+  assert.deepEqual(all, [held(), held()]);
+  // The phase, the reason and "" (a condition without reason).
+  assert.equal(interner.size, 3);
 });
