@@ -282,3 +282,27 @@ test("projected conditions are kept in an array of their own length, not the roo
     heapOf(() => projectConditions(raw, 256)) - heapOf(() => projectConditions(raw, 256).map((c) => c));
   assert.ok(extra < 48, `${extra.toFixed(1)} B per object over an exact array`);
 });
+
+test("objects without conditions, state fields or values share one frozen empty array for each", () => {
+  const withSources = {
+    ...settings,
+    states: [{ name: "health", path: ["status", "health"] }],
+    values: [{ name: "replicas", path: ["status", "replicas"], kind: "auto" as const }],
+  };
+  const a = projectObject(widget({ name: "a", status: { conditions: [] } }), withSources);
+  const b = projectObject(widget({ name: "b" }), withSources);
+  for (const field of ["conditions", "states", "values"] as const) {
+    assert.deepEqual(a[field], [], field);
+    assert.equal(a[field], b[field], `${field}: one array`);
+    assert.ok(Object.isFrozen(a[field]), `${field}: frozen`);
+  }
+  const some = projectObject(
+    widget({ status: { conditions: [cond("Ready", "True")], health: "Healthy" } }),
+    withSources,
+  );
+  assert.equal(some.conditions.length, 1);
+  assert.deepEqual(
+    some.states.map((s) => s.value),
+    ["Healthy"],
+  );
+});

@@ -5,7 +5,7 @@
 
 import { isRecord } from "../json-record.ts";
 import { capLabelValue, cutText } from "../label-values.ts";
-import type { ConditionState, ConditionStatus, FieldValue, ObjectCuts, ObjectState } from "../state.ts";
+import type { ConditionState, ConditionStatus, ObjectCuts, ObjectState } from "../state.ts";
 import { Hasher } from "./digest.ts";
 import {
   extraLabels,
@@ -94,7 +94,9 @@ export const maxConditionsPerObject = 32;
 
 const noCuts: ObjectCuts = Object.freeze({ labelValues: 0, conditions: 0 });
 /** Shared by every object of a kind without configured values: no array per object. */
-const noValues: readonly FieldValue[] = Object.freeze([]);
+// Objects with none share one frozen empty array: an array of their own is 32 bytes per object.
+const none = Object.freeze([]) as never[];
+const orNone = <T>(items: T[]): T[] => (items.length === 0 ? none : items);
 
 type Json = unknown;
 
@@ -132,7 +134,7 @@ export function projectConditions(
   messageMaxLength: number,
   cuts: { labelValues: number; conditions: number } = { labelValues: 0, conditions: 0 },
 ): ConditionState[] {
-  if (!Array.isArray(raw)) return [];
+  if (!Array.isArray(raw)) return none;
   const seen = new Set<string>();
   const result: ConditionState[] = [];
   for (const entry of raw) {
@@ -159,7 +161,7 @@ export function projectConditions(
     });
   }
   // A copy of exactly their number: the pushed-to array keeps room for 16 (128 bytes for 4 conditions).
-  return result.slice();
+  return orNone(result.slice());
 }
 
 /** Newest managedFields time of a write to the main resource that touched spec. */
@@ -299,7 +301,7 @@ export function projectObject(raw: Json, settings: ProjectionSettings): ObjectSt
   const cuts = { labelValues: 0, conditions: 0 };
   const conditions = settings.conditionsPath
     ? projectConditions(readPath(raw, settings.conditionsPath), settings.messageMaxLength, cuts)
-    : [];
+    : none;
   const observedGeneration = asGeneration(readPath(raw, settings.observedGenerationPath));
   const phaseValue = settings.phasePath ? readPath(raw, settings.phasePath) : undefined;
   const phase =
@@ -324,11 +326,13 @@ export function projectObject(raw: Json, settings: ProjectionSettings): ObjectSt
     observedGeneration,
     phase,
     conditions,
-    states: projectStates(raw, settings.states).map((state) => ({
-      ...state,
-      value: labelValue(state.value, cuts),
-    })),
-    values: settings.values.length === 0 ? noValues : projectValues(raw, settings.values),
+    states: orNone(
+      projectStates(raw, settings.states).map((state) => ({
+        ...state,
+        value: labelValue(state.value, cuts),
+      })),
+    ),
+    values: orNone(projectValues(raw, settings.values)),
     suspended: isSuspended(raw, metadata, settings),
     heartbeat,
     specChangedAt: specChangeTime(metadata.managedFields),
