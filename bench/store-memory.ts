@@ -116,7 +116,7 @@ function snapshotNow(label: string): Map<string, number> {
  */
 const kept: unknown[] = [];
 
-async function renderedBytes(write: () => AsyncIterable<Buffer>): Promise<number> {
+async function renderedBytes(write: () => AsyncIterable<string>): Promise<number> {
   let bytes = 0;
   for await (const chunk of write()) bytes += chunk.length;
   return bytes;
@@ -206,7 +206,7 @@ async function perFamily(): Promise<void> {
   let exposed = 0;
   const widths = new Map<string, number>();
   for await (const chunk of all.write()) {
-    for (const line of chunk.toString("latin1").split("\n")) {
+    for (const line of chunk.split("\n")) {
       const name = line.slice(0, line.indexOf("{"));
       if (name) widths.set(name, (widths.get(name) ?? 0) + line.length + 1);
     }

@@ -127,7 +127,7 @@ export async function benchWrite(
       let bytes = 0;
       let series = 0;
       for await (const chunk of exporter.write()) {
-        bytes += Buffer.byteLength(chunk);
+        bytes += chunk.length;
         for (let at = chunk.indexOf("\n"); at >= 0; at = chunk.indexOf("\n", at + 1)) series++;
       }
       const ms = performance.now() - started;
@@ -152,7 +152,7 @@ export async function benchWrite(
 async function countSeries(exporter: OfflineExporter): Promise<number> {
   let series = 0;
   for await (const chunk of exporter.write()) {
-    for (const line of chunk.toString("latin1").split("\n")) if (line && !line.startsWith("#")) series++;
+    for (const line of chunk.split("\n")) if (line && !line.startsWith("#")) series++;
   }
   return series;
 }

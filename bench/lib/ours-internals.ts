@@ -14,7 +14,8 @@ export interface OfflineExporter {
   /** A watch event's object through projection and pre-rendering: what every watch event costs. */
   ingest(type: WatchEventType, object: unknown): void;
   /** The per-object part of /metrics, as a scrape writes it (the bytes sent). */
-  write(): AsyncIterable<Buffer>;
+  /** The exposition's chunks, byte strings (one character per byte). */
+  write(): AsyncIterable<string>;
   /** Each stored object's rendered series (undefined: none), for measuring what they hold. */
   series(): (ObjectSeries | undefined)[];
 }

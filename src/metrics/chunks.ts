@@ -1,16 +1,22 @@
-// Collects exposition text into Buffers of about `chunkBytes`. The text is
+// Collects exposition text into chunks of about `chunkBytes`. The text is
 // made of byte strings (one character per UTF-8 byte, see core/series/exposition.ts),
-// so a chunk becomes bytes with one latin-1 copy: no UTF-8 encoding of the
-// body per scrape. Appending to one string and converting it once per chunk
-// is about three times cheaper than copying each small piece into a Buffer
-// (a native call per piece), measured over 600k exposition lines.
+// so a chunk becomes bytes with one latin-1 copy where it is sent: no UTF-8
+// encoding of the body per scrape. Appending to one string and copying it
+// once per chunk is about three times cheaper than copying each small piece
+// into a Buffer (a native call per piece), measured over 600k exposition
+// lines. Chunks stay strings here: the copy is made by the socket into memory
+// it frees as soon as the write completes (server/send-exposition.ts), where a
+// Buffer per chunk would be freed by a garbage collection only.
+/** A chunk's size: about what a socket write takes at once. */
+export const defaultChunkBytes = 64 * 1024;
+
 export class ChunkWriter {
   readonly #chunkBytes: number;
   #text = "";
   #header: string | undefined;
-  readonly #ready: Buffer[] = [];
+  readonly #ready: string[] = [];
 
-  constructor(chunkBytes = 64 * 1024) {
+  constructor(chunkBytes = defaultChunkBytes) {
     this.#chunkBytes = chunkBytes;
   }
 
@@ -34,19 +40,19 @@ export class ChunkWriter {
     return this.#ready.length > 0;
   }
 
-  take(): Buffer[] {
+  take(): string[] {
     return this.#ready.splice(0, this.#ready.length);
   }
 
   /** Whatever is left, as a last chunk. */
-  end(): Buffer[] {
+  end(): string[] {
     this.#flush();
     return this.take();
   }
 
   #flush(): void {
     if (this.#text === "") return;
-    this.#ready.push(Buffer.from(this.#text, "latin1"));
+    this.#ready.push(this.#text);
     this.#text = "";
   }
 }

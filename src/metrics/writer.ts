@@ -109,7 +109,8 @@ export function withoutEmptyFamilies(text: string): string {
   return out;
 }
 
-export async function* writeExposition(options: WriteOptions): AsyncGenerator<Buffer> {
+/** The exposition in chunks of byte strings (one character per byte: send them as latin-1). */
+export async function* writeExposition(options: WriteOptions): AsyncGenerator<string> {
   const { sources, prefix, openMetrics } = options;
   const sliceMs = options.sliceMs ?? 5;
   const out = new ChunkWriter(options.chunkBytes);

@@ -4,12 +4,12 @@
 // how old each resource's data is, and why one is not ready), then whatever
 // further routes it is given (the status page and its API). TLS and
 // authorization wrap all of it (secure-serving.ts).
-import { createServer, type RequestListener, type Server } from "node:http";
-import { pipeline, Readable } from "node:stream";
-import { createGzip, type ZlibOptions } from "node:zlib";
+import { createServer, type RequestListener, type Server, type ServerResponse } from "node:http";
+import type { ZlibOptions } from "node:zlib";
 import Koa, { type Middleware } from "koa";
 import type { Readiness } from "../collectors/manager.ts";
 import type { Logger } from "../log.ts";
+import { defaultChunkBytes } from "../metrics/chunks.ts";
 import type { SelfMetrics } from "../metrics/self-metrics.ts";
 import {
   openMetricsType,
@@ -19,6 +19,7 @@ import {
 } from "../metrics/writer.ts";
 import { closeServer, parseHostPort } from "../net/listen.ts";
 import { refusalStatus, refuseClient } from "./client-errors.ts";
+import { sendGzip, sendPlain } from "./send-exposition.ts";
 
 export interface ServerDeps {
   sources: () => readonly SeriesSource[];
@@ -58,6 +59,33 @@ export function formatReadiness(r: Readiness): string {
   return `${lines.join("\n")}\n`;
 }
 
+/** One scrape's body; a writer failure is logged and cuts the response short (the client sees it broken, not complete). */
+async function sendMetrics(
+  res: ServerResponse,
+  deps: ServerDeps,
+  openMetrics: boolean,
+  gzip: boolean,
+): Promise<void> {
+  const started = performance.now();
+  const chunks = writeExposition({
+    sources: deps.sources(),
+    registry: deps.metrics.registry,
+    prefix: deps.prefix(),
+    openMetrics,
+  });
+  try {
+    await (gzip
+      ? sendGzip(res, chunks, { ...gzipOptions, chunkBytes: defaultChunkBytes })
+      : sendPlain(res, chunks));
+    if (res.writableFinished || !res.destroyed)
+      deps.metrics.scrapeDuration.observe((performance.now() - started) / 1000);
+  } catch (error) {
+    const failure = error instanceof Error ? error : new Error(String(error));
+    deps.logger.error("writing /metrics failed", { error: failure.message, stack: failure.stack });
+    res.destroy();
+  }
+}
+
 export function createApp(deps: ServerDeps): Koa {
   const app = new Koa();
   app.on("error", (error: Error) => deps.logger.warn("http error", { error: error.message }));
@@ -80,30 +108,15 @@ export function createApp(deps: ServerDeps): Koa {
       }
       case "/metrics": {
         const openMetrics = wantsOpenMetrics(ctx.get("Accept"));
-        const started = performance.now();
-        const stream = Readable.from(
-          writeExposition({
-            sources: deps.sources(),
-            registry: deps.metrics.registry,
-            prefix: deps.prefix(),
-            openMetrics,
-          }),
-          { objectMode: false },
-        );
-        stream.once("end", () => deps.metrics.scrapeDuration.observe((performance.now() - started) / 1000));
-        stream.once("error", (error) =>
-          deps.logger.error("writing /metrics failed", { error: error.message, stack: error.stack }),
-        );
+        const gzip = ctx.acceptsEncodings("gzip", "identity") === "gzip";
+        ctx.status = 200;
         ctx.set("Content-Type", openMetrics ? openMetricsType : prometheusTextType);
         ctx.vary("Accept-Encoding");
-        if (ctx.acceptsEncodings("gzip", "identity") === "gzip") {
-          ctx.set("Content-Encoding", "gzip");
-          // pipeline(), not pipe(): a client that goes away destroys the gzip
-          // stream, and that must stop the writer too.
-          ctx.body = pipeline(stream, createGzip(gzipOptions), () => {});
-        } else {
-          ctx.body = stream;
-        }
+        if (gzip) ctx.set("Content-Encoding", "gzip");
+        if (ctx.method === "HEAD") return;
+        // Written here rather than handed to Koa as a stream (see send-exposition.ts).
+        ctx.respond = false;
+        await sendMetrics(ctx.res, deps, openMetrics, gzip);
         return;
       }
       default:

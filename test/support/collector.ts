@@ -134,14 +134,14 @@ export function offlineCollector(options: OfflineOptions = {}): OfflineCollector
 
 /** The per-object (or aggregate) part of /metrics only (no registry), as written to a scrape. */
 export async function perObjectText(c: OfflineCollector, openMetrics = false): Promise<string> {
-  const chunks: Buffer[] = [];
+  let text = "";
   for await (const chunk of writeExposition({
     sources: c.collector.sources,
     registry: new Registry(),
     prefix: c.collector.settings.prefix,
     openMetrics,
   })) {
-    chunks.push(chunk);
+    text += chunk;
   }
-  return Buffer.concat(chunks).toString("utf8");
+  return Buffer.from(text, "latin1").toString("utf8");
 }

@@ -114,7 +114,7 @@ test("a previous entry with no time carries none: now is taken instead", () => {
 
 test("a lastTransitionTime of its own is left as it is", () => {
   const state = observed([["Ready", "True", "2025-12-31T00:00:00Z"]]);
-  state.states.push({ name: "health", value: "Healthy", since: T0 - 5, sinceSource: "lastTransitionTime" });
+  state.states = [{ name: "health", value: "Healthy", since: T0 - 5, sinceSource: "lastTransitionTime" }];
   rememberTimes(undefined, state, T0, true);
   assert.deepEqual(times(state), [
     ["Ready", t("2025-12-31T00:00:00Z"), "lastTransitionTime"],

@@ -11,8 +11,8 @@ async function render(
 ): Promise<string> {
   let text = "";
   for await (const chunk of writeExposition({ sources: [], registry, prefix: "cr_", openMetrics }))
-    text += chunk.toString("utf8");
-  return text;
+    text += chunk;
+  return Buffer.from(text, "latin1").toString("utf8");
 }
 
 test("an OpenMetrics scrape does not change how later Prometheus-format scrapes name counters", async () => {
@@ -36,7 +36,7 @@ test("chunks: about chunkBytes each, a family's header only before its first ser
   out.setHeader("# HELP b\n");
   out.setHeader(undefined); // b had no series: no header
   const chunks = out.end();
-  const text = Buffer.concat(chunks).toString("utf8");
+  const text = Buffer.from(chunks.join(""), "latin1").toString("utf8");
   assert.equal(text.split("# HELP").length - 1, 1);
   assert.ok(text.startsWith('# HELP a\na{n="0",x="ü"} 1\n'));
   assert.equal(text.split("\n").filter((l) => l.startsWith("a{")).length, 30);

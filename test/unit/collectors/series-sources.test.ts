@@ -14,14 +14,14 @@ import { slotLines } from "../../support/series.ts";
 function drain(source: SeriesSource, family: FamilyRef, chunkBytes: number) {
   const out = new ChunkWriter(chunkBytes);
   const takenPerYield: number[] = [];
-  const chunks: Buffer[] = [];
+  const chunks: string[] = [];
   for (const _ of source.write(family, out)) {
     const taken = out.take();
     takenPerYield.push(taken.length);
     chunks.push(...taken);
   }
   chunks.push(...out.end());
-  return { takenPerYield, text: Buffer.concat(chunks).toString("latin1") };
+  return { takenPerYield, text: chunks.join("") };
 }
 
 test("per-object series: written object by object, yielding only when a chunk filled", () => {
