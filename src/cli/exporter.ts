@@ -51,16 +51,8 @@ async function main(logger: Logger): Promise<number | "running"> {
   });
   const kubeConfig = await loadKubeConfig({ path: flags.kubeconfig, context: flags.context });
   const app = await buildApp(loaded.config, { kubeConfig, logger: log, configHash: loaded.hash });
-  await app.start();
-  const stopWatching = flags.config
-    ? watchConfigFile(
-        flags.config,
-        overrides,
-        (next) => void app.reload(next.config, next.hash),
-        (error) => app.reloadFailed(error),
-      )
-    : () => {};
-
+  // Handlers before start(): a SIGTERM right after "serving metrics" is logged must stop the exporter cleanly too.
+  let stopWatching = (): void => {};
   let stopping = false;
   const shutdown = (signal: string): void => {
     if (stopping) return;
@@ -82,6 +74,15 @@ async function main(logger: Logger): Promise<number | "running"> {
   };
   process.on("SIGINT", () => shutdown("SIGINT"));
   process.on("SIGTERM", () => shutdown("SIGTERM"));
+  await app.start();
+  if (stopping) return "running";
+  if (flags.config)
+    stopWatching = watchConfigFile(
+      flags.config,
+      overrides,
+      (next) => void app.reload(next.config, next.hash),
+      (error) => app.reloadFailed(error),
+    );
   return "running";
 }
 

@@ -7,7 +7,7 @@
 // `promtool check metrics`.
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
@@ -35,8 +35,14 @@ after(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-function start(args: string[]): { child: ChildProcess; url: Promise<string>; stderr: string[] } {
-  const child = spawn(process.execPath, [main, ...args], { stdio: ["ignore", "ignore", "pipe"] });
+function start(
+  args: string[],
+  launch: { nodeArgs?: string[]; env?: NodeJS.ProcessEnv } = {},
+): { child: ChildProcess; url: Promise<string>; stderr: string[] } {
+  const child = spawn(process.execPath, [...(launch.nodeArgs ?? []), main, ...args], {
+    stdio: ["ignore", "ignore", "pipe"],
+    env: launch.env ?? process.env,
+  });
   const stderr: string[] = [];
   const url = new Promise<string>((resolve, reject) => {
     child.stderr?.setEncoding("utf8");
@@ -163,6 +169,55 @@ test("a reload that changes the metric selection re-renders without a restart or
   } finally {
     assert.equal(await stopped(exporter.child), 0);
   }
+});
+
+/** The command line and environment of a running process, as the kernel has them. */
+function launchedWith(pid: number | undefined): { argv: string[]; env: Map<string, string> } {
+  const read = (what: string) => readFileSync(`/proc/${pid}/${what}`, "latin1").split("\0").filter(Boolean);
+  return {
+    argv: read("cmdline"),
+    env: new Map(read("environ").map((v) => [v.slice(0, v.indexOf("=")), v.slice(v.indexOf("=") + 1)])),
+  };
+}
+
+test("started without its runtime flags and allocator setting, the process runs with them (same pid); the operator's own are kept", async () => {
+  const { MALLOC_ARENA_MAX: _, ...environment } = process.env;
+  const config = join(dir, "runtime.yaml");
+  writeFileSync(config, widgetsOnly);
+  const bare = start(
+    ["--config", config, "--kubeconfig", testbed.plane.kubeconfigPath, "--listen", "127.0.0.1:0"],
+    {
+      env: environment,
+    },
+  );
+  const own = start(
+    ["--config", config, "--kubeconfig", testbed.plane.kubeconfigPath, "--listen", "127.0.0.1:0"],
+    {
+      nodeArgs: ["--max-semi-space-size=16"],
+      env: { ...environment, MALLOC_ARENA_MAX: "4" },
+    },
+  );
+  let codes: (number | null)[] = [];
+  try {
+    await Promise.all([bare.url, own.url]);
+    const set = launchedWith(bare.child.pid);
+    assert.equal(set.env.get("MALLOC_ARENA_MAX"), "2");
+    for (const flag of [
+      "--liftoff-only",
+      "--max-semi-space-size=8",
+      "--initial-old-space-size=64",
+      "--heap-growing-percent=20",
+    ])
+      assert.ok(set.argv.includes(flag), `${flag} in ${set.argv.join(" ")}`);
+    const kept = launchedWith(own.child.pid);
+    assert.equal(kept.env.get("MALLOC_ARENA_MAX"), "4");
+    assert.ok(kept.argv.includes("--max-semi-space-size=16"));
+    assert.ok(!kept.argv.includes("--max-semi-space-size=8"));
+    assert.ok(kept.argv.includes("--liftoff-only"), "the flags not given are still added");
+  } finally {
+    codes = await Promise.all([stopped(bare.child), stopped(own.child)]);
+  }
+  assert.deepEqual(codes, [0, 0], "SIGTERM ends both cleanly");
 });
 
 test("--metric-allowlist exports exactly the families named", async () => {

@@ -121,6 +121,9 @@ test("deploy/image/Containerfile (what build.sh builds) has the Dockerfile's con
     assert.deepEqual(containerfile[key], dockerfile[key], key);
   }
   assert.equal(containerfile.env.NODE_ENV, dockerfile.env.NODE_ENV);
+  // What src/main.ts would otherwise set by starting again.
+  assert.equal(dockerfile.env.MALLOC_ARENA_MAX, "2");
+  assert.equal(containerfile.env.MALLOC_ARENA_MAX, "2");
   for (const [key, value] of Object.entries(dockerfile.labels))
     assert.equal(containerfile.labels[key], value, key);
   // Only COPY builds the layers: building needs no container runtime.
