@@ -15,13 +15,14 @@
 //        --cpu-prof DIR (profile our exporter)
 //        --render-only (rewrite the reports from the newest full-run JSON file in --out)
 import { execFileSync } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, release } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { type ControlPlane, installCrd } from "../test/cluster/index.ts";
+import { startDelayControl } from "./lib/delay-control.ts";
 import { createNamespaces, type Fleet, growFleet, startBenchPlane } from "./lib/fleet.ts";
 import { type MemoryBreakdown, readMemory, reportFlags } from "./lib/heap-report.ts";
 import { measureIdle } from "./lib/idle.ts";
@@ -160,7 +161,9 @@ async function measureSubject(
     log(
       `${who}: synced in ${sync.seconds.toFixed(2)} s, RSS ${(afterSync.rssBytes / 1048576).toFixed(0)} MiB; ${scrapes} plain + ${scrapes} gzip scrapes`,
     );
-    const scrape = await measureScrapes(subject, objects, scrapes);
+    // Ours reads its event-loop delay: an idle process beside it tells the machine's share.
+    const control = spec.program === "ours" ? await startDelayControl() : undefined;
+    const scrape = await measureScrapes(subject, objects, scrapes, control).finally(() => control?.stop());
     const latency = [];
     for (const rate of rates) {
       log(`${who}: event→metric latency at ${rate} patches/s for ${latencySeconds} s`);
@@ -229,7 +232,14 @@ function fullRuns(): RunResult[] {
  * bench/results. Returns the report, which is also printed.
  */
 function writeReports(run: RunResult, chartRuns: RunResult[]): string {
-  const summary = summarize(run);
+  // The sharded runs' ratios come from bench/shards.ts, which records them here; kept across this run.
+  const previous = existsSync(join(outDir, "latest.json"))
+    ? (JSON.parse(readFileSync(join(outDir, "latest.json"), "utf8")) as { summary?: { shards?: unknown } })
+    : undefined;
+  const summary = {
+    ...summarize(run),
+    ...(previous?.summary?.shards ? { shards: previous.summary.shards } : {}),
+  };
   const rows = judge(summary);
   const report = markdown(run);
   writeFileSync(join(outDir, "latest.md"), report);

@@ -85,7 +85,8 @@ process.on("exit", () => {
   for (const child of live) child.kill("SIGKILL");
 });
 
-function track(child: ChildProcess): void {
+/** Kills `child` when this process exits, however it exits. */
+export function track(child: ChildProcess): void {
   live.add(child);
   child.once("exit", () => live.delete(child));
 }

@@ -68,6 +68,12 @@ function rows(rates: number[], scrapes: number, gzipScrapes: number): Row[] {
       info: true,
     },
     { label: "RSS per object after sync (KiB)", value: (s, n) => s.rssAfterSyncBytes / n, format: kib },
+    { label: "RSS per object after churn (KiB)", value: (s, n) => s.rssAfterChurnBytes / n, format: kib },
+    {
+      label: "/metrics per object (KiB, plain response / objects)",
+      value: (s, n) => s.scrape.bytes / n,
+      format: kib,
+    },
     { label: "CPU to sync (s)", value: (s) => s.cpuAfterSyncSeconds, format: (v) => v.toFixed(2) },
     { label: "CPU total (s)", value: (s) => s.cpuTotalSeconds, format: (v) => v.toFixed(2) },
     { label: `scrape p50 (ms, plain, n=${scrapes})`, value: (s) => s.scrape.p50Ms, format: ms },
@@ -91,6 +97,12 @@ function rows(rates: number[], scrapes: number, gzipScrapes: number): Row[] {
     {
       label: "event-loop max delay during scrapes (ms)",
       value: (s) => s.scrape.eventLoopMaxDelayMs ?? undefined,
+      format: ms,
+      info: true,
+    },
+    {
+      label: "the same, an idle process beside it (ms: the machine's share; 10 = none)",
+      value: (s) => s.scrape.controlEventLoopMaxDelayMs ?? undefined,
       format: ms,
       info: true,
     },

@@ -76,6 +76,8 @@ function upgradeScrape(s: ScrapeStats, isOurs: boolean): ScrapeStats {
     bytesPerSeries: s.bytesPerSeries ?? s.bytes / s.series,
     families: s.families ?? {},
     eventLoopMetric: s.eventLoopMetric ?? (isOurs ? "nodejs_eventloop_lag_max_seconds" : null),
+    controlEventLoopMaxDelayMs: s.controlEventLoopMaxDelayMs ?? null,
+    controlEventLoopMaxDelayPerScrapeMs: s.controlEventLoopMaxDelayPerScrapeMs ?? [],
   };
 }
 

@@ -1,6 +1,8 @@
 // Scrape latency and size, plain and gzip, of one program under test, with
 // the shape of its output (series per family, per object, bytes per series)
 // and, for ours, the event-loop delay and GCs while it was being scraped.
+
+import type { DelayControl } from "./delay-control.ts";
 import { eventLoopMaxDelayNames, gcDurationFamily } from "./ours-internals.ts";
 import type { Subject } from "./proc.ts";
 import { labelValue, percentile, sampleValue, scrape } from "./scrape.ts";
@@ -32,6 +34,12 @@ export interface ScrapeStats {
   /** Ours only: the largest event-loop delay seen across the scrapes (ms). */
   eventLoopMaxDelayMs: number | null;
   eventLoopMaxDelayPerScrapeMs: number[];
+  /**
+   * Ours only: the largest event-loop delay an idle process on the same
+   * machine read over the same scrapes (delay-control.ts; null: not run).
+   */
+  controlEventLoopMaxDelayMs: number | null;
+  controlEventLoopMaxDelayPerScrapeMs: number[];
   /**
    * Ours only: garbage collections during the scrapes, by kind, from the
    * GC duration histogram (difference between the first and the last
@@ -80,7 +88,12 @@ function eventLoopReader(): { read(line: string): number | undefined; found(): s
  * ones ask as Prometheus does (`Accept-Encoding: gzip`) and are timed to the
  * last compressed byte. The event-loop gauge is read from both.
  */
-export async function measureScrapes(subject: Subject, objects: number, count: number): Promise<ScrapeStats> {
+export async function measureScrapes(
+  subject: Subject,
+  objects: number,
+  count: number,
+  control?: DelayControl,
+): Promise<ScrapeStats> {
   // One scrape for the shape (series per family) that also resets the
   // event-loop delay gauge (it restarts at every collection) and records
   // the GC totals to subtract.
@@ -100,6 +113,8 @@ export async function measureScrapes(subject: Subject, objects: number, count: n
       return undefined;
     },
   });
+  await control?.read();
+  const controlLags: number[] = [];
   const eventLoop = eventLoopReader();
   const plain: number[] = [];
   const gzip: number[] = [];
@@ -126,6 +141,7 @@ export async function measureScrapes(subject: Subject, objects: number, count: n
       bytes = result.bytes;
     }
     if (lag !== undefined) lags.push(lag);
+    if (control) controlLags.push(await control.read());
   }
   return {
     scrapes: count,
@@ -146,6 +162,8 @@ export async function measureScrapes(subject: Subject, objects: number, count: n
     eventLoopMetric: eventLoop.found(),
     eventLoopMaxDelayMs: lags.length > 0 ? Math.max(...lags) : null,
     eventLoopMaxDelayPerScrapeMs: lags,
+    controlEventLoopMaxDelayMs: controlLags.length > 0 ? Math.max(...controlLags) : null,
+    controlEventLoopMaxDelayPerScrapeMs: controlLags,
     gc:
       gcAfter.size > 0
         ? Object.fromEntries(

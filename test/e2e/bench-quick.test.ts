@@ -137,6 +137,9 @@ test("npm run bench -- --quick produces complete results for every subject", {
       if (!ours) continue;
       assert.ok(ours.scrape.eventLoopMetric, "ours: no event-loop delay metric found");
       finite(ours.scrape.eventLoopMaxDelayMs, "ours: event-loop max delay");
+      // The idle control process read once per scrape; it cannot read less than its 10 ms resolution.
+      assert.equal(ours.scrape.controlEventLoopMaxDelayPerScrapeMs.length, 2 * (ours.scrape.scrapes ?? 0));
+      assert.ok((ours.scrape.controlEventLoopMaxDelayMs ?? 0) >= 10, "ours: the idle process's delay");
     }
 
     const idle = measured(run.idle);
