@@ -30,13 +30,12 @@ export async function startDelayControl(): Promise<DelayControl> {
   const child = spawn(process.execPath, ["-e", script], { stdio: ["pipe", "pipe", "inherit"] });
   track(child);
   const lines = createInterface({ input: child.stdout });
-  const waiting: ((line: string) => void)[] = [];
-  lines.on("line", (line) => waiting.shift()?.(line));
-  const next = (): Promise<string> =>
-    new Promise((resolve, reject) => {
-      waiting.push(resolve);
-      child.once("exit", (code) => reject(new Error(`the delay control process exited (${code})`)));
-    });
+  const waiting: { resolve(line: string): void; reject(error: Error): void }[] = [];
+  lines.on("line", (line) => waiting.shift()?.resolve(line));
+  child.once("exit", (code) => {
+    for (const w of waiting.splice(0)) w.reject(new Error(`the delay control process exited (${code})`));
+  });
+  const next = (): Promise<string> => new Promise((resolve, reject) => waiting.push({ resolve, reject }));
   const ready = await next();
   if (ready !== "ready") throw new Error(`the delay control process said ${JSON.stringify(ready)}`);
   return {
