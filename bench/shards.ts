@@ -5,7 +5,7 @@
 // while the others idle. Judged per shard: scrape p50 and RSS above the idle
 // process (the sidecar config on an empty namespace), as ratios to the
 // unsharded process; limits in `limits` below. Writes
-// results/shards/<date>-<sizes>.json and latest.md, and the table between the
+// results/shards/<date>-<sizes>-gate-<on|off>.json and latest-gate-<on|off>.md, and the table between the
 // shards markers of bench/README.md.
 //
 // --gate on starts the apiserver with ShardedListAndWatch, so each shard
@@ -354,7 +354,8 @@ async function main(): Promise<void> {
     await plane.stop();
   }
   mkdirSync(flags.out, { recursive: true });
-  const file = join(flags.out, `${startedAt.slice(0, 16).replace(/:/g, "")}-${sizes.join("_")}.json`);
+  const stamp = startedAt.slice(0, 16).replace(/:/g, "");
+  const file = join(flags.out, `${stamp}-${sizes.join("_")}-gate-${result.gate ?? "off"}.json`);
   writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
   log(`wrote ${file}`);
   publish(result);
