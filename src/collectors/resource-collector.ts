@@ -287,7 +287,7 @@ export class ResourceCollector {
     const entry = change.entry;
     if (entry === previous) return uid;
     change.labels?.commit();
-    this.#telemetry.cuts(entry.state.cuts);
+    this.#telemetry.cuts(entry.state.cuts, entry.state);
     const key = entry.state.uid;
     const holder = this.#store.previousHolder(entry.state, key);
     if (holder !== undefined) this.#remove(holder);

@@ -22,6 +22,8 @@ export class WatchTelemetry {
   readonly #labels: { group: string; version: string; kind: string };
   readonly #what: string;
   readonly #synced = new Set<string>();
+  /** Value names whose unreadable value was logged (once each). */
+  readonly #unreadableLogged = new Set<string>();
   readonly #listed = new Set<string>();
   /** Bound counter children: every watch event passes here, so labels are not hashed each time. */
   readonly #eventCounters = new Map<string, { inc(): void }>();
@@ -55,6 +57,7 @@ export class WatchTelemetry {
     deps.metrics.seriesDropped.inc(this.#labels, 0);
     deps.metrics.labelValuesTruncated.inc(this.#labels, 0);
     deps.metrics.conditionsDropped.inc(this.#labels, 0);
+    deps.metrics.valuesUnreadable.inc(this.#labels, 0);
     // Timestamps exist from the start too: 0 says "nothing yet", and alerts on
     // `time() - …` see a resource that never delivered anything.
     deps.metrics.lastEvent.set(this.#labels, 0);
@@ -139,10 +142,30 @@ export class WatchTelemetry {
     return { ready: true, detail: `synced, data ${age} s old${down}${down ? error : ""}` };
   }
 
-  /** What the projection cut from one object version (over-long label values, conditions past the cap). */
-  cuts(cuts: ObjectCuts): void {
+  /**
+   * What the projection cut from one object version (over-long label values,
+   * conditions past the cap, values it could not read). An unreadable value
+   * is logged as a warning the first time per value name (a CRD whose field
+   * is not what the config says would otherwise log on every event), then
+   * only counted.
+   */
+  cuts(cuts: ObjectCuts, object?: { namespace: string; name: string }): void {
     if (cuts.labelValues > 0) this.#metrics.labelValuesTruncated.inc(this.#labels, cuts.labelValues);
     if (cuts.conditions > 0) this.#metrics.conditionsDropped.inc(this.#labels, cuts.conditions);
+    if (cuts.unreadableValues === 0) return;
+    this.#metrics.valuesUnreadable.inc(this.#labels, cuts.unreadableValues);
+    const first = cuts.firstUnreadable;
+    if (first === undefined || this.#unreadableLogged.has(first.name)) return;
+    this.#unreadableLogged.add(first.name);
+    this.#logger.warn(
+      "value not readable as a number: no series for it (counted in exporter_values_unreadable_total, logged once per value)",
+      {
+        resource: this.#what,
+        value: first.name,
+        reason: first.reason,
+        ...(object ? { object: object.namespace ? `${object.namespace}/${object.name}` : object.name } : {}),
+      },
+    );
   }
 
   /** A malformed object (or a failing side effect): counted and logged, never fatal. */

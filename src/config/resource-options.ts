@@ -107,7 +107,7 @@ export const resourceOptionTable = {
   }),
   values: custom<ValueOption[]>({
     key: "values",
-    doc: "Numeric fields exported as cr_value{field} (one series per object each): [{path, name?, type?}], name defaulting to the path's last segment, type auto (numbers and booleans as they are, RFC 3339 strings as Unix seconds, quantities such as 2Gi scaled), number, quantity, timestamp or boolean. A missing or unreadable value has no series.",
+    doc: "Numeric fields exported as cr_value{field} (one series per object each): [{path, name?, type?}], name defaulting to the path's last segment, type auto (numbers and booleans as they are, RFC 3339 strings as Unix seconds, quantities such as 2Gi scaled), number, quantity, timestamp or boolean. A missing or unreadable value has no series; an unreadable one is counted in cr_exporter_values_unreadable_total and logged once per value.",
     default: [],
     shown: "[]",
     schema: valueOptionsSchema,

@@ -38,6 +38,10 @@ export interface ObjectCuts {
   labelValues: number;
   /** Conditions past the per-object cap, dropped. */
   conditions: number;
+  /** Configured values present but not readable as numbers (no series). */
+  unreadableValues: number;
+  /** The first of them, with why, for the log. */
+  firstUnreadable?: { name: string; reason: string };
 }
 
 /**

@@ -34,6 +34,7 @@ export interface SelfMetrics {
   seriesDropped: Counter<ExporterLabels<"seriesDropped">>;
   labelValuesTruncated: Counter<ExporterLabels<"labelValuesTruncated">>;
   conditionsDropped: Counter<ExporterLabels<"conditionsDropped">>;
+  valuesUnreadable: Counter<ExporterLabels<"valuesUnreadable">>;
   configReloadSuccess: Gauge<ExporterLabels<"configReloadSuccess">>;
   configReloads: Counter<ExporterLabels<"configReloads">>;
   configHash: Gauge<ExporterLabels<"configHash">>;
@@ -96,6 +97,7 @@ export function createSelfMetrics(prefix: string, version: string): SelfMetrics 
     seriesDropped: f.counter("seriesDropped"),
     labelValuesTruncated: f.counter("labelValuesTruncated"),
     conditionsDropped: f.counter("conditionsDropped"),
+    valuesUnreadable: f.counter("valuesUnreadable"),
     configReloadSuccess: f.gauge("configReloadSuccess"),
     configReloads: f.counter("configReloads"),
     configHash: f.gauge("configHash"),

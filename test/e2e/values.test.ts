@@ -1,7 +1,8 @@
 // Configured numeric fields (`values`) on a real kube-apiserver: a widget's
 // status.replicas, its heartbeat timestamp and its spec.size exported as
 // cr_value{field}, following each status write; a field that turns
-// unreadable loses its series instead of reading 0; a kind without values
+// unreadable loses its series instead of reading 0; a value that is there
+// but not of its type is counted and logged once; a kind without values
 // exports none.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
@@ -27,6 +28,8 @@ before(async () => {
           { path: "status.replicas" },
           { path: "status.lastHeartbeatTime", name: "heartbeatAt", type: "timestamp" },
           { path: "spec.size" },
+          // A string enum read as a number: unreadable whenever a phase is written.
+          { path: "status.phase", name: "phaseAsNumber", type: "number" },
         ],
       },
       { group: "example.com", resource: "gadgets" },
@@ -82,4 +85,32 @@ test("a value that is gone has no series, never a wrong 0", async () => {
     return v.has(series("replicas")) ? undefined : v;
   });
   assert.equal(after.get(series("size")), 7, "the other values stay");
+});
+
+test("a value of the wrong type has no series, is counted on every version and logged once, and the rest stays", async () => {
+  const rest = testbed.plane.admin.rest;
+  const w1 = refFor("widgets", ns, "w1");
+  const unreadable = `cr_exporter_values_unreadable_total{group="example.com",version="v1",kind="Widget"}`;
+  const counted = async () =>
+    parseExposition(await (await fetch(`${exporter.exporter.url}/metrics`)).text()).samples.get(unreadable);
+  const before = await counted();
+  assert.equal(typeof before, "number", "the counter exists from the start");
+  await patchStatus(rest, w1, { phase: "Running", replicas: 4 });
+  await eventually(
+    "the unreadable phase counted",
+    async () => ((await counted()) ?? 0) > (before ?? 0) || undefined,
+  );
+  await patchStatus(rest, w1, { phase: "Failed", replicas: 6 });
+  const v = await eventually("the next version read", async () => {
+    const now = await values();
+    return now.get(series("replicas")) === 6 ? now : undefined;
+  });
+  assert.equal(v.has(series("phaseAsNumber")), false, "no series, never a wrong 0");
+  assert.equal(await counted(), (before ?? 0) + 2, "one per object version read");
+  const warnings = exporter.logs
+    .map((line) => JSON.parse(line) as { level: string; value?: string; reason?: string; object?: string })
+    .filter((l) => l.level === "warn" && l.value === "phaseAsNumber");
+  assert.equal(warnings.length, 1, "logged once per value name");
+  assert.equal(warnings[0]?.reason, '"Running" is not a number');
+  assert.equal(warnings[0]?.object, `${ns}/w1`);
 });

@@ -87,9 +87,13 @@ test("the projection cuts phase, condition type and reason and extra labels, dro
   assert.equal(state.conditions.length, maxConditionsPerObject);
   assert.equal(state.conditions[0]?.type.length, maxLabelValueLength);
   assert.equal(state.conditions[0]?.reason.length, maxLabelValueLength);
-  assert.deepEqual(state.cuts, { labelValues: 4, conditions: 301 - maxConditionsPerObject });
+  assert.deepEqual(state.cuts, {
+    labelValues: 4,
+    conditions: 301 - maxConditionsPerObject,
+    unreadableValues: 0,
+  });
   const plain = projectObject(widget({ status: { phase: "Running" } }), defaultProjectionSettings);
-  assert.deepEqual(plain.cuts, { labelValues: 0, conditions: 0 });
+  assert.deepEqual(plain.cuts, { labelValues: 0, conditions: 0, unreadableValues: 0 });
 });
 
 test("two condition types equal once cut are one condition", () => {

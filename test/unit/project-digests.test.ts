@@ -292,12 +292,12 @@ describe("projectObject", () => {
       widget({ labels: { app: long }, status: { phase: long, health: { status: long } } }),
       s,
     );
-    assert.deepEqual(state.cuts, { labelValues: 3, conditions: 0 });
+    assert.deepEqual(state.cuts, { labelValues: 3, conditions: 0, unreadableValues: 0 });
     assert.equal(state.phase?.length, maxLabelValueLength);
     assert.equal(state.states[0]?.value.length, maxLabelValueLength);
     assert.equal(state.extraLabels.app?.length, maxLabelValueLength);
     const plain = project(widget({ labels: { app: "a" }, status: { phase: "Running" } }), s);
-    assert.deepEqual(plain.cuts, { labelValues: 0, conditions: 0 });
+    assert.deepEqual(plain.cuts, { labelValues: 0, conditions: 0, unreadableValues: 0 });
     assert.equal(plain.cuts, project(widget(), s).cuts, "one shared frozen value");
     const many = project(
       widget({
@@ -305,7 +305,7 @@ describe("projectObject", () => {
       }),
       s,
     );
-    assert.deepEqual(many.cuts, { labelValues: 0, conditions: 8 });
+    assert.deepEqual(many.cuts, { labelValues: 0, conditions: 8, unreadableValues: 0 });
   });
 });
 

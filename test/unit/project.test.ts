@@ -306,3 +306,21 @@ test("objects without conditions, state fields or values share one frozen empty 
     ["Healthy"],
   );
 });
+
+test("unreadable values are counted in the object's cuts with the first one and why; readable ones cut nothing", () => {
+  const withValues = {
+    ...settings,
+    values: [
+      { name: "replicas", path: ["status", "replicas"], kind: "number" as const },
+      { name: "expiry", path: ["status", "expiry"], kind: "timestamp" as const },
+      { name: "ready", path: ["status", "ready"], kind: "auto" as const },
+    ],
+  };
+  const bad = projectObject(widget({ status: { replicas: "three", expiry: "soon", ready: 2 } }), withValues);
+  assert.deepEqual(bad.values, [{ name: "ready", value: 2 }]);
+  assert.equal(bad.cuts.unreadableValues, 2);
+  assert.deepEqual(bad.cuts.firstUnreadable, { name: "replicas", reason: '"three" is not a number' });
+  const good = projectObject(widget({ status: { replicas: 3 } }), withValues);
+  assert.equal(good.cuts.unreadableValues, 0);
+  assert.equal(good.cuts, projectObject(widget({ name: "other" }), withValues).cuts, "one shared empty cut");
+});

@@ -74,6 +74,37 @@ test("each kind reads what it names; a missing or unreadable field has no value"
   assert.equal(read("spec.none.deeper", "auto"), undefined);
 });
 
+test("a value that is there but unreadable is handed back with why; absent and null ones are not", () => {
+  const unread: { name: string; reason: string }[] = [];
+  const values = projectValues(
+    {
+      status: { n: "three", at: 5, q: "2Gx", b: "yes", o: { x: 1 }, l: [1], z: null, long: "y".repeat(100) },
+    },
+    [
+      { name: "n", path: ["status", "n"], kind: "number" },
+      { name: "at", path: ["status", "at"], kind: "timestamp" },
+      { name: "q", path: ["status", "q"], kind: "auto" },
+      { name: "b", path: ["status", "b"], kind: "boolean" },
+      { name: "o", path: ["status", "o"], kind: "auto" },
+      { name: "l", path: ["status", "l"], kind: "quantity" },
+      { name: "z", path: ["status", "z"], kind: "auto" },
+      { name: "missing", path: ["status", "missing"], kind: "auto" },
+      { name: "long", path: ["status", "long"], kind: "number" },
+    ],
+    (value) => unread.push(value),
+  );
+  assert.deepEqual(values, []);
+  assert.deepEqual(unread, [
+    { name: "n", reason: '"three" is not a number' },
+    { name: "at", reason: "5 is not an RFC 3339 time" },
+    { name: "q", reason: '"2Gx" is not a number, boolean, RFC 3339 time or quantity' },
+    { name: "b", reason: '"yes" is not a boolean' },
+    { name: "o", reason: "an object is not a number, boolean, RFC 3339 time or quantity" },
+    { name: "l", reason: "a list is not a quantity" },
+    { name: "long", reason: `"${"y".repeat(40)}" is not a number` },
+  ]);
+});
+
 test("values keep the configuration's order and skip the unset ones", () => {
   const values = projectValues({ status: { a: 1, c: 3 } }, [
     { name: "c", path: ["status", "c"], kind: "auto" },

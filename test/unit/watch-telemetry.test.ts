@@ -50,6 +50,7 @@ test("the error counters exist at 0 from the start", async () => {
   assert.equal(await value(metrics.seriesDropped, R), 0);
   assert.equal(await value(metrics.labelValuesTruncated, R), 0);
   assert.equal(await value(metrics.conditionsDropped, R), 0);
+  assert.equal(await value(metrics.valuesUnreadable, R), 0);
 });
 
 test("synced only when every scope is: the gauge, one log line when it becomes so, and the last error cleared", async () => {
@@ -210,9 +211,33 @@ test("each watch event type binds its counter once, not per event", async (t) =>
 
 test("what the projection cut is counted: truncated label values and dropped conditions apart", async () => {
   const { metrics, telemetry } = setup();
-  telemetry.cuts({ labelValues: 2, conditions: 0 });
-  telemetry.cuts({ labelValues: 0, conditions: 3 });
-  telemetry.cuts({ labelValues: 1, conditions: 1 });
+  telemetry.cuts({ labelValues: 2, conditions: 0, unreadableValues: 0 });
+  telemetry.cuts({ labelValues: 0, conditions: 3, unreadableValues: 0 });
+  telemetry.cuts({ labelValues: 1, conditions: 1, unreadableValues: 0 });
   assert.equal(await value(metrics.labelValuesTruncated, R), 3);
   assert.equal(await value(metrics.conditionsDropped, R), 4);
+  assert.equal(await value(metrics.valuesUnreadable, R), 0);
+});
+
+test("unreadable values are counted on every version and logged once per value name, with the object and why", async () => {
+  const { metrics, lines, telemetry } = setup();
+  const replicas = { name: "replicas", reason: '"three" is not a number' };
+  const expiry = { name: "notAfter", reason: '"soon" is not an RFC 3339 time' };
+  const w1 = { namespace: "team-a", name: "w1" };
+  telemetry.cuts({ labelValues: 0, conditions: 0, unreadableValues: 2, firstUnreadable: replicas }, w1);
+  telemetry.cuts({ labelValues: 0, conditions: 0, unreadableValues: 1, firstUnreadable: replicas }, w1);
+  telemetry.cuts(
+    { labelValues: 0, conditions: 0, unreadableValues: 1, firstUnreadable: expiry },
+    { namespace: "", name: "c" },
+  );
+  assert.equal(await value(metrics.valuesUnreadable, R), 4);
+  const warnings = lines.filter((l) => l.level === "warn");
+  assert.deepEqual(
+    warnings.map((l) => [l.value, l.reason, l.object, l.resource]),
+    [
+      ["replicas", '"three" is not a number', "team-a/w1", "example.com/v1/widgets"],
+      ["notAfter", '"soon" is not an RFC 3339 time', "c", "example.com/v1/widgets"],
+    ],
+  );
+  assert.match(String(warnings[0]?.msg), /no series/);
 });

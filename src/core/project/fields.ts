@@ -107,6 +107,25 @@ export function parseQuantity(text: string): number | undefined {
   return base * ((binarySuffixes[suffix] ?? decimalSuffixes[suffix]) as number);
 }
 
+/** Why a present value was not read, for the log (the value itself is cut: it may be anything). */
+function unreadable(value: Json, kind: ValueKind): string {
+  const shown =
+    typeof value === "string"
+      ? JSON.stringify(value.slice(0, 40))
+      : Array.isArray(value)
+        ? "a list"
+        : typeof value === "object"
+          ? "an object"
+          : String(value);
+  const wanted =
+    kind === "auto"
+      ? "a number, boolean, RFC 3339 time or quantity"
+      : kind === "timestamp"
+        ? "an RFC 3339 time"
+        : `a ${kind}`;
+  return `${shown} is not ${wanted}`;
+}
+
 function readValue(value: Json, kind: ValueKind): number | undefined {
   if (typeof value === "boolean") return kind === "auto" || kind === "boolean" ? Number(value) : undefined;
   if (typeof value === "number")
@@ -121,21 +140,34 @@ function readValue(value: Json, kind: ValueKind): number | undefined {
   return kind === "number" ? parseNumber(value) : parseQuantity(value);
 }
 
+/** A configured value that is there but could not be read: no series, counted and logged by the collector. */
+export interface UnreadableValue {
+  name: string;
+  reason: string;
+}
+
 /**
  * The configured values that are set and read as numbers: numbers as they
  * are, booleans as 1 and 0, RFC 3339 timestamps as Unix seconds, quantities
- * scaled. A missing or unreadable value has no series, never a wrong 0.
+ * scaled. A missing value (absent or null) has no series; an unreadable one
+ * has none either, never a wrong 0, and is handed to `unread`.
  */
-export function projectValues(raw: Json, sources: readonly ValueSource[]): FieldValue[] {
+export function projectValues(
+  raw: Json,
+  sources: readonly ValueSource[],
+  unread?: (value: UnreadableValue) => void,
+): FieldValue[] {
   const out: FieldValue[] = [];
   for (const source of sources) {
-    const value = readValue(readPath(raw, source.path), source.kind);
+    const found = readPath(raw, source.path);
+    if (found === undefined || found === null) continue;
+    const value = readValue(found, source.kind);
     if (value !== undefined && Number.isFinite(value)) out.push({ name: source.name, value });
+    else unread?.({ name: source.name, reason: unreadable(found, source.kind) });
   }
   return out;
 }
 
-/** A switch that is on: true, or the strings "true"/"on" (annotations are strings). */
 function switchedOn(value: Json): boolean {
   if (value === true) return true;
   return typeof value === "string" && ["true", "on"].includes(value.toLowerCase());

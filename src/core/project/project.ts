@@ -92,7 +92,7 @@ export class ProjectionError extends Error {}
  */
 export const maxConditionsPerObject = 32;
 
-const noCuts: ObjectCuts = Object.freeze({ labelValues: 0, conditions: 0 });
+const noCuts: ObjectCuts = Object.freeze({ labelValues: 0, conditions: 0, unreadableValues: 0 });
 /** Shared by every object of a kind without configured values: no array per object. */
 // Objects with none share one frozen empty array: an array of their own is 32 bytes per object.
 const none = Object.freeze([]) as never[];
@@ -298,7 +298,7 @@ export function projectObject(raw: Json, settings: ProjectionSettings): ObjectSt
   const name = asString(metadata.name);
   if (!uid || !name) throw new ProjectionError("object has no metadata.uid or metadata.name");
 
-  const cuts = { labelValues: 0, conditions: 0 };
+  const cuts: ObjectCuts = { labelValues: 0, conditions: 0, unreadableValues: 0 };
   const conditions = settings.conditionsPath
     ? projectConditions(readPath(raw, settings.conditionsPath), settings.messageMaxLength, cuts)
     : none;
@@ -332,7 +332,12 @@ export function projectObject(raw: Json, settings: ProjectionSettings): ObjectSt
         value: labelValue(state.value, cuts),
       })),
     ),
-    values: orNone(projectValues(raw, settings.values)),
+    values: orNone(
+      projectValues(raw, settings.values, (unread) => {
+        cuts.unreadableValues++;
+        cuts.firstUnreadable ??= unread;
+      }),
+    ),
     suspended: isSuspended(raw, metadata, settings),
     heartbeat,
     specChangedAt: specChangeTime(metadata.managedFields),
@@ -340,6 +345,6 @@ export function projectObject(raw: Json, settings: ProjectionSettings): ObjectSt
     metaDigest: metadataDigest(metadata, deletionTimestamp, labels),
     statusDigest: statusDigest(raw.status, settings.heartbeatPath),
     specDigest: settings.specDigest ? specDigest(raw.spec) : undefined,
-    cuts: cuts.labelValues === 0 && cuts.conditions === 0 ? noCuts : cuts,
+    cuts: cuts.labelValues === 0 && cuts.conditions === 0 && cuts.unreadableValues === 0 ? noCuts : cuts,
   };
 }

@@ -137,6 +137,12 @@ const exporterSpecs = {
     help: "Conditions past the per-object cap, not exported, per object version read.",
     labels: r,
   },
+  valuesUnreadable: {
+    suffix: "exporter_values_unreadable_total",
+    type: "counter",
+    help: "Configured values present in an object but not readable as numbers (no series), per object version read.",
+    labels: r,
+  },
   configReloadSuccess: {
     suffix: "exporter_config_reload_success",
     type: "gauge",

@@ -58,7 +58,7 @@ export function object(fields: Partial<ObjectState> = {}): ObjectState {
     specChangedAt: T,
     extraLabels: {},
     metaDigest: 0,
-    cuts: { labelValues: 0, conditions: 0 },
+    cuts: { labelValues: 0, conditions: 0, unreadableValues: 0 },
     statusDigest: 0,
     specDigest: undefined,
     ...fields,
