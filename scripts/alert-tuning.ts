@@ -27,6 +27,9 @@ export function renderAlertTuningPatch(helm: string, valuesFile: string): string
       chart,
       "--kube-version",
       "1.29.0",
+      // The chart refuses a release without config.resources; the rules do not depend on them.
+      "--values",
+      join(chart, "ci", "values-minimal.yaml"),
       "--values",
       valuesFile,
       "--set",

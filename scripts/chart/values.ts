@@ -241,12 +241,15 @@ export function chartValues(): Group {
       {
         logLevel: "info",
         crdDiscovery: true,
-        resources: [{ group: "example.com", resource: "widgets" }],
+        // No `resources`: the chart grants list/watch on exactly those given, and refuses to render without them
+        // (an empty list is refused by the exporter's schema; unset, the exporter would watch every CRD).
       },
       // The exporter's own schema (docs/config.schema.json), so helm refuses a misspelt key or a bad value by path.
       configSchema(Type) as Record<string, unknown>,
       "The exporter's configuration file (format: config.example.yaml; schema: docs/config.schema.json), in a " +
-        "ConfigMap the exporter reloads when it changes. `listen` defaults to `0.0.0.0:<service.port>` (a loopback " +
+        "ConfigMap the exporter reloads when it changes. `resources` is required (the kinds to watch; the RBAC is " +
+        "derived from them), e.g. `--set config.resources[0].group=cert-manager.io --set " +
+        "config.resources[0].resource=certificates`. `listen` defaults to `0.0.0.0:<service.port>` (a loopback " +
         "address is refused: the Service and the probes could not reach it). Set tracing, the audit receiver and TLS " +
         "through their own values below, not here.",
     ),

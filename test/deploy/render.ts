@@ -41,7 +41,8 @@ export interface RenderedModes {
   kustomizeSidecar: KubeObject[];
   /** The base with the sharding component: a StatefulSet of three shards. */
   kustomizeSharded: KubeObject[];
-  helmDefault: KubeObject[];
+  /** The default values with ci/values-minimal.yaml: the chart requires config.resources. */
+  helmMinimal: KubeObject[];
   helmAll: KubeObject[];
   helmSidecar: KubeObject[];
   helmSharded: KubeObject[];
@@ -65,8 +66,15 @@ export const helmSidecarNamespace = "example-operator-system";
 /** The Kubernetes version the chart is rendered for (sidecar mode needs >= 1.29). */
 export const kubeVersion = "1.36.3";
 
+/** The least a release needs (config.resources), relative to the chart. */
+export const minimalValues = "ci/values-minimal.yaml";
+
 export interface HelmRender {
-  /** Values files, relative to the chart (ci/…) or absolute. */
+  /**
+   * Values files, relative to the chart (ci/…) or absolute; by default
+   * ci/values-minimal.yaml, since the chart refuses a release without
+   * config.resources.
+   */
   valuesFiles?: string[];
   /** Values given inline (written to a scratch file, applied after valuesFiles). */
   values?: Record<string, unknown>;
@@ -84,7 +92,7 @@ export function helmTemplate(tools: DeployTools, chart: string, render: HelmRend
     const inline = render.values ? join(scratch, "values.yaml") : undefined;
     if (inline) writeFileSync(inline, stringify(render.values));
     const files = [
-      ...(render.valuesFiles ?? []).map((f) => (isAbsolute(f) ? f : join(chart, f))),
+      ...(render.valuesFiles ?? [minimalValues]).map((f) => (isAbsolute(f) ? f : join(chart, f))),
       ...(inline ? [inline] : []),
     ];
     const args = [
@@ -115,15 +123,15 @@ export function renderAll(tools: DeployTools): RenderedModes {
   const run = (command: string, args: string[]): KubeObject[] =>
     parseObjects(execFileSync(command, args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }));
   const chart = join(directory, "deploy", "helm", "cr-status-exporter");
-  const helm = (release: string, namespace: string, values?: string): KubeObject[] =>
-    helmTemplate(tools, chart, { release, namespace, valuesFiles: values ? [`ci/${values}`] : [] });
+  const helm = (release: string, namespace: string, values: string): KubeObject[] =>
+    helmTemplate(tools, chart, { release, namespace, valuesFiles: [`ci/${values}`] });
   return {
     directory,
     sources,
     kustomizeBase: run(tools.kustomize, ["build", join(directory, "deploy", "kustomize", "base")]),
     kustomizeSidecar: run(tools.kustomize, ["build", join(directory, "deploy", "kustomize", "sidecar")]),
     kustomizeSharded: run(tools.kustomize, ["build", join(directory, "deploy", "kustomize", "sharded")]),
-    helmDefault: helm("cr-status-exporter", helmNamespace),
+    helmMinimal: helm("cr-status-exporter", helmNamespace, "values-minimal.yaml"),
     helmAll: helm("cr-status-exporter", helmNamespace, "values-all.yaml"),
     helmSidecar: helm("cr-status-exporter", helmSidecarNamespace, "values-sidecar.yaml"),
     helmSharded: helm("cr-status-exporter", helmNamespace, "values-sharded.yaml"),

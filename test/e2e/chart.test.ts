@@ -23,12 +23,14 @@ import { repositoryRoot, sourcePaths } from "../../scripts/deploy-sync.ts";
 import { parseConfigText } from "../../src/config/load.ts";
 import { parseWebConfig } from "../../src/server/web-config.ts";
 import { resolveTracingTarget } from "../../src/tracing/otel-env.ts";
-import { find, type HelmRender, helmTemplate, type KubeObject } from "../deploy/render.ts";
+import { find, type HelmRender, helmTemplate, type KubeObject, minimalValues } from "../deploy/render.ts";
 import { resolveDeployTools } from "../deploy/tools.ts";
 import { runPromtool } from "../prometheus/binaries.ts";
 
 const tools = resolveDeployTools();
 const chart = join(repositoryRoot, "deploy", "helm", "cr-status-exporter");
+/** The least a release needs: the chart refuses one without config.resources. */
+const minimal = ["--values", join(chart, minimalValues)];
 const scratch = mkdtempSync(join(tmpdir(), "cr-chart-"));
 after(() => rmSync(scratch, { recursive: true, force: true }));
 
@@ -62,9 +64,9 @@ function writeRules(name: string, groups: RuleGroup[]): string {
   return path;
 }
 
-test("helm lint --strict passes on the default, all-on and sidecar values", () => {
+test("helm lint --strict passes on the minimal, all-on and sidecar values", () => {
   for (const values of [
-    [],
+    minimal,
     ["--values", join(chart, "ci", "values-all.yaml")],
     ["--values", join(chart, "ci", "values-sidecar.yaml")],
   ]) {
@@ -72,6 +74,33 @@ test("helm lint --strict passes on the default, all-on and sidecar values", () =
     assert.equal(result.status, 0, result.output);
     assert.match(result.output, /1 chart\(s\) linted, 0 chart\(s\) failed/);
   }
+});
+
+test("a release without config.resources is refused with an example, unless rbac.rules or rbac.create=false grant it", () => {
+  // Without resources the exporter watches every CRD: the chart cannot derive
+  // that grant, and a release that cannot list what it watches is silently empty.
+  const refused = helm(["template", "x", chart]);
+  assert.notEqual(refused.status, 0, "template accepted a release without config.resources");
+  assert.match(refused.output, /config\.resources: required/);
+  assert.match(refused.output, /--set config\.resources\[0\]\.group=cert-manager\.io/);
+  assert.match(refused.output, /rbac\.rules/);
+  // (helm lint renders in its lint mode, where a template's fail is only logged: lint runs with ci/ values.)
+  const everyCrd = [
+    "--set",
+    "rbac.rules[0].apiGroups[0]=*",
+    "--set",
+    "rbac.rules[0].resources[0]=*",
+    "--set",
+    "rbac.rules[0].verbs[0]=list",
+    "--set",
+    "rbac.rules[0].verbs[1]=watch",
+  ];
+  const granted = helm(["template", "x", chart, ...everyCrd]);
+  assert.equal(granted.status, 0, granted.output);
+  assert.match(granted.output, /kind: ClusterRole\b/);
+  const unmanaged = helm(["template", "x", chart, "--set", "rbac.create=false"]);
+  assert.equal(unmanaged.status, 0, unmanaged.output);
+  assert.doesNotMatch(unmanaged.output, /kind: ClusterRole\b/);
 });
 
 test("a misspelt value fails lint and template, naming its path", () => {
@@ -101,29 +130,31 @@ test("a misspelt value fails lint and template, naming its path", () => {
     [["--set", "config.resources[0].maxSeries=-1"], /at '\/config\/resources\/0/],
   ];
   for (const [args, message] of cases) {
-    const lint = helm(["lint", "--strict", chart, ...args]);
+    const lint = helm(["lint", "--strict", chart, ...minimal, ...args]);
     assert.notEqual(lint.status, 0, `lint accepted ${args.join(" ")}`);
     assert.match(lint.output, message);
-    const template = helm(["template", "x", chart, "--kube-version", "1.36.3", ...args]);
+    const template = helm(["template", "x", chart, "--kube-version", "1.36.3", ...minimal, ...args]);
     assert.notEqual(template.status, 0);
     assert.match(template.output, message);
   }
   // Combinations the schema cannot express fail with the values named.
   assert.match(
-    helm(["template", "x", chart, "--kube-version", "1.36.3", "--set", "web.auth=kubernetes"]).output,
+    helm(["template", "x", chart, "--kube-version", "1.36.3", ...minimal, "--set", "web.auth=kubernetes"])
+      .output,
     /web\.auth: kubernetes needs web\.tls\.enabled: true/,
   );
   assert.match(
-    helm(["template", "x", chart, "--kube-version", "1.36.3", "--set", "config.webConfigFile=/x"]).output,
+    helm(["template", "x", chart, "--kube-version", "1.36.3", ...minimal, "--set", "config.webConfigFile=/x"])
+      .output,
     /config\.webConfigFile: set it through the chart's values/,
   );
   for (const loopback of ["127.0.0.1:9184", "localhost:9184", "[::1]:9184"]) {
     assert.match(
-      helm(["template", "x", chart, "--set", `config.listen=${loopback}`]).output,
+      helm(["template", "x", chart, ...minimal, "--set", `config.listen=${loopback}`]).output,
       /config\.listen: .* is a loopback address: the Service, Prometheus and the kubelet's probes cannot reach it/,
     );
   }
-  assert.equal(helm(["template", "x", chart, "--set", "config.listen=0.0.0.0:9184"]).status, 0);
+  assert.equal(helm(["template", "x", chart, ...minimal, "--set", "config.listen=0.0.0.0:9184"]).status, 0);
 });
 
 test("only sidecar mode needs Kubernetes >= 1.29 (a native sidecar): cluster mode renders without --kube-version", () => {
@@ -133,13 +164,13 @@ test("only sidecar mode needs Kubernetes >= 1.29 (a native sidecar): cluster mod
   assert.match(old.output, /mode: sidecar .* needs Kubernetes >= 1\.29, not v1\.28\.9/);
   assert.equal(helm(["template", "x", chart, "--kube-version", "1.29.0", ...sidecar]).status, 0);
   for (const args of [["--kube-version", "1.28.9"], []]) {
-    const cluster = helm(["template", "x", chart, ...args]);
+    const cluster = helm(["template", "x", chart, ...minimal, ...args]);
     assert.equal(cluster.status, 0, cluster.output);
   }
 });
 
 test("an umbrella chart's values: enabled is allowed, global.imageRegistry and global.imagePullSecrets are honoured", () => {
-  const lint = helm(["lint", "--strict", chart, "--set", "enabled=true"]);
+  const lint = helm(["lint", "--strict", chart, ...minimal, "--set", "enabled=true"]);
   assert.equal(lint.status, 0, lint.output);
   const pod = (values: Record<string, unknown>) =>
     (
@@ -286,6 +317,7 @@ test("the family alerts and the kind/namespace scope from values render what the
     chart,
     "--kube-version",
     "1.36.3",
+    ...minimal,
     "--set",
     "prometheusRule.alerts.CustomResourceNotReady.scope.kind=X",
   ]);

@@ -1,5 +1,5 @@
 // Every object rendered by kustomize (cluster base, sidecar and sharded
-// overlays) and by the Helm chart (default values, everything on, sidecar,
+// overlays) and by the Helm chart (minimal values, everything on, sidecar,
 // sharded) is accepted by a
 // real kube-apiserver with the prometheus-operator CRDs installed: server-side
 // apply, dry run, strict field validation. The pods meet the restricted Pod
@@ -21,6 +21,7 @@ import {
   helmSidecarNamespace,
   type KubeObject,
   kubeVersion,
+  minimalValues,
   parseObjects,
   type RenderedModes,
   renderAll,
@@ -71,7 +72,7 @@ async function applyAll(objects: KubeObject[]): Promise<string[]> {
 const modes = [
   ["kustomize base (cluster mode)", () => rendered.kustomizeBase],
   ["kustomize sidecar overlay", () => rendered.kustomizeSidecar],
-  ["helm, default values", () => rendered.helmDefault],
+  ["helm, ci/values-minimal.yaml", () => rendered.helmMinimal],
   ["helm, ci/values-all.yaml", () => rendered.helmAll],
   ["helm, ci/values-sidecar.yaml", () => rendered.helmSidecar],
   ["kustomize sharded overlay", () => rendered.kustomizeSharded],
@@ -238,7 +239,7 @@ function grants(objects: KubeObject[]): string[] {
 }
 
 test("helm derives its RBAC from config.resources: exactly those, list and watch, CRDs only with discovery", () => {
-  assert.deepEqual(grants(rendered.helmDefault), [
+  assert.deepEqual(grants(rendered.helmMinimal), [
     "apiextensions.k8s.io/customresourcedefinitions:list,watch",
     "example.com/widgets:list,watch",
   ]);
@@ -303,9 +304,13 @@ test("helm refuses what it cannot grant exactly, naming the value", () => {
     attempt("config.resources[0].group=example.com", "config.resources[0].kind=Widget"),
     /config\.resources\[0\]: give `resource`/,
   );
-  assert.match(attempt("rbac.scope=namespace"), /config\.crdDiscovery must be false with namespaced RBAC/);
+  const widgets = ["config.resources[0].group=example.com", "config.resources[0].resource=widgets"];
   assert.match(
-    attempt("mode=sidecar", "config.crdDiscovery=false"),
+    attempt(...widgets, "rbac.scope=namespace"),
+    /config\.crdDiscovery must be false with namespaced RBAC/,
+  );
+  assert.match(
+    attempt(...widgets, "mode=sidecar", "config.crdDiscovery=false"),
     /sidecar\.operator\.serviceAccountName is required/,
   );
   assert.equal(
@@ -342,16 +347,20 @@ function helmInstall(...args: string[]): { status: number; output: string } {
   }
 }
 
-test("helm install against the testbed: a misspelt value fails; NOTES warn while no release label is set", () => {
-  const typo = helmInstall("--namespace", helmNamespace, "--set", "serviceMonitor.enable=true");
+test("helm install against the testbed: no config.resources or a misspelt value fails; NOTES warn while no release label is set", () => {
+  const chart = join(rendered.directory, "deploy", "helm", "cr-status-exporter");
+  const clusterRelease = ["--namespace", helmNamespace, "--values", join(chart, minimalValues)];
+  const nothingToWatch = helmInstall("--namespace", helmNamespace);
+  assert.notEqual(nothingToWatch.status, 0, "installed without config.resources");
+  assert.match(nothingToWatch.output, /config\.resources: required/);
+  const typo = helmInstall(...clusterRelease, "--set", "serviceMonitor.enable=true");
   assert.notEqual(typo.status, 0);
   assert.match(typo.output, /at '\/serviceMonitor': additional properties 'enable' not allowed/);
-  const unlabelled = helmInstall("--namespace", helmNamespace, "--set", "serviceMonitor.enabled=true");
+  const unlabelled = helmInstall(...clusterRelease, "--set", "serviceMonitor.enabled=true");
   assert.equal(unlabelled.status, 0, unlabelled.output);
   assert.match(unlabelled.output, /WARNING: no `release` label on the ServiceMonitor\. /);
   const labelled = helmInstall(
-    "--namespace",
-    helmNamespace,
+    ...clusterRelease,
     "--set",
     "serviceMonitor.enabled=true",
     "--set",
@@ -363,12 +372,11 @@ test("helm install against the testbed: a misspelt value fails; NOTES warn while
   assert.doesNotMatch(labelled.output, /WARNING/);
   assert.match(labelled.output, /The alerts select job="cr-status-exporter"/);
   const recordedPanels = /NOTE: the overview dashboard reads the recording rules the PrometheusRule ships/;
-  const dashboardsOnly = helmInstall("--namespace", helmNamespace, "--set", "dashboards.enabled=true");
+  const dashboardsOnly = helmInstall(...clusterRelease, "--set", "dashboards.enabled=true");
   assert.equal(dashboardsOnly.status, 0, dashboardsOnly.output);
   assert.match(dashboardsOnly.output, recordedPanels);
   const withRules = helmInstall(
-    "--namespace",
-    helmNamespace,
+    ...clusterRelease,
     "--set",
     "dashboards.enabled=true",
     "--set",

@@ -19,7 +19,7 @@ import { parse } from "yaml";
 import { renderRuleFile } from "../../alerts/src/index.ts";
 import { repositoryRoot } from "../../scripts/deploy-sync.ts";
 import { type CrdManifest, installCrd, useControlPlane } from "../cluster/index.ts";
-import { find, helmTemplate, type KubeObject } from "../deploy/render.ts";
+import { find, helmTemplate, type KubeObject, minimalValues } from "../deploy/render.ts";
 import { bindClusterRole } from "../deploy/rendered-run.ts";
 import { resolveDeployTools } from "../deploy/tools.ts";
 import { runPromtool } from "../prometheus/binaries.ts";
@@ -429,7 +429,7 @@ test("each example's alert values render through the chart into rules promtool a
       };
       const objects = helmTemplate(tools, chart, {
         release: "example",
-        valuesFiles: [valuesFile],
+        valuesFiles: [minimalValues, valuesFile],
         values: { prometheusRule: { enabled: true } },
       });
       const groups = (
