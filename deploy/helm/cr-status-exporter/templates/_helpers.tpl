@@ -109,7 +109,7 @@ Service's name), unless prometheusRule.job says otherwise.
 {{- $v := .Values }}
 {{- /* The exporter alone, given no resources, watches every CRD: a grant the chart cannot derive, so it asks. */}}
 {{- if and (not $v.config.resources) $v.rbac.create (not $v.rbac.rules) }}
-{{- fail "config.resources: required: the custom resources to watch, e.g. --set config.resources[0].group=cert-manager.io --set config.resources[0].resource=certificates (a group alone, `groups`, categories or a CRD selector need rbac.rules; to watch every CRD, leave config.resources empty and set rbac.rules granting list and watch on them: docs/install.md)" }}
+{{- fail "config.resources: required: the custom resources to watch, e.g. --set config.resources[0].group=cert-manager.io --set config.resources[0].resource=certificates (a group alone, `groups`, categories or a CRD selector need rbac.rules; to watch every CRD, leave config.resources unset and set rbac.rules granting list and watch on them: docs/install.md)" }}
 {{- end }}
 {{- if and (eq $v.mode "sidecar") (not (semverCompare ">=1.29.0-0" .Capabilities.KubeVersion.Version)) }}
 {{- fail (printf "mode: sidecar runs the exporter as a native sidecar (an init container with restartPolicy: Always), which needs Kubernetes >= 1.29, not %s (helm template without a cluster: pass --kube-version)" .Capabilities.KubeVersion.Version) }}
