@@ -1,4 +1,15 @@
 // Builders for raw custom-resource objects, as the API would return them.
+import { createHash } from "node:crypto";
+
+/**
+ * A deterministic uid that looks random, as the apiserver's (v4) are: shards
+ * by range of the uid hash need spread-out hashes (uid-w1, uid-w2… hash into
+ * one range).
+ */
+export function spreadUid(i: number): string {
+  const h = createHash("sha256").update(String(i)).digest("hex");
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
 export interface RawCondition {
   type: string;
   status: string;

@@ -3,20 +3,15 @@
 // object twice; a new assignment drops objects without reporting them
 // deleted.
 import assert from "node:assert/strict";
-import { createHash } from "node:crypto";
 import { test } from "node:test";
 import type { TraceRecord } from "../../src/core/entry.ts";
 import { ownsUid, type ShardAssignment, shardSelectorOf } from "../../src/core/shard.ts";
 import type { ObjectObservation, StateTracer, TraceStep } from "../../src/tracing/state-tracer.ts";
 import { offlineCollector, perObjectText } from "../support/collector.ts";
 import { fakeKubeApi, waitFor } from "../support/fake-kube-api.ts";
-import { cond, widget } from "../support/objects.ts";
+import { cond, spreadUid, widget } from "../support/objects.ts";
 
-/** Deterministic uids that look random, as the apiserver's (v4) are: shards by range need spread-out hashes. */
-const uid = (i: number): string => {
-  const h = createHash("sha256").update(String(i)).digest("hex");
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
-};
+const uid = spreadUid;
 
 /** 30 widgets in three namespaces, each one through a Ready transition (a histogram observation). */
 function events(): ["ADDED" | "MODIFIED" | "DELETED", unknown][] {

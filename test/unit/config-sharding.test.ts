@@ -1,12 +1,20 @@
 // `sharding` in the configuration file and its flags: a fixed shard, or a
-// StatefulSet pod; every bad value is named with what was expected.
+// StatefulSet pod; every bad value is named with what was expected; and
+// `--shard-filter` decides whether the requests carry the shard's selector.
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { buildSharding } from "../../src/app/sharding.ts";
 import { shardLeaseName } from "../../src/app/tracing.ts";
 import { flagOverrides, parseFlags } from "../../src/config/flags.ts";
 import { parseConfigText } from "../../src/config/load.ts";
 import { validateConfig } from "../../src/config/validate.ts";
+import { fnv1a64, ownsUid, shardSelectorOf } from "../../src/core/shard.ts";
+import { silentLogger } from "../../src/log.ts";
+import { createSelfMetrics } from "../../src/metrics/self-metrics.ts";
+import { offlineCollector } from "../support/collector.ts";
 import { problems } from "../support/config-problems.ts";
+import { fakeKubeApi, waitFor } from "../support/fake-kube-api.ts";
+import { spreadUid, widget } from "../support/objects.ts";
 
 test("no sharding unless configured", () => {
   assert.equal(validateConfig({ listen: "127.0.0.1:1" }).sharding, undefined);
@@ -139,4 +147,105 @@ test("StatefulSet shards take no Lease; a fixed shard's replicas elect on a Leas
     shardLeaseName(undefined, { kind: "fixed", shard: 1, total: 2, filter: "apiserver" }),
     undefined,
   );
+});
+
+/**
+ * An apiserver with ShardedListAndWatch on: a list with a shardSelector
+ * answers only the objects whose FNV-1a 64 uid hash is in its range, and
+ * echoes the selector in shardInfo (read here from the selector's text, not
+ * with src/core/shard.ts's ranges); a list without one answers every object.
+ */
+function shardingApiserver(items: { metadata: { uid: string } }[]) {
+  const received: number[] = [];
+  const api = fakeKubeApi({
+    lists: (query) => {
+      const selector = query.shardSelector;
+      let answered = items;
+      if (typeof selector === "string") {
+        const bounds = /^shardRange\(object\.metadata\.uid, '(0x[0-9a-f]+)', '(0x[0-9a-f]+)'\)$/.exec(
+          selector,
+        );
+        assert.ok(bounds, `a shardSelector the apiserver reads: ${selector}`);
+        const [start, end] = [BigInt(bounds[1] as string), BigInt(bounds[2] as string)];
+        answered = items.filter((item) => {
+          const [hi, lo] = fnv1a64(item.metadata.uid);
+          const hash = (BigInt(hi) << 32n) | BigInt(lo);
+          return hash >= start && hash < end;
+        });
+      }
+      received.push(answered.length);
+      const shardInfo = typeof selector === "string" ? { shardInfo: { selector } } : {};
+      return { status: 200, body: { items: answered, metadata: { resourceVersion: "1", ...shardInfo } } };
+    },
+  });
+  return { ...api, received };
+}
+
+test("--shard-filter exporter never sends a shardSelector, even to an apiserver that honours it; the default does", async (t) => {
+  const items = Array.from(
+    { length: 30 },
+    (_, i) => widget({ name: `w${i}`, uid: spreadUid(i) }) as { metadata: { uid: string } },
+  );
+  const assignment = { shard: 1, total: 3 };
+  const owned = items.filter((item) => ownsUid(assignment, item.metadata.uid)).length;
+  assert.ok(owned > 0 && owned < items.length, `shard 1 of 3 owns some of the 30: ${owned}`);
+  const seen: Record<string, unknown> = {};
+  for (const filter of ["apiserver (default)", "exporter"]) {
+    const flags = ["--shard", "1", "--total-shards", "3"];
+    if (filter === "exporter") flags.push("--shard-filter", "exporter");
+    const config = parseConfigText("{}", "f.yaml", flagOverrides(parseFlags(flags)));
+    const api = shardingApiserver(items);
+    const sharding = buildSharding(config, {
+      client: api.client,
+      metrics: createSelfMetrics("cr_", "0.0.0-test"),
+      logger: silentLogger,
+    });
+    await sharding.start();
+    const c = offlineCollector({
+      client: api.client,
+      owns: sharding.owns,
+      shardSelector: sharding.shardSelector,
+    });
+    t.after(async () => {
+      await c.collector.stop();
+      await sharding.stop();
+    });
+    c.collector.start();
+    await waitFor(
+      () => api.calls.some((call) => call.kind === "watch"),
+      `the watch (${filter})`,
+      () => api.calls,
+    );
+    const gauge = (await c.metrics.registry.metrics())
+      .split("\n")
+      .filter((l) => l.startsWith("cr_exporter_resource_shard_filter{"));
+    seen[filter] = {
+      requests: api.calls.map((call) => [call.kind, call.query.shardSelector ?? "no shardSelector"]),
+      received: api.received,
+      kept: c.collector.store.size,
+      apiserverFilters: gauge.some((l) => l.includes('filter="apiserver"')),
+    };
+  }
+  const selector = shardSelectorOf(assignment);
+  assert.deepEqual(seen, {
+    "apiserver (default)": {
+      requests: [
+        ["list", selector],
+        ["watch", selector],
+      ],
+      received: [owned],
+      kept: owned,
+      apiserverFilters: true,
+    },
+    // Every object received, the shard's kept; nothing asked of the apiserver.
+    exporter: {
+      requests: [
+        ["list", "no shardSelector"],
+        ["watch", "no shardSelector"],
+      ],
+      received: [items.length],
+      kept: owned,
+      apiserverFilters: false,
+    },
+  });
 });
