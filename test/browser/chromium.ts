@@ -20,8 +20,35 @@ export function chromiumPath(): string {
   return found;
 }
 
+/** A request of the page and its answer as Chromium saw them (the Network domain's events). */
+export interface NetworkExchange {
+  readonly requestId: string;
+  readonly url: string;
+  readonly method: string;
+  /** Document, Fetch, Script, …: what asked for it. */
+  type: string;
+  status?: number;
+  /** The response headers as received. */
+  headers: Record<string, string>;
+  /** The body's bytes after decoding (any Content-Encoding undone). */
+  dataLength: number;
+  /** The bytes received on the wire, headers included, once loaded. */
+  encodedDataLength?: number;
+  /** Loaded, or failed (then `failed` says why). */
+  done: boolean;
+  failed?: string;
+}
+
+/** A response header, its name read case-insensitively. */
+export function responseHeader(exchange: NetworkExchange, name: string): string | undefined {
+  const key = Object.keys(exchange.headers).find((k) => k.toLowerCase() === name.toLowerCase());
+  return key === undefined ? undefined : exchange.headers[key];
+}
+
 export interface BrowserPage {
   readonly sessionId: string;
+  /** The page's requests since recordNetwork(), in the order they were sent. */
+  readonly network: NetworkExchange[];
   /** Console messages and browser log entries, as text. */
   readonly console: string[];
   /** Calls of bindings added with addBinding, as `name(payload)`. */
@@ -41,6 +68,12 @@ export interface BrowserPage {
   /** A function `name(payload)` in every document of this page, recorded in bindingCalls. */
   addBinding(name: string): Promise<void>;
   bypassCsp(enabled: boolean): Promise<void>;
+  /** Turns on the Network domain: every request from now on is kept in `network`. */
+  recordNetwork(): Promise<void>;
+  /** The first exchange in `network` that is done and satisfies `predicate`, waiting up to `timeoutMs` for one. */
+  exchange(predicate: (exchange: NetworkExchange) => boolean, timeoutMs?: number): Promise<NetworkExchange>;
+  /** A left click at the middle of the element `selector` finds, with the mouse, as a person would. */
+  click(selector: string): Promise<void>;
   colorScheme(scheme: "light" | "dark"): Promise<void>;
   screenshot(path: string, fullPage?: boolean): Promise<void>;
 }
@@ -85,10 +118,16 @@ async function openPage(cdp: CdpConnection, width: number, height: number): Prom
   const send = (method: string, params: Record<string, unknown> = {}) => cdp.send(method, params, sessionId);
   const consoleLines: string[] = [];
   const bindingCalls: string[] = [];
+  const network: NetworkExchange[] = [];
+  const exchanges = new Map<string, NetworkExchange>();
+  const networkWaiters = new Set<() => void>();
   cdp.onEvent((event: CdpEvent) => {
     if (event.sessionId !== sessionId) return;
     const p = event.params;
-    if (event.method === "Runtime.consoleAPICalled") {
+    if (event.method.startsWith("Network.")) {
+      recordExchange(event.method, p, network, exchanges);
+      for (const check of [...networkWaiters]) check();
+    } else if (event.method === "Runtime.consoleAPICalled") {
       const args = (p.args as { value?: unknown; description?: string }[]).map((a) =>
         String(a.value ?? a.description ?? ""),
       );
@@ -112,6 +151,7 @@ async function openPage(cdp: CdpConnection, width: number, height: number): Prom
     sessionId,
     console: consoleLines,
     bindingCalls,
+    network,
     async goto(url) {
       const loaded = cdp.waitForEvent("Page.loadEventFired", sessionId, 30_000);
       const result = (await send("Page.navigate", { url })) as { errorText?: string };
@@ -167,6 +207,44 @@ async function openPage(cdp: CdpConnection, width: number, height: number): Prom
     async bypassCsp(enabled) {
       await send("Page.setBypassCSP", { enabled });
     },
+    async recordNetwork() {
+      await send("Network.enable");
+    },
+    exchange(predicate, timeoutMs = 15_000) {
+      return new Promise((resolve, reject) => {
+        const check = (): void => {
+          const found = network.find((e) => e.done && predicate(e));
+          if (!found) return;
+          clearTimeout(timer);
+          networkWaiters.delete(check);
+          resolve(found);
+        };
+        const timer = setTimeout(() => {
+          networkWaiters.delete(check);
+          reject(
+            new Error(
+              `no such exchange within ${timeoutMs} ms; seen: ${network.map((e) => `${e.type} ${e.url}`).join(", ")}`,
+            ),
+          );
+        }, timeoutMs);
+        networkWaiters.add(check);
+        check();
+      });
+    },
+    async click(selector) {
+      const at = await page.evaluate<{ x: number; y: number } | null>(`(() => {
+        const element = document.querySelector(${JSON.stringify(selector)});
+        if (!element) return null;
+        element.scrollIntoView({ block: "center" });
+        const r = element.getBoundingClientRect();
+        return { x: r.left + r.width / 2, y: r.top + r.height / 2 };
+      })()`);
+      if (!at) throw new Error(`click: nothing matches ${selector}`);
+      const mouse = { ...at, button: "left", clickCount: 1 };
+      await send("Input.dispatchMouseEvent", { type: "mouseMoved", x: at.x, y: at.y });
+      await send("Input.dispatchMouseEvent", { type: "mousePressed", ...mouse });
+      await send("Input.dispatchMouseEvent", { type: "mouseReleased", ...mouse });
+    },
     async colorScheme(scheme) {
       await send("Emulation.setEmulatedMedia", {
         features: [{ name: "prefers-color-scheme", value: scheme }],
@@ -187,6 +265,48 @@ async function openPage(cdp: CdpConnection, width: number, height: number): Prom
     },
   };
   return page;
+}
+
+/** Keeps what a Network domain event says about its request in `network`. */
+function recordExchange(
+  method: string,
+  p: Record<string, unknown>,
+  network: NetworkExchange[],
+  exchanges: Map<string, NetworkExchange>,
+): void {
+  const requestId = String(p.requestId);
+  if (method === "Network.requestWillBeSent") {
+    const request = p.request as { url: string; method: string };
+    if (exchanges.has(requestId)) return; // a redirect: the same exchange goes on
+    const exchange: NetworkExchange = {
+      requestId,
+      url: request.url,
+      method: request.method,
+      type: String(p.type ?? "Other"),
+      headers: {},
+      dataLength: 0,
+      done: false,
+    };
+    exchanges.set(requestId, exchange);
+    network.push(exchange);
+    return;
+  }
+  const exchange = exchanges.get(requestId);
+  if (!exchange) return;
+  if (method === "Network.responseReceived") {
+    const response = p.response as { status: number; headers: Record<string, string> };
+    exchange.type = String(p.type ?? exchange.type);
+    exchange.status = response.status;
+    exchange.headers = response.headers;
+  } else if (method === "Network.dataReceived") {
+    exchange.dataLength += Number(p.dataLength);
+  } else if (method === "Network.loadingFinished") {
+    exchange.encodedDataLength = Number(p.encodedDataLength);
+    exchange.done = true;
+  } else if (method === "Network.loadingFailed") {
+    exchange.failed = String(p.errorText);
+    exchange.done = true;
+  }
 }
 
 /** Starts Chromium for this test; it is stopped (and its profile removed) in t.after. */

@@ -6,7 +6,13 @@ import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { type Browser, launchChromium } from "../browser/chromium.ts";
+import {
+  type Browser,
+  type BrowserPage,
+  launchChromium,
+  type NetworkExchange,
+  responseHeader,
+} from "../browser/chromium.ts";
 import { statusFleet, xssMessage } from "../support/status-fleet.ts";
 import {
   assertKeyboardReachesFilters,
@@ -195,6 +201,105 @@ test("auto-refresh replaces the sections in place when the fleet changes", async
   assert.equal(names.length, 7);
   assert.equal(await page.evaluate(`window.__notReloaded`), true, "refreshed without reloading the page");
   assert.match(await page.evaluate<string>("document.title"), /^7 not Ready/);
+});
+
+/** Waits `periods` times the page's own refresh period, on the page's timers (a refresh tick due earlier runs first). */
+function refreshPeriods(page: BrowserPage, periods: number): Promise<void> {
+  return page.evaluate(
+    `new Promise((resolve) => setTimeout(resolve, ${periods} * Number(document.body.dataset.refresh) * 1000))`,
+  );
+}
+
+test("Chromium receives the page, its own refreshes and the API gzipped (Content-Encoding, fewer bytes on the wire)", async (t) => {
+  const url = await serveStatus(t, fixedSource(statusFleet()), { refreshSeconds: 0.5 });
+  const page = await browser.newPage();
+  await page.recordNetwork();
+  await page.goto(`${url}/?notReady=`);
+  const api = ["/api/v1/objects?notReady=true", "/api/v1/objects/uid-shop-stuck-widget"];
+  // Below 1 KiB the answer is sent as it is: the control that the wire bytes tell the two apart.
+  const small = "/api/v1/objects?name=matches-nothing";
+  // What the page's script reads: each body's UTF-8 bytes, after Chromium decoded it.
+  const read = await page.evaluate<number[]>(
+    `Promise.all(${JSON.stringify([...api, small])}.map((u) => fetch(u).then((r) => r.text()).then((t) => new TextEncoder().encode(t).length)))`,
+  );
+  const byUrl = (type: string, path: string) => page.exchange((e) => e.type === type && e.url === url + path);
+  const gzipped: [string, NetworkExchange][] = [
+    ["the page", await byUrl("Document", "/?notReady=")],
+    ["the page's own refresh", await byUrl("Fetch", "/?notReady=")],
+    ...(await Promise.all(
+      api.map(async (path) => [path, await byUrl("Fetch", path)] as [string, NetworkExchange]),
+    )),
+  ];
+  for (const [what, e] of gzipped) {
+    t.diagnostic(`${what}: ${e.encodedDataLength} bytes on the wire, ${e.dataLength} decoded`);
+    assert.equal(e.status, 200, what);
+    assert.equal(responseHeader(e, "Content-Encoding"), "gzip", `${what}: ${JSON.stringify(e.headers)}`);
+    assert.match(responseHeader(e, "Vary") ?? "", /Accept-Encoding/, what);
+    assert.ok(
+      (e.encodedDataLength ?? Number.POSITIVE_INFINITY) < e.dataLength,
+      `${what}: ${e.encodedDataLength} bytes received (headers included) for ${e.dataLength} decoded`,
+    );
+  }
+  assert.deepEqual(
+    read.slice(0, api.length),
+    gzipped.slice(2).map(([, e]) => e.dataLength),
+    "the script reads the bodies Chromium decoded",
+  );
+  const plain = await byUrl("Fetch", small);
+  assert.equal(plain.status, 200);
+  assert.equal(responseHeader(plain, "Content-Encoding"), undefined);
+  assert.equal(plain.dataLength, read[api.length]);
+  assert.ok((plain.encodedDataLength ?? 0) > plain.dataLength, "unencoded: the body and its headers");
+  assert.deepEqual(page.console, [], "no console errors");
+});
+
+test("Pause auto-refresh keeps the sections while the fleet changes; Resume brings the change in", async (t) => {
+  const views = statusFleet();
+  const url = await serveStatus(t, fixedSource(views), { refreshSeconds: 0.5 });
+  const page = await browser.newPage();
+  await page.recordNetwork();
+  await page.goto(`${url}/`);
+  await page.evaluate(`window.__notReloaded = true`);
+  const isRefresh = (e: NetworkExchange) => e.type === "Fetch" && e.url === `${url}/`;
+  const button = () =>
+    page.evaluate<{ text: string; pressed: string | null }>(
+      `(({ textContent, ariaPressed }) => ({ text: textContent, pressed: ariaPressed }))(document.getElementById("auto-refresh"))`,
+    );
+  // The page refreshes itself before the pause.
+  await page.exchange(isRefresh);
+
+  await page.click("#auto-refresh");
+  assert.deepEqual(await button(), { text: "Resume auto-refresh", pressed: "true" });
+  // A refresh that had started before the click still lands (with the fleet as it was): let it.
+  await refreshPeriods(page, 1);
+  await eventually("no refresh on its way", async () =>
+    page.network.filter(isRefresh).every((e) => e.done) ? true : undefined,
+  );
+
+  views.push(
+    view({
+      name: "new-trouble",
+      result: "Failed",
+      ready: condition("Ready", "False", { reason: "QuotaExceeded", since: viewNow - 10 }),
+    }),
+  );
+  const sentBeforeChange = page.network.filter(isRefresh).length;
+  // Two periods: at least one refresh tick comes due after the change, while paused.
+  await refreshPeriods(page, 2);
+  assert.equal(page.network.filter(isRefresh).length, sentBeforeChange, "no refresh asked while paused");
+  assert.ok(!(await rows(page)).some((r) => r.name === "new-trouble"), "the objects section is as it was");
+  assert.match(await page.evaluate<string>("document.title"), /^6 not Ready/);
+  assert.match(await page.evaluate<string>(`document.getElementById("updated").textContent`), /6 not Ready/);
+
+  await page.click("#auto-refresh");
+  assert.deepEqual(await button(), { text: "Pause auto-refresh", pressed: "false" });
+  await page.exchange((e) => isRefresh(e) && page.network.indexOf(e) >= sentBeforeChange);
+  await eventually("the new object after Resume", async () =>
+    (await rows(page)).some((r) => r.name === "new-trouble") ? true : undefined,
+  );
+  assert.match(await page.evaluate<string>("document.title"), /^7 not Ready/);
+  assert.equal(await page.evaluate(`window.__notReloaded`), true, "refreshed in place, not reloaded");
+  assert.deepEqual(page.console, [], "no console errors");
 });
 
 test("flapping, a Failed phase and a status never written are said on the row; flapping stays in the default view", async (t) => {
