@@ -5,6 +5,7 @@
 // filesystem, and exit 0 on SIGTERM. The build is cached by content hash, so
 // a warm run costs the container start-ups only.
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import {
   chmodSync,
   copyFileSync,
@@ -12,6 +13,7 @@ import {
   mkdtempSync,
   readFileSync,
   rmSync,
+  statSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -21,7 +23,7 @@ import { stringify } from "yaml";
 import { repositoryRoot } from "../../scripts/deploy-sync.ts";
 import { condition, createCr, installCrd, patchStatus, refFor, useControlPlane } from "../cluster/index.ts";
 import { imageCommand, startExporterProcess } from "../deploy/exporter-process.ts";
-import { type BuiltImage, buildImage, imagePaths, podman, podmanRun } from "../image/index.ts";
+import { type BuiltImage, blobPath, buildImage, imagePaths, podman, podmanRun } from "../image/index.ts";
 import { eventually, series } from "../support/exporter.ts";
 import { parseExposition } from "../support/exposition-check.ts";
 
@@ -188,4 +190,80 @@ test("V8's heap follows the container's memory limit (the entrypoint's Node flag
   // Old space is 75 % of the limit; the young generation adds a few MiB on top.
   assert.ok(small >= 300 && small < 330, `heap limit under 400 MiB: ${small} MiB`);
   assert.ok(large >= 768 && large < 830, `heap limit under 1 GiB: ${large} MiB`);
+});
+
+/** The ELF machine of a file's first bytes: 0x3e is x86-64, 0xb7 AArch64. */
+function elfMachine(header: Buffer): number {
+  assert.equal(header.subarray(0, 4).toString("latin1"), "\x7fELF", "an ELF file");
+  return header.readUInt16LE(18);
+}
+
+/** The first 64 bytes of `path` in a layer blob (tar.gz of the OCI layout). */
+function fileHeader(blob: string, path: string): Buffer {
+  const wanted = [path, `./${path}`, `/${path}`].find((p) =>
+    execFileSync("tar", ["-tzf", blob], { encoding: "utf8", maxBuffer: 256 * 1024 * 1024 })
+      .split("\n")
+      .includes(p),
+  );
+  assert.ok(wanted, `${path} in ${blob}`);
+  return execFileSync("tar", ["-xzOf", blob, wanted], { maxBuffer: 256 * 1024 * 1024 }).subarray(0, 64);
+}
+
+test("the OCI index holds linux/amd64 and linux/arm64/v8, each with its own Node and glibc, annotated as the labels say", () => {
+  const { summary } = built;
+  assert.equal(summary.indexMediaType, "application/vnd.oci.image.index.v1+json");
+  assert.deepEqual(
+    summary.platforms.map((p) => p.platform),
+    [
+      { architecture: "amd64", os: "linux" },
+      { architecture: "arm64", os: "linux", variant: "v8" },
+    ],
+  );
+  const machines: Record<string, { elf: number; loader: string }> = {
+    amd64: { elf: 0x3e, loader: "lib64/ld-linux-x86-64.so.2" },
+    arm64: { elf: 0xb7, loader: "lib/ld-linux-aarch64.so.1" },
+  };
+  const labels = summary.config.Labels;
+  const annotated = Object.fromEntries(
+    Object.entries(labels).filter(([key]) => key.startsWith("org.opencontainers.image.")),
+  );
+  assert.deepEqual(summary.indexAnnotations, annotated, "the index carries the image's OCI labels");
+  assert.equal(
+    annotated["org.opencontainers.image.version"],
+    JSON.parse(readFileSync(join(repositoryRoot, "package.json"), "utf8")).version,
+  );
+  for (const image of summary.platforms) {
+    const arch = image.platform.architecture;
+    assert.equal(image.architecture, arch, `${arch}: the configuration says the index's architecture`);
+    assert.deepEqual(image.annotations, annotated, `${arch}: manifest annotations`);
+    // FROM scratch: no base image to name (buildah's empty base.name is dropped).
+    assert.ok(!Object.keys(image.annotations).some((k) => k.startsWith("org.opencontainers.image.base.")));
+    // Every layer the manifest names is in the layout, with its size.
+    for (const layer of image.layers)
+      assert.equal(
+        statSync(blobPath(built, layer.digest)).size,
+        layer.compressedBytes,
+        `${arch}: ${layer.digest}`,
+      );
+    const [base, node] = image.layers.map((l) => blobPath(built, l.digest));
+    assert.ok(base && node, `${arch}: base and node layers`);
+    assert.equal(
+      elfMachine(fileHeader(node, "usr/local/bin/node")),
+      machines[arch]?.elf,
+      `${arch}: node binary`,
+    );
+    assert.ok(
+      imagePaths(built, image.layers.slice(0, 1)).has(machines[arch]?.loader ?? ""),
+      `${arch}: glibc's loader`,
+    );
+  }
+  const amd64 = summary.platforms[0];
+  const arm64 = summary.platforms[1];
+  assert.ok(amd64 && arm64);
+  // The dependencies and src/ are architecture-free: the same layers in both.
+  assert.deepEqual(
+    amd64.layers.slice(2).map((l) => l.digest),
+    arm64.layers.slice(2).map((l) => l.digest),
+  );
+  assert.notEqual(amd64.layers[0]?.digest, arm64.layers[0]?.digest);
 });

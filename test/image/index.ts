@@ -16,8 +16,25 @@ export interface BuiltImage {
   summary: ImageSummary;
 }
 
-export interface ImageSummary {
+/** One platform's image in the OCI index. */
+export interface PlatformImage {
+  platform: { architecture: string; os: string; variant?: string };
   manifestDigest: string;
+  annotations: Record<string, string>;
+  compressedBytes: number;
+  layers: { digest: string; compressedBytes: number; createdBy: string }[];
+  architecture: string;
+  os: string;
+}
+
+/** The index, and (at the top level) this machine's platform's image. */
+export interface ImageSummary {
+  indexDigest: string;
+  indexMediaType: string;
+  indexAnnotations: Record<string, string>;
+  platforms: PlatformImage[];
+  manifestDigest: string;
+  annotations: Record<string, string>;
   compressedBytes: number;
   layers: { digest: string; compressedBytes: number; createdBy: string }[];
   config: {
@@ -75,11 +92,16 @@ export function podman(args: string[]): string {
   });
 }
 
+/** The file of a blob of the image's OCI layout. */
+export function blobPath(built: BuiltImage, digest: string): string {
+  return join(built.oci, "blobs", ...digest.split(":"));
+}
+
 /** Every path in the image's layers (from the OCI layout), without a leading "./" or "/". */
-export function imagePaths(built: BuiltImage): Set<string> {
+export function imagePaths(built: BuiltImage, layers = built.summary.layers): Set<string> {
   const paths = new Set<string>();
-  for (const layer of built.summary.layers) {
-    const blob = join(built.oci, "blobs", ...layer.digest.split(":"));
+  for (const layer of layers) {
+    const blob = blobPath(built, layer.digest);
     const list = execFileSync("tar", ["-tzf", blob], { encoding: "utf8", maxBuffer: 256 * 1024 * 1024 });
     for (const line of list.split("\n")) if (line) paths.add(line.replace(/^\.?\//, "").replace(/\/$/, ""));
   }
