@@ -83,6 +83,8 @@ export interface HelmRender {
   release?: string;
   /** Extra helm flags, e.g. ["--show-only", "templates/prometheusrule.yaml"]. */
   flags?: string[];
+  /** helm's environment (e.g. HELM_CACHE_HOME for a chart pulled from a registry); the test's by default. */
+  env?: NodeJS.ProcessEnv;
 }
 
 /** `helm template` of the chart under `chart`; throws with helm's stderr when it refuses. */
@@ -108,7 +110,11 @@ export function helmTemplate(tools: DeployTools, chart: string, render: HelmRend
       ...(render.flags ?? []),
     ];
     return parseObjects(
-      execFileSync(tools.helm, args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }),
+      execFileSync(tools.helm, args, {
+        encoding: "utf8",
+        stdio: ["ignore", "pipe", "pipe"],
+        ...(render.env && { env: render.env }),
+      }),
     );
   } finally {
     rmSync(scratch, { recursive: true, force: true });
