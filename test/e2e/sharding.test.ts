@@ -7,11 +7,7 @@
 // name and the StatefulSet's replicas, with only the Role such a pod gets,
 // re-sharding without a restart when it scales from 2 to 3 (and back).
 import assert from "node:assert/strict";
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { before, test } from "node:test";
-import { stringify } from "yaml";
-import { shardOfUid } from "../../src/core/shard.ts";
 import {
   type ControlPlane,
   condition,
@@ -25,19 +21,21 @@ import { eventually } from "../support/exporter.ts";
 import {
   apiWidgets,
   churn,
-  compareUnion,
   createWidgets,
   difference,
   exporters,
   familyLines,
-  labelOf,
+  notOwned,
   objectLines,
   objectOf,
   type RunningExporter,
+  relists,
   settledReference,
   startExporter,
   summed,
   unionEquals,
+  unionEqualsExcept,
+  writeConfig,
 } from "../support/shard-fleet.ts";
 
 const testbed = useControlPlane();
@@ -47,12 +45,6 @@ before(async () => {
   await installCrd(rest, "widgets");
   await installCrd(rest, "gadgets");
 });
-
-function writeConfig(plane: ControlPlane, name: string, config: Record<string, unknown>): string {
-  const path = join(plane.directory, `${name}.yaml`);
-  writeFileSync(path, stringify(config));
-  return path;
-}
 
 const histograms = [
   "cr_condition_state_duration_seconds",
@@ -135,10 +127,7 @@ test("three shard processes export exactly what one unsharded process does: afte
     assert.match(text, new RegExp(`^cr_exporter_shards\\{shard="${i}"\\} 3$`, "m"));
     // This apiserver has no ShardedListAndWatch: it ignores the selector, and the shard keeps its own.
     assert.match(text, /^cr_exporter_resource_shard_filter\{[^}]*kind="Widget"[^}]*filter="exporter"\} 1$/m);
-    for (const line of objectLines(text).filter((l) => l.includes('kind="Widget"'))) {
-      const uid = uids.get(labelOf(line, "name") ?? "") ?? "";
-      assert.equal(shardOfUid(uid, 3), i, `${objectOf(line)} (uid ${uid}) is on shard ${i}`);
-    }
+    assert.deepEqual(notOwned(text, { shard: i, total: 3 }, uids), [], `shard ${i} holds only its own`);
   }
   assert.match(await reference.metrics(), /^cr_exporter_shards\{shard="0"\} 1$/m);
   t.diagnostic(await sumsEqual(reference, shards));
@@ -161,32 +150,6 @@ test("three shard processes export exactly what one unsharded process does: afte
   await sumsEqual(reference, shards, ["cr_aggregate"]);
   t.diagnostic(`after restarting shard 1: ${check.message}; every gauge equal by value (${gauges} lines)`);
 });
-
-/** The union equals the reference by value on every line but those matching `except`. */
-async function unionEqualsExcept(
-  reference: string[],
-  shards: RunningExporter[],
-  except: RegExp,
-): Promise<number> {
-  const keep = (lines: string[]) => lines.filter((l) => !except.test(l));
-  let last = "";
-  const check = await eventually(
-    "the shards' union to equal the unsharded process on every gauge",
-    async () => {
-      const c = compareUnion(
-        keep(reference),
-        await Promise.all(shards.map(async (s) => keep(objectLines(await s.metrics())))),
-      );
-      last = c.message;
-      return c.ok && c;
-    },
-    60_000,
-  ).catch((error: Error) => {
-    throw new Error(`${error.message}\nlast comparison: ${last}`);
-  });
-  assert.ok(check.ok);
-  return keep(reference).length;
-}
 
 /**
  * Families that describe the process itself, not the objects: its runtime,
@@ -264,13 +227,6 @@ function podConfig(namespace: string): Record<string, unknown> {
       },
     ],
   };
-}
-
-/** The relists of widgets a process started (its initial list included). */
-function relists(text: string): number {
-  return familyLines(text, ["cr_exporter_relists_total"])
-    .filter((l) => l.includes('kind="Widget"'))
-    .reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(" ") + 1)), 0);
 }
 
 test("StatefulSet pods shard by ordinal and replicas with only a pod's Role, and re-shard without a restart from 2 to 3 and back", async (t) => {

@@ -1,9 +1,12 @@
 // Shards as processes: the exporter run as `node src/main.ts` with sharding
 // flags, its /metrics split into per-object lines by object, and the
 // comparison of several shards' union with one unsharded process.
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { stringify } from "yaml";
 import { objectFamilies } from "../../src/core/series/catalog.ts";
+import { fnv1a64, ownsUid, type ShardAssignment } from "../../src/core/shard.ts";
 import {
   type ControlPlane,
   changeSpec,
@@ -322,4 +325,72 @@ export async function unionEquals(reference: string[], shards: RunningExporter[]
   } catch (error) {
     throw new Error(`${(error as Error).message}\nlast comparison: ${last}`);
   }
+}
+
+/**
+ * Waits until the union equals the reference by value on every line but those
+ * matching `except` (counters of a process that restarted start at 0); returns
+ * how many lines were compared.
+ */
+export async function unionEqualsExcept(
+  reference: string[],
+  shards: RunningExporter[],
+  except: RegExp,
+): Promise<number> {
+  const keep = (lines: string[]) => lines.filter((l) => !except.test(l));
+  let last = "";
+  await eventually(
+    "the shards' union to equal the unsharded process on every gauge",
+    async () => {
+      const c = compareUnion(
+        keep(reference),
+        await Promise.all(shards.map(async (s) => keep(objectLines(await s.metrics())))),
+      );
+      last = c.message;
+      return c.ok && c;
+    },
+    60_000,
+  ).catch((error: Error) => {
+    throw new Error(`${error.message}\nlast comparison: ${last}`);
+  });
+  return keep(reference).length;
+}
+
+/** The relists of widgets a process started (its initial list included). */
+export function relists(text: string): number {
+  return familyLines(text, ["cr_exporter_relists_total"])
+    .filter((l) => l.includes('kind="Widget"'))
+    .reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(" ") + 1)), 0);
+}
+
+/** Writes an exporter configuration into the control plane's directory; returns its path. */
+export function writeConfig(plane: ControlPlane, name: string, config: Record<string, unknown>): string {
+  const path = join(plane.directory, `${name}.yaml`);
+  writeFileSync(path, stringify(config));
+  return path;
+}
+
+/**
+ * The widgets a shard's scrape shows that are not the assignment's by their
+ * uid (`uids`: name → uid, as the API has them), described; empty when it
+ * holds only its own.
+ */
+export function notOwned(text: string, assignment: ShardAssignment, uids: Map<string, string>): string[] {
+  const objects = new Set(
+    objectLines(text)
+      .filter((l) => l.includes('kind="Widget"'))
+      .map(objectOf),
+  );
+  return [...objects].flatMap((object) => {
+    const uid = uids.get(object.slice(object.lastIndexOf("/") + 1));
+    if (uid === undefined) return [`${object} (not in the API)`];
+    return ownsUid(assignment, uid) ? [] : [`${object} (uid ${uid}, hash ${fnv1a64(uid).join(":")})`];
+  });
+}
+
+/** Who keeps the shard's widgets, as its cr_exporter_resource_shard_filter says (the filter labels at 1). */
+export function shardFilterOf(text: string): string[] {
+  return familyLines(text, ["cr_exporter_resource_shard_filter"])
+    .filter((l) => l.includes('kind="Widget"') && l.endsWith(" 1"))
+    .map((l) => labelOf(l, "filter") ?? "");
 }
