@@ -237,8 +237,8 @@ export class WatchTelemetry {
     for (const filter of ["apiserver", "exporter"]) m.shardFilter.remove({ ...this.#labels, filter });
   }
 
-  /** After a list asked with the shard's selector: who keeps the shard's objects, said once per change. */
-  #shardFilter(what: string, outcome: "applied" | "ignored" | "refused"): void {
+  /** After a sharded list: who keeps the shard's objects, said once per change. */
+  #shardFilter(what: string, outcome: "applied" | "ignored" | "refused" | "unasked"): void {
     const filter = outcome === "applied" ? "apiserver" : "exporter";
     if (filter === this.#filter) return;
     const m = this.#metrics.shardFilter;
@@ -247,6 +247,11 @@ export class WatchTelemetry {
     this.#filter = filter;
     if (outcome === "applied")
       this.#logger.info("the apiserver sends this shard's objects only", { resource: what });
+    else if (outcome === "unasked")
+      this.#logger.info("this shard receives every object and keeps its own", {
+        resource: what,
+        why: "sharding.filter: exporter",
+      });
     else
       this.#logger.info("the apiserver sends every object; this shard keeps its own", {
         resource: what,

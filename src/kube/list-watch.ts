@@ -42,9 +42,11 @@ export interface ListWatchObserver {
   listDuration(seconds: number, objects: number): void;
   /**
    * After each list asked with a shardSelector: whether the apiserver applied
-   * it (it echoes the selector in the list's metadata.shardInfo), or refused it.
+   * it (it echoes the selector in the list's metadata.shardInfo), or refused it;
+   * after each list of a shard that asked without one (sharding.filter:
+   * exporter, or refused before): "unasked".
    */
-  shardSelector?(outcome: "applied" | "ignored" | "refused"): void;
+  shardSelector?(outcome: "applied" | "ignored" | "refused" | "unasked"): void;
   watchEvent(type: string): void;
   error(operation: Operation, code: number, error: unknown): void;
   handlerError(error: unknown): void;
@@ -313,7 +315,8 @@ export class ListWatch {
       const outcome = echoed || !foreign ? "applied" : "ignored";
       this.#filteredByApiserver = outcome === "applied";
       this.#guard(() => this.#observer.shardSelector?.(outcome));
-    }
+    } else if (this.#shardSelector === undefined && this.#ownsUid !== undefined)
+      this.#guard(() => this.#observer.shardSelector?.("unasked"));
     this.#guard(() => this.#observer.listDuration((this.#options.now() - started) / 1000, objects));
     return resourceVersion;
   }

@@ -46,6 +46,8 @@ export interface OfflineOptions {
   tracer?: StateTracer;
   /** Which uids are this shard's (default: all). */
   owns?: (uid: string) => boolean;
+  /** Whether the process is one of several shards (as the composition root says it); default: no. */
+  sharded?: () => boolean;
   shardSelector?: () => string | undefined;
   /** Epoch seconds; default 2026-01-01T01:00:00Z. */
   now?: number;
@@ -124,6 +126,7 @@ export function offlineCollector(options: OfflineOptions = {}): OfflineCollector
       tracer: options.tracer,
       clock: () => clock.now,
       owns: options.owns ?? (() => true),
+      ...(options.sharded && { sharded: options.sharded }),
       ...(options.shardSelector && { shardSelector: options.shardSelector }),
     },
     options.sampler,

@@ -816,7 +816,11 @@ test("without a shard selector (sharded by the exporter alone), other shards' ob
     1,
     "of the four events only this shard's was parsed (ADDED, MODIFIED and DELETED passed over)",
   );
-  assert.ok(!run.log.some((l) => l.startsWith("shardSelector:")), "no selector: nothing said about one");
+  // No selector asked: said after the list, so the shard_filter gauge reads "exporter".
+  assert.deepEqual(
+    run.log.filter((l) => l.startsWith("shardSelector:")),
+    ["shardSelector:unasked"],
+  );
 });
 
 test("a list page the peek cannot read (an item without a uid) is parsed whole: nothing in it is lost", async (t) => {
