@@ -7,28 +7,11 @@
 import { metricNames } from "../../src/core/series/catalog.ts";
 import type { AlertingRule } from "./model.ts";
 import type { AlertOptions } from "./options.ts";
-import { OBJECT_ARGS, objectSeries, readinessSeries } from "./readiness.ts";
-import { OBJECT, OBJECT_TEXT, perKindSeverity, runbook, scoped } from "./rule-text.ts";
+import { readinessSeries } from "./readiness.ts";
+import { joinLabel, OBJECT, OBJECT_TEXT, perKindSeverity, runbook, scoped } from "./rule-text.ts";
 import { unlessSuspended } from "./suspended.ts";
 
 export const JUDGED_FAILED_ALERT = "CustomResourceFailed";
-
-/**
- * Go-template snippet printing the alerting object's state fields (by name:
- * query results come in no fixed order) and phase as they are now
- * (` health=Degraded sync=Synced`, ` phase=Failed`), or ` not exported`.
- */
-export function currentStates(options: AlertOptions): string {
-  const n = metricNames(options.metricPrefix);
-  const states = `max by (field, value) (${objectSeries(options, n.state)} == 1)`;
-  const phase = `max by (phase) (${objectSeries(options, n.phase)} == 1)`;
-  return (
-    `{{ $shown := false }}` +
-    `{{ range query (printf "${states}" ${OBJECT_ARGS}) | sortByLabel "field" }}{{ $shown = true }} {{ .Labels.field }}={{ .Labels.value }}{{ end }}` +
-    `{{ with query (printf "${phase}" ${OBJECT_ARGS}) }}{{ $shown = true }} phase={{ . | first | label "phase" }}{{ end }}` +
-    `{{ if not $shown }} not exported{{ end }}`
-  );
-}
 
 export function judgedFailedAlerts(options: AlertOptions): AlertingRule[] {
   const n = metricNames(options.metricPrefix);
@@ -40,20 +23,28 @@ export function judgedFailedAlerts(options: AlertOptions): AlertingRule[] {
   const reported =
     `max by (${OBJECT}) ((${readinessSeries(options, n.condition, select, ['status!="True"'])}) == 1)` +
     ` or max by (${OBJECT}) (${n.condition}${select('type="Stalled"', 'status="True"')} == 1)`;
-  return perKindSeverity(options, "warning", (kindMatcher, severity) => ({
-    alert,
-    expr: unlessSuspended(
-      options,
-      OBJECT,
-      `max by (${OBJECT}) (${n.status}${select('result="Failed"', kindMatcher)} == 1) unless on (${OBJECT}) (${reported})`,
-    ),
-    for: after,
-    ...(options.keepFiringFor ? { keep_firing_for: options.keepFiringFor } : {}),
-    labels: { severity },
-    annotations: {
-      summary: "A custom resource judged by its state fields or phase has failed.",
-      description: `${OBJECT_TEXT} has been Failed for more than ${after} by its state fields or phase, which no readiness-condition alert reports; now:${currentStates(options)}.`,
-      runbook_url: runbook(options, alert),
-    },
-  }));
+  return perKindSeverity(options, "warning", (kindMatcher, severity) => {
+    const failed = `max by (${OBJECT}) (${n.status}${select('result="Failed"', kindMatcher)} == 1) unless on (${OBJECT}) (${reported})`;
+    return {
+      alert,
+      // The phase joined as a label for the description (joinLabel: no query in the annotation). A phase
+      // change is then a new alert that waits its `for` again; a failed phase rarely changes to another one.
+      expr: unlessSuspended(
+        options,
+        OBJECT,
+        joinLabel(failed, OBJECT, "phase", n.phase, select(kindMatcher)),
+      ),
+      for: after,
+      ...(options.keepFiringFor ? { keep_firing_for: options.keepFiringFor } : {}),
+      labels: { severity },
+      annotations: {
+        summary: "A custom resource judged by its state fields or phase has failed.",
+        // The state fields (cr_state, one series per field) would be one label per field: named, not joined.
+        description:
+          `${OBJECT_TEXT} has been Failed for more than ${after} by its state fields or phase, which no readiness-condition alert reports` +
+          `{{ with $labels.phase }}; phase: {{ . }}{{ end }}; state fields: ${n.state}{kind="{{ $labels.kind }}", namespace="{{ $labels.namespace }}", name="{{ $labels.name }}"}.`,
+        runbook_url: runbook(options, alert),
+      },
+    };
+  });
 }

@@ -9,7 +9,8 @@ export type Severity = "critical" | "warning" | "info";
 export interface AlertingRule {
   readonly alert: string;
   readonly expr: string;
-  readonly for: Duration;
+  /** Absent for the alerts that count their duration in the expression (rules.ts). */
+  readonly for?: Duration;
   readonly keep_firing_for?: Duration;
   readonly labels: { readonly severity: Severity } & Readonly<Record<string, string>>;
   readonly annotations: {

@@ -24,6 +24,51 @@ export function scoped(options: AlertOptions, alert: string, ...extra: string[])
   return `{${[options.selector + scopeMatchers(options, alert), ...extra].filter((m) => m !== "").join(", ")}}`;
 }
 
+/**
+ * `expr` (one series per `on` set, valued as the alert's $value) with `label`
+ * joined from `family` (a per-object family valued 1, labelled with `label`,
+ * selected by `selector`) of the same `on` labels; where the family has no
+ * such series, `expr` as it is (the label absent). This is how the
+ * descriptions name the condition's reason or the phase: a label of the alert,
+ * read once per evaluation by the rule itself. A `query` in an annotation
+ * runs once per pending or firing alert at every evaluation (the not-Ready
+ * description asked two: at 1,000 not-Ready objects and a 30s evaluation
+ * interval, about 67 queries a second).
+ * topk keeps one value per object where exporter replicas briefly disagree
+ * (one has seen the new reason, the other not yet): group_left would
+ * otherwise fail the whole rule ("found duplicate series for the match
+ * group"), for every object, until they agree again.
+ */
+export function joinLabel(expr: string, on: string, label: string, family: string, selector: string): string {
+  const one = `topk by (${on}) (1, max by (${on}, ${label}) (${family}${selector} == 1))`;
+  return `((${expr}) * on (${on}) group_left (${label}) ${one}) or on (${OBJECT}) (${expr})`;
+}
+
+const UNIT_SECONDS: Readonly<Record<string, number>> = {
+  s: 1,
+  m: 60,
+  h: 3600,
+  d: 86400,
+  w: 604800,
+  y: 31536000,
+};
+
+/**
+ * A Prometheus duration ("15m") in seconds ("900"), for an expression that
+ * compares an age with it. In the chart's rule template the duration is a
+ * token (`@@for.notReady@@`); its seconds are then `@@seconds:for.notReady@@`,
+ * which the chart computes from the same value (templates/prometheusrule.yaml).
+ */
+export function seconds(duration: string): string {
+  const token = /^@@(.+)@@$/.exec(duration)?.[1];
+  if (token) return `@@seconds:${token}@@`;
+  const match = /^(\d+)(ms|s|m|h|d|w|y)$/.exec(duration);
+  const [, count, unit] = match ?? [];
+  if (count === undefined || unit === undefined)
+    throw new Error(`"${duration}" is not a Prometheus duration of one unit (such as 15m)`);
+  return String(unit === "ms" ? Number(count) / 1000 : Number(count) * (UNIT_SECONDS[unit] ?? Number.NaN));
+}
+
 export function runbook(options: AlertOptions, alert: string): string {
   return `${options.runbookBaseUrl}#${alert.toLowerCase()}`;
 }

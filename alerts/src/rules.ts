@@ -1,18 +1,39 @@
 // The single source of truth of the shipped Prometheus rules. Every alert keys
 // on the object identity (cluster, namespace, group, kind, name) through
-// `max by`, so exporter replicas, exporter restarts (new instance/pod labels)
-// and reason changes neither duplicate an alert nor restart its `for` timer.
-// Metric names come from the exporter's family catalog, and every rule works
-// with the default set of families; the alerts on families a deployment must
-// configure or opt in to are generated only when `families` says they are exported.
+// `max by`/`min by`, so exporter replicas and exporter restarts (new
+// instance/pod labels) neither duplicate an alert nor restart it. Metric names
+// come from the exporter's family catalog, and every rule works with the
+// default set of families; the alerts on families a deployment must configure
+// or opt in to are generated only when `families` says they are exported.
+//
+// No annotation calls `query`: Prometheus expands the annotations of every
+// pending and firing alert at every evaluation, so a query there runs once per
+// failing object per evaluation. What a description names is a label of the
+// alert instead, joined in the expression (joinLabel in rule-text.ts): the
+// condition `type` (constant per kind, so the identity stays stable), the
+// condition's current `reason`, the `phase` of CustomResourceFailed.
+//
+// The reason is part of the condition alerts' identity, so a reason change is
+// a new alert. A rule's `for` would start again with every new reason; the
+// four condition alerts (NotReady, ReadyUnknown, Stalled, ReconcilingTooLong)
+// therefore have no `for` and count their duration in the expression, from
+// the condition's lastTransitionTime (cr_condition_last_transition_timestamp_seconds,
+// a default family: the exporter's first sight of the status for conditions
+// that carry none). The option `for.<alert>` keeps its meaning, "fires once
+// the condition has held its status this long". A reason change resolves the
+// alert with the old reason (after keep_firing_for, which rides over exporter
+// restarts) and fires the one with the new reason at once, without waiting
+// again; a condition that has been False since before Prometheus first saw it
+// fires at the first evaluation.
 import { metricNames } from "../../src/core/series/catalog.ts";
 import { exporterAlerts } from "./exporter-rules.ts";
 import { judgedFailedAlerts } from "./judged-rules.ts";
-import type { AlertingRule, RuleGroup, Severity } from "./model.ts";
+import type { AlertingRule, Duration, RuleGroup, Severity } from "./model.ts";
 import type { AlertOptions } from "./options.ts";
-import { currentReason, readinessSeries, readinessTemplate } from "./readiness.ts";
+import { readinessSeries } from "./readiness.ts";
 import { recordingRules, recordNames } from "./records.ts";
 import {
+  joinLabel,
   KIND_IN_NAMESPACE,
   type Names,
   OBJECT,
@@ -20,6 +41,7 @@ import {
   perKindSeverity,
   runbook,
   scoped,
+  seconds,
 } from "./rule-text.ts";
 import { unlessSuspended } from "./suspended.ts";
 
@@ -42,10 +64,11 @@ export function generateRuleGroups(options: AlertOptions): RuleGroup[] {
 }
 
 /**
- * An alert on one condition status per object. `type` "readiness": the
- * readiness condition of the object's kind (see readiness.ts); `meaning` may
- * then say `$ready`, the condition's name. The alert's scope selects the
- * condition series.
+ * An alert on one condition status per object, once the condition has held
+ * that status for `for`. `type` "readiness": the readiness condition of the
+ * object's kind (see readiness.ts). The alert carries the condition's `type`
+ * and, when exported, its `reason`; `meaning` may say `{{ $labels.type }}`.
+ * The alert's scope selects the series.
  */
 function conditionAlert(
   options: AlertOptions,
@@ -53,33 +76,50 @@ function conditionAlert(
     alert: string;
     type: string;
     status: "True" | "False" | "Unknown";
-    for: AlertingRule["for"];
+    for: Duration;
     severity: Severity;
     summary: string;
     meaning: string;
   },
 ): AlertingRule[] {
-  const family = metricNames(options.metricPrefix).condition;
+  const n = metricNames(options.metricPrefix);
   const readiness = spec.type === "readiness";
   const select = (...extra: string[]): string => scoped(options, spec.alert, ...extra);
-  return perKindSeverity(options, spec.severity, (kindMatcher, severity) => ({
-    alert: spec.alert,
-    expr: readiness
-      ? unlessSuspended(
-          options,
-          OBJECT,
-          `max by (${OBJECT}) ((${readinessSeries(options, family, select, [`status="${spec.status}"`, kindMatcher])}) == 1)`,
-        )
-      : `max by (${OBJECT}) (${family}${select(`type="${spec.type}"`, `status="${spec.status}"`, kindMatcher)} == 1)`,
-    for: spec.for,
-    ...(options.keepFiringFor ? { keep_firing_for: options.keepFiringFor } : {}),
-    labels: { severity },
-    annotations: {
-      summary: spec.summary,
-      description: `${readiness ? readinessTemplate(options) : ""}${OBJECT_TEXT} ${spec.meaning} for more than ${spec.for}; reason: ${currentReason(options, readiness ? undefined : spec.type)}.`,
-      runbook_url: runbook(options, spec.alert),
-    },
-  }));
+  const type = readiness ? [] : [`type="${spec.type}"`];
+  return perKindSeverity(options, spec.severity, (kindMatcher, severity) => {
+    const status = [`status="${spec.status}"`, kindMatcher];
+    // Each replica's series of the condition in that status…
+    const inStatus = readiness
+      ? `(${readinessSeries(options, n.condition, select, status)})`
+      : `${n.condition}${select(...type, ...status)}`;
+    // …and its lastTransitionTime from the same replica (ignoring status: the
+    // two families differ by that label only), so a replica that has not seen
+    // the change yet lends no older time. min: the longest any replica has
+    // seen the status; for conditions without a lastTransitionTime, a replica
+    // started later would otherwise restart the clock. The value is the age.
+    const held =
+      `time() - min by (${OBJECT}, type) (${n.conditionLastTransition}${select(...type, kindMatcher)}` +
+      ` and ignoring (status) (${inStatus} == 1)) > ${seconds(spec.for)}`;
+    const expr = joinLabel(
+      held,
+      `${OBJECT}, type`,
+      "reason",
+      n.conditionReason,
+      select(...type, kindMatcher),
+    );
+    return {
+      alert: spec.alert,
+      expr: readiness ? unlessSuspended(options, OBJECT, expr, spec.for) : expr,
+      // No `for`: the duration is in the expression (see the top of this file).
+      ...(options.keepFiringFor ? { keep_firing_for: options.keepFiringFor } : {}),
+      labels: { severity },
+      annotations: {
+        summary: spec.summary,
+        description: `${OBJECT_TEXT} ${spec.meaning} for more than ${spec.for}{{ with $labels.reason }}; reason: {{ . }}{{ else }}; no reason given{{ end }}.`,
+        runbook_url: runbook(options, spec.alert),
+      },
+    };
+  });
 }
 
 function objectAlerts(options: AlertOptions): AlertingRule[] {
@@ -101,7 +141,7 @@ function objectAlerts(options: AlertOptions): AlertingRule[] {
       for: f.notReady,
       severity: "warning",
       summary: "A custom resource is not Ready.",
-      meaning: "has been {{ $ready }}=False",
+      meaning: "has been {{ $labels.type }}=False",
     }),
     ...conditionAlert(options, {
       alert: "CustomResourceReadyUnknown",
@@ -110,7 +150,7 @@ function objectAlerts(options: AlertOptions): AlertingRule[] {
       for: f.readyUnknown,
       severity: "warning",
       summary: "A custom resource's readiness is unknown.",
-      meaning: "has been {{ $ready }}=Unknown",
+      meaning: "has been {{ $labels.type }}=Unknown",
     }),
     ...judgedFailedAlerts(options),
     ...conditionAlert(options, {
@@ -157,9 +197,10 @@ function objectAlerts(options: AlertOptions): AlertingRule[] {
     {
       // Each status change sets a new lastTransitionTime (a default family; the
       // transition counters are opt-in). Every replica sees the same changes: max.
+      // changes() keeps the `type` label, which names the condition in the description.
       alert: "CustomResourceReadyFlapping",
       expr:
-        `max by (${OBJECT}) (${readinessSeries(
+        `max by (${OBJECT}, type) (${readinessSeries(
           options,
           n.conditionLastTransition,
           (...extra) => scoped(options, "CustomResourceReadyFlapping", ...extra),
@@ -170,7 +211,7 @@ function objectAlerts(options: AlertOptions): AlertingRule[] {
       labels: { severity: "info" },
       annotations: {
         summary: "A custom resource's Ready condition is flapping.",
-        description: `${readinessTemplate(options)}${OBJECT_TEXT} changed its {{ $ready }} status {{ $value | humanize }} times in the last ${t.flapWindow}.`,
+        description: `${OBJECT_TEXT} changed its {{ $labels.type }} status {{ $value | humanize }} times in the last ${t.flapWindow}.`,
         runbook_url: runbook(options, "CustomResourceReadyFlapping"),
       },
     },

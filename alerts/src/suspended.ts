@@ -13,12 +13,26 @@ import { SCOPE_TOKEN_SCOPE } from "./scope.ts";
  */
 export const SUSPENDED_TOKENS = { start: "@@suspended@@", end: "@@/suspended@@" } as const;
 
-/** `expr` (per object, keyed by `objectLabels`) without the objects that are suspended. */
-export function unlessSuspended(options: AlertOptions, objectLabels: string, expr: string): string {
+/**
+ * `expr` (per object, keyed by `objectLabels`) without the objects that are
+ * suspended, or, with `window`, that were suspended at any time in the last
+ * `window`. The condition alerts count their duration in the expression, from
+ * lastTransitionTime (rules.ts): a resumed object whose condition turned False
+ * days ago would fire the moment it is resumed, before its controller has
+ * looked at it. Left out for `window` after the resume, it waits the alert's
+ * duration as a newly failing object does.
+ */
+export function unlessSuspended(
+  options: AlertOptions,
+  objectLabels: string,
+  expr: string,
+  window?: string,
+): string {
   // In parentheses either way: the chart's template renders the same text with the clause dropped.
   if (options.includeSuspended) return `(${expr})`;
   const selector = options.selector === "" ? "" : `{${options.selector}}`;
-  const suspended = `${metricNames(options.metricPrefix).suspended}${selector}`;
+  const series = `${metricNames(options.metricPrefix).suspended}${selector}`;
+  const suspended = window === undefined ? series : `max_over_time(${series}[${window}])`;
   const clause = ` unless on (${objectLabels}) (${suspended} == 1)`;
   if (options.scope === SCOPE_TOKEN_SCOPE)
     return `(${expr})${SUSPENDED_TOKENS.start}${clause}${SUSPENDED_TOKENS.end}`;

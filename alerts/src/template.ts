@@ -6,6 +6,8 @@
 //
 //   @@job@@                the scraped job (the chart derives it from its ServiceMonitor)
 //   @@for@@                this alert's `for` (prometheusRule.alerts.<alert>.for)
+//   @@forSeconds@@         the same in seconds, for the alerts that count their duration in
+//                          the expression (and have no `for`: the condition alerts, rules.ts)
 //   @@threshold.<name>@@   prometheusRule.thresholds.<name>
 //   @@scope@@              this alert's kind/namespace matchers (prometheusRule.scope, .alerts.<alert>.scope)
 //   @@rateWindow@@, @@keepFiringFor@@, @@runbookBaseUrl@@
@@ -47,31 +49,52 @@ function templateOptions(): AlertOptions {
 
 /** Every string of a rule, for token checks. */
 function texts(rule: AlertingRule): string[] {
-  return [rule.expr, rule.for, ...Object.values(rule.labels), ...Object.values(rule.annotations)];
+  return [
+    rule.expr,
+    ...(rule.for === undefined ? [] : [rule.for]),
+    ...Object.values(rule.labels),
+    ...Object.values(rule.annotations),
+  ];
+}
+
+/** A `for` option in a rule's text: its duration (@@for.x@@) or its seconds (@@seconds:for.x@@). */
+const FOR_TOKEN = /@@(?:seconds:)?for\.(\w+)@@/g;
+
+/**
+ * The key of the alert's own duration in `options.for`, from a rule generated
+ * with the template options: its `for`, or for an alert without one, the one
+ * duration its texts use. Throws if it has none, or uses another alert's
+ * (the chart could not tune them apart).
+ */
+function ownForKey(rule: AlertingRule): string {
+  const fromFor = rule.for === undefined ? undefined : /^@@for\.(\w+)@@$/.exec(rule.for)?.[1];
+  const used = new Set(texts(rule).flatMap((text) => [...text.matchAll(FOR_TOKEN)].map((m) => m[1] ?? "")));
+  const own = rule.for === undefined && used.size === 1 ? [...used][0] : fromFor;
+  if (!own)
+    throw new Error(`${rule.alert}: its for is not an option (${rule.for ?? "none, nor a duration"})`);
+  const others = [...used].filter((key) => key !== own);
+  if (others.length > 0) throw new Error(`${rule.alert} uses the for of another alert: ${others.join(", ")}`);
+  return own;
 }
 
 /**
- * The template groups: each alert's own `for` token becomes @@for@@, so the
- * chart's values can be keyed by alert name. Throws if an alert's text uses
- * another alert's `for` (the chart could not tune them apart).
+ * The template groups: each alert's own `for` token becomes @@for@@ (its
+ * seconds @@forSeconds@@), so the chart's values can be keyed by alert name.
  */
 export function templateRuleGroups(): RuleGroup[] {
   return generateRuleGroups(templateOptions()).map((group) => ({
     ...group,
     rules: group.rules.map((rule) => {
       if (!isAlertingRule(rule)) return rule;
-      const own = /^@@for\.(\w+)@@$/.exec(rule.for)?.[1];
-      if (!own) throw new Error(`${rule.alert}: its for is not an option (${rule.for})`);
-      const others = texts(rule)
-        .flatMap((text) => [...text.matchAll(/@@for\.(\w+)@@/g)].map((m) => m[1]))
-        .filter((key) => key !== own);
-      if (others.length > 0)
-        throw new Error(`${rule.alert} uses the for of another alert: ${others.join(", ")}`);
-      const replace = (text: string): string => text.replaceAll(token(`for.${own}`), token("for"));
+      const own = ownForKey(rule);
+      const replace = (text: string): string =>
+        text
+          .replaceAll(token(`seconds:for.${own}`), token("forSeconds"))
+          .replaceAll(token(`for.${own}`), token("for"));
       return {
         ...rule,
         expr: replace(rule.expr),
-        for: token("for") as AlertingRule["for"],
+        ...(rule.for === undefined ? {} : { for: token("for") as AlertingRule["for"] }),
         annotations: {
           summary: replace(rule.annotations.summary),
           description: replace(rule.annotations.description),
@@ -94,9 +117,14 @@ export interface ChartAlertDefaults {
   /**
    * Per alert name: what the shipped rules use; `enabled` is false for the
    * alerts on families a deployment must configure or opt in to; `scoped` says
-   * whether the alert takes a kind/namespace scope.
+   * whether the alert takes a kind/namespace scope; `fromTransition` that its
+   * duration (`for`) is counted in the expression from the condition's
+   * lastTransitionTime, the rule having no `for`.
    */
-  alerts: Record<string, { enabled: boolean; for: string; severity: Severity; scoped: boolean }>;
+  alerts: Record<
+    string,
+    { enabled: boolean; for: string; severity: Severity; scoped: boolean; fromTransition: boolean }
+  >;
   thresholds: Thresholds;
   rateWindow: string;
   keepFiringFor: string;
@@ -119,15 +147,24 @@ export function chartAlertDefaults(options: AlertOptions = DEFAULT_ALERT_OPTIONS
       .filter((rule) => rule.expr.includes(SCOPE_TOKEN))
       .map((rule) => rule.alert),
   );
+  const forKeys = new Map(
+    generateRuleGroups(templateOptions())
+      .flatMap((g) => g.rules)
+      .filter(isAlertingRule)
+      .map((rule) => [rule.alert, ownForKey(rule) as keyof AlertOptions["for"]]),
+  );
   const all = { ...options, families: { heartbeat: true, conditionStale: true } };
   for (const rule of generateRuleGroups(all).flatMap((g) => g.rules)) {
-    if (isAlertingRule(rule))
-      alerts[rule.alert] = {
-        enabled: shipped.has(rule.alert),
-        for: rule.for,
-        severity: rule.labels.severity,
-        scoped: scoped.has(rule.alert),
-      };
+    if (!isAlertingRule(rule)) continue;
+    const key = forKeys.get(rule.alert);
+    if (key === undefined) throw new Error(`${rule.alert}: not in the rule template`);
+    alerts[rule.alert] = {
+      enabled: shipped.has(rule.alert),
+      for: options.for[key],
+      severity: rule.labels.severity,
+      scoped: scoped.has(rule.alert),
+      fromTransition: rule.for === undefined,
+    };
   }
   return {
     alerts,

@@ -133,7 +133,12 @@ function alertValues(): Group {
                 ? `Whether ${alert} is rendered.`
                 : `Whether ${alert} is rendered: off by default, as its family must be configured or opted in (docs/runbook.md).`,
             ),
-            for: duration(rule.for, `How long the condition must hold before ${alert} fires.`),
+            for: duration(
+              rule.for,
+              rule.fromTransition
+                ? `How long the condition must have held its status, counted from its lastTransitionTime, before ${alert} fires.`
+                : `How long the condition must hold before ${alert} fires.`,
+            ),
             severity: oneOf(
               ["critical", "warning", "info"],
               rule.severity,

@@ -224,10 +224,12 @@ test("alert tuning from values changes the rendered rules: off, for, severity, l
   });
   const notReady = alert(tuned, "CustomResourceNotReady");
   assert.ok(notReady);
-  assert.equal(notReady.for, "30m");
+  // The condition alerts count their duration in the expression, from lastTransitionTime: 30m is 1800 s there.
+  assert.equal(notReady.for, undefined);
+  assert.match(notReady.expr, /\) > 1800\)/);
   assert.deepEqual(notReady.labels, { severity: "critical", team: "platform", pager: "db-team" });
   assert.equal(notReady.keep_firing_for, undefined, "keepFiringFor: '' omits it");
-  assert.match(notReady.annotations.description, /for more than 30m;/);
+  assert.match(notReady.annotations.description, /for more than 30m\{\{/);
   assert.equal(alert(tuned, "CustomResourceReadyFlapping"), undefined);
   assert.equal(alert(tuned, "CRStatusExporterSeriesDropped"), undefined);
   assert.match(alert(tuned, "CustomResourceStuckTerminating")?.expr ?? "", /> 3600$/);
@@ -240,6 +242,7 @@ test("alert tuning from values changes the rendered rules: off, for, severity, l
   // Untouched alerts stay as shipped (apart from the job and the routing label).
   const stalled = alert(defaults, "CustomResourceStalled");
   assert.equal(alert(tuned, "CustomResourceStalled")?.for, stalled?.for);
+  assert.match(alert(tuned, "CustomResourceStalled")?.expr ?? "", /\) > 300\)/);
   const path = writeRules("tuned.yaml", tuned);
   const check = runPromtool(["check", "rules", "--lint=all", "--lint-fatal", path]);
   assert.equal(check.status, 0, check.output);
@@ -398,9 +401,13 @@ test("promtool test rules passes on the rendered rules: the shipped tests, and t
             series: `cr_condition{job="cr-status-exporter",instance="b",${object},type="Ready",status="False"}`,
             values: "1x40",
           },
+          {
+            series: `cr_condition_last_transition_timestamp_seconds{job="crs",instance="a",${object},type="Ready"}`,
+            values: "0x40",
+          },
         ],
         alert_rule_test: [
-          { eval_time: "29m", alertname: "CustomResourceNotReady", exp_alerts: [] },
+          { eval_time: "30m", alertname: "CustomResourceNotReady", exp_alerts: [] },
           {
             eval_time: "31m",
             alertname: "CustomResourceNotReady",
@@ -413,11 +420,12 @@ test("promtool test rules passes on the rendered rules: the shipped tests, and t
                   kind: "Widget",
                   namespace: "ns1",
                   name: "w1",
+                  type: "Ready",
                 },
                 exp_annotations: {
                   summary: "A custom resource is not Ready.",
                   description:
-                    "Widget ns1/w1 (example.com) has been Ready=False for more than 30m; reason: not exported.",
+                    "Widget ns1/w1 (example.com) has been Ready=False for more than 30m; no reason given.",
                   runbook_url:
                     "https://github.com/cr-status-exporter/cr-status-exporter/blob/main/docs/runbook.md#customresourcenotready",
                 },

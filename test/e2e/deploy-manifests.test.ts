@@ -151,14 +151,17 @@ test("the rules reach the PrometheusRules unchanged, {{ $labels }} templates inc
   assert.equal(fromHelm.metadata.labels?.release, "kube-prometheus-stack");
   const alerts = (
     fromHelm.spec as {
-      groups: { rules: { alert?: string; for?: string; labels?: Record<string, string> }[] }[];
+      groups: { rules: { alert?: string; expr: string; for?: string; labels?: Record<string, string> }[] }[];
     }
   ).groups
     .flatMap((g) => g.rules)
     .filter((r) => r.alert);
+  // The condition alerts count their duration in the expression (30m: 1800 s), and have no `for`.
   assert.deepEqual(
-    alerts.filter((r) => r.alert === "CustomResourceNotReady").map((r) => [r.for, r.labels?.severity]),
-    [["30m", "critical"]],
+    alerts
+      .filter((r) => r.alert === "CustomResourceNotReady")
+      .map((r) => [r.for, /\) > (\d+)\)/.exec(r.expr)?.[1], r.labels?.severity]),
+    [[undefined, "1800", "critical"]],
   );
   assert.equal(
     alerts.find((r) => r.alert === "CustomResourceReadyFlapping"),
@@ -467,13 +470,29 @@ test("kustomize: the alert-tuning component gives the base the chart's rules for
   const rule = find(objects, "PrometheusRule", "cr-status-exporter");
   assert.equal(rule.metadata.namespace, "cr-status-exporter", "the base's namespace stays");
   const alerts = (
-    rule.spec as { groups: { rules: { alert?: string; for?: string; labels?: Record<string, string> }[] }[] }
+    rule.spec as {
+      groups: {
+        rules: {
+          alert?: string;
+          expr: string;
+          for?: string;
+          labels?: Record<string, string>;
+          annotations?: Record<string, string>;
+        }[];
+      }[];
+    }
   ).groups
     .flatMap((g) => g.rules)
     .filter((r) => r.alert);
   assert.deepEqual(
-    alerts.filter((r) => r.alert === "CustomResourceNotReady").map((r) => r.for),
-    ["30m"],
+    alerts
+      .filter((r) => r.alert === "CustomResourceNotReady")
+      .map((r) => [
+        r.for,
+        /\) > (\d+)\)/.exec(r.expr)?.[1],
+        /for more than (\w+)\{\{/.exec(r.annotations?.description ?? "")?.[1],
+      ]),
+    [[undefined, "1800", "30m"]],
   );
   assert.equal(
     alerts.find((r) => r.alert === "CustomResourceReadyFlapping"),

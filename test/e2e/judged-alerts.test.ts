@@ -2,8 +2,9 @@
 // module) on the testbed — a kind without a readiness condition, judged by its
 // health and sync — the exporter with zero configuration, and a real
 // Prometheus with the generated rules (the alert's `for` shortened). The
-// Degraded Application fires with its states in the description, the Healthy
-// one never alerts, and the alert ends when the broken one is healthy again.
+// Degraded Application fires, its description pointing at its state fields
+// (read from labels only: no query in the annotation), the Healthy one never
+// alerts, and the alert ends when the broken one is healthy again.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { crPath } from "../cluster/index.ts";
@@ -25,7 +26,7 @@ const { unavailable, testbed } = argo;
 const failedAlerts = async (server: PrometheusServer): Promise<PromAlert[]> =>
   (await server.alerts()).filter((a) => a.labels.alertname === ALERT);
 
-test("a Degraded Argo CD Application fires CustomResourceFailed with its states; a Healthy one does not; recovery ends it", {
+test("a Degraded Argo CD Application fires CustomResourceFailed pointing at its states; a Healthy one does not; recovery ends it", {
   skip: unavailable,
 }, async () => {
   const server = argo.prometheus;
@@ -64,11 +65,21 @@ test("a Degraded Argo CD Application fires CustomResourceFailed with its states;
     [firing.labels.kind, firing.labels.group, firing.labels.namespace],
     ["Application", "argoproj.io", namespace],
   );
+  // An Application has no status.phase: no phase label, none named.
+  assert.equal(firing.labels.phase, undefined);
   assert.equal(
     firing.annotations.description,
     `Application ${namespace}/broken (argoproj.io) has been Failed for more than 4s by its state fields or phase, ` +
-      "which no readiness-condition alert reports; now: health=Degraded sync=OutOfSync.",
+      `which no readiness-condition alert reports; state fields: cr_state{kind="Application", namespace="${namespace}", name="broken"}.`,
   );
+  // What the description points at: the states that judged it.
+  const states = await server.query(
+    `max by (field, value) (cr_state{job="${JOB}",kind="Application",namespace="${namespace}",name="broken"} == 1)`,
+  );
+  assert.deepEqual(states.map((s) => `${s.metric.field}=${s.metric.value}`).sort(), [
+    "health=Degraded",
+    "sync=OutOfSync",
+  ]);
   assert.deepEqual(
     [...seen].filter((s) => s.startsWith("shop:")),
     [],

@@ -5,9 +5,11 @@
 // not "cr-status-exporter": Prometheus (3.x, as kube-prometheus-stack ships it) gets the job the way prometheus-operator
 // derives it from the rendered ServiceMonitor and Service (relabelling of the
 // Service's labels), and the rendered rules must follow it. A widget driven to
-// Ready=False must raise CustomResourceNotReady (pending, then firing, with the
-// severity and routing label set in the values), keep it firing through a
-// change of reason, and resolve it when Ready turns True; the heartbeat-age and
+// Ready=False must raise CustomResourceNotReady once its lastTransitionTime is
+// older than the alert's duration (firing at once: the rule has no `for`; with
+// the severity and routing label set in the values, the condition's type and
+// reason as labels), fire the alert with the new reason at once when the reason
+// changes, and resolve it when Ready turns True; the heartbeat-age and
 // condition-staleness alerts (switched on in the values) must fire and resolve;
 // with the default metric set, every dashboard panel query must return data,
 // except the panels on opt-in families, which must show their note instead.
@@ -143,8 +145,10 @@ test("a widget driven to Ready=False fires CustomResourceNotReady through the re
     (await prometheus.alerts()).filter((a) => a.labels.alertname === "CustomResourceNotReady"),
     [],
   );
+  // Controllers keep lastTransitionTime while the status stays False, whatever the reason.
+  const notReadySince = new Date();
   await patchStatus(rest, ref, {
-    conditions: [condition("Ready", "False", "ImagePullBackOff", "cannot pull", 1)],
+    conditions: [condition("Ready", "False", "ImagePullBackOff", "cannot pull", 1, notReadySince)],
   });
   const seen: PromAlert["state"][] = [];
   const firing = await prometheus.waitFor(
@@ -158,41 +162,59 @@ test("a widget driven to Ready=False fires CustomResourceNotReady through the re
     },
     60_000,
   );
-  assert.deepEqual(seen, ["pending", "firing"]);
+  // The duration (4s) is in the expression: no `for`, so no pending phase.
+  assert.deepEqual(seen, ["firing"]);
   assert.equal(firing.labels.namespace, ns);
   assert.equal(firing.labels.kind, "Widget");
   assert.equal(firing.labels.severity, "critical");
   assert.equal(firing.labels.team, "platform");
-  assert.equal(firing.labels.reason, undefined, "reason is not part of the alert identity");
-  assert.match(firing.annotations.description ?? "", /reason: ImagePullBackOff\./);
+  assert.equal(firing.labels.type, "Ready");
+  assert.equal(firing.labels.reason, "ImagePullBackOff");
+  assert.match(
+    firing.annotations.description ?? "",
+    /Ready=False for more than 4s; reason: ImagePullBackOff\.$/,
+  );
 
-  // False/ImagePullBackOff → False/QuotaExceeded: the same alert keeps firing (no resolve, no new
-  // pending phase: activeAt unchanged) while the description follows the new reason.
+  // False/ImagePullBackOff → False/QuotaExceeded, lastTransitionTime unchanged: the alert with the new
+  // reason fires at once (never pending, no second wait) and, without keep_firing_for here, the one with
+  // the old reason resolves.
   await patchStatus(rest, ref, {
-    conditions: [condition("Ready", "False", "QuotaExceeded", "over quota", 1)],
+    conditions: [condition("Ready", "False", "QuotaExceeded", "over quota", 1, notReadySince)],
   });
   const states: string[] = [];
-  await prometheus.waitFor(
-    "the description to show the new reason",
+  const changed = await prometheus.waitFor(
+    "the alert with the new reason",
     async () => {
-      const alert = (await prometheus.alerts()).find(
+      const alerts = (await prometheus.alerts()).filter(
         (a) => a.labels.alertname === "CustomResourceNotReady" && a.labels.name === "w1",
       );
-      states.push(alert ? `${alert.state}@${alert.activeAt}` : "none");
-      return alert?.annotations.description?.includes("reason: QuotaExceeded.") ? alert : undefined;
+      states.push(...alerts.map((a) => `${a.labels.reason}:${a.state}`));
+      return alerts.length === 1 && alerts[0]?.labels.reason === "QuotaExceeded" ? alerts[0] : undefined;
     },
     30_000,
   );
+  assert.equal(changed.state, "firing");
+  assert.deepEqual(
+    [...new Set(states)].filter((s) => s.startsWith("QuotaExceeded:")),
+    ["QuotaExceeded:firing"],
+    "the new reason never went pending",
+  );
+  assert.match(changed.annotations.description ?? "", /reason: QuotaExceeded\.$/);
   // Several more evaluations (1 s apart) after the reason change: still the one firing alert.
   const reasonChangedAt = Date.now();
+  const later: string[] = [];
   while (Date.now() - reasonChangedAt < 4_000) {
-    const alert = (await prometheus.alerts()).find(
+    const alerts = (await prometheus.alerts()).filter(
       (a) => a.labels.alertname === "CustomResourceNotReady" && a.labels.name === "w1",
     );
-    states.push(alert ? `${alert.state}@${alert.activeAt}` : "none");
+    later.push(alerts.map((a) => `${a.labels.reason}:${a.state}@${a.activeAt}`).join(",") || "none");
     await sleep(250);
   }
-  assert.deepEqual([...new Set(states)], [`firing@${firing.activeAt}`], "held through the reason change");
+  assert.deepEqual(
+    [...new Set(later)],
+    [`QuotaExceeded:firing@${changed.activeAt}`],
+    "one alert, the new reason's",
+  );
 
   await patchStatus(rest, ref, { conditions: [condition("Ready", "True", "Ok", "", 1)] });
   await prometheus.waitFor(

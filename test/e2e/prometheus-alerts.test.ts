@@ -1,8 +1,10 @@
 // The generated rules on a real Prometheus: a static /metrics page (standing
 // in for the exporter) shows a custom resource with Ready=False; the
-// CustomResourceNotReady alert, generated with a shortened `for`, must go
-// pending, then firing, through Prometheus' HTTP API. Every dashboard panel
-// query must also be accepted by that Prometheus.
+// CustomResourceNotReady alert, generated with a shortened duration, must
+// fire through Prometheus' HTTP API once the condition's lastTransitionTime is
+// that long ago (no pending phase: the rule has no `for`), carrying the
+// condition's type and reason. Every dashboard panel query must also be
+// accepted by that Prometheus.
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
@@ -18,12 +20,18 @@ const JOB = "cr-status-exporter";
 const OBJECT = 'group="example.com",kind="Widget",namespace="ns1",name="w1"';
 
 // The page flips to Ready=False only when the test says so, so the alert cannot be firing from the start.
-// Like the exporter, it shows each condition once, labelled with its current status.
+// Like the exporter, it shows each condition once, labelled with its current status, with its
+// lastTransitionTime and reason.
 let ready = true;
+let transitionAt = Math.floor(Date.now() / 1000) - 3600;
 function metricsPage(): string {
   return [
     "# TYPE cr_condition gauge",
     `cr_condition{${OBJECT},type="Ready",status="${ready ? "True" : "False"}"} 1`,
+    "# TYPE cr_condition_last_transition_timestamp_seconds gauge",
+    `cr_condition_last_transition_timestamp_seconds{${OBJECT},type="Ready"} ${transitionAt}`,
+    "# TYPE cr_condition_reason gauge",
+    `cr_condition_reason{${OBJECT},type="Ready",reason="${ready ? "Ok" : "BackendDown"}"} 1`,
     "# TYPE cr_status gauge",
     `cr_status{${OBJECT},result="${ready ? "Current" : "Failed"}"} 1`,
     "",
@@ -79,7 +87,7 @@ test("the generated rules load without errors", async () => {
   assert.equal(groups.flatMap((g) => g.rules).length, generated.length);
 });
 
-test("CustomResourceNotReady goes pending, then firing, for a Ready=False object", async () => {
+test("CustomResourceNotReady fires for an object Ready=False for longer than its duration, with type and reason", async () => {
   const server = prometheus.server;
   await server.waitFor("the target to be scraped", async () =>
     (await server.query(`cr_condition{job="${JOB}",type="Ready",status="True"} == 1`)).length === 1
@@ -92,6 +100,7 @@ test("CustomResourceNotReady goes pending, then firing, for a Ready=False object
     "no alert while the object is Ready",
   );
 
+  transitionAt = Math.floor(Date.now() / 1000);
   ready = false;
   const seen: PromAlert["state"][] = [];
   const firing = await server.waitFor(
@@ -103,7 +112,12 @@ test("CustomResourceNotReady goes pending, then firing, for a Ready=False object
     },
     30_000,
   );
-  assert.deepEqual(seen, ["pending", "firing"]);
+  // The duration is in the expression (time() - lastTransitionTime > 4): no `for`, no pending phase.
+  assert.deepEqual(seen, ["firing"]);
+  assert.ok(
+    Date.parse(firing.activeAt) / 1000 - transitionAt > 4,
+    `fired ${Date.parse(firing.activeAt) / 1000 - transitionAt} s after the transition`,
+  );
   assert.deepEqual(firing.labels, {
     alertname: "CustomResourceNotReady",
     severity: "warning",
@@ -111,8 +125,14 @@ test("CustomResourceNotReady goes pending, then firing, for a Ready=False object
     kind: "Widget",
     namespace: "ns1",
     name: "w1",
+    type: "Ready",
+    reason: "BackendDown",
   });
   assert.equal(firing.annotations.summary, "A custom resource is not Ready.");
+  assert.equal(
+    firing.annotations.description,
+    "Widget ns1/w1 (example.com) has been Ready=False for more than 4s; reason: BackendDown.",
+  );
   assert.match(firing.annotations.runbook_url ?? "", /runbook\.md#customresourcenotready$/);
 });
 

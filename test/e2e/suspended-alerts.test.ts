@@ -2,7 +2,7 @@
 // Kustomization CRD (from its Go module) on the testbed, two Kustomizations
 // that failed (Ready=False) of which one is suspended (spec.suspend: true, the
 // last status left in place), the exporter with zero configuration, and a real
-// Prometheus with the generated rules (NotReady's `for` shortened). The one
+// Prometheus with the generated rules (NotReady's duration shortened). The one
 // that is not suspended fires CustomResourceNotReady; the suspended one
 // neither fires nor goes pending, and exports cr_suspended 1 — until it is
 // resumed, when it fires too.
