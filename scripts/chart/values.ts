@@ -305,6 +305,12 @@ export function chartValues(): Group {
       timeoutSeconds: 5,
       failureThreshold: 30,
     }),
+    checkConfig: group(
+      "An init container that runs the exporter's `--check-config` on the rendered configuration with the same flags, " +
+        "environment and mounts (cluster mode): a configuration the exporter refuses stops the pod at `Init:Error`, " +
+        "the field-named problem in the init container's log, before the exporter starts.",
+      { enabled: bool(true, "Whether the pod gets the check-config init container.") },
+    ),
     livenessProbe: probe("GET /healthz: restarts a hung exporter.", {
       enabled: true,
       periodSeconds: 10,

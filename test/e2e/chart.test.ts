@@ -628,3 +628,39 @@ test("the kustomize alert-tuning component's patch is what the chart renders for
     "stale: run npm run deploy:alert-tuning",
   );
 });
+
+test("checkConfig: the pod's init container is the exporter's own with --check-config for --config (Deployment and sharded StatefulSet), none when disabled", () => {
+  type Container = Record<string, unknown> & { name: string; args: string[] };
+  const podOf = (render: HelmRender, kind: string) =>
+    (
+      find(helmTemplate(tools, chart, render), kind).spec as {
+        template: { spec: { initContainers?: Container[]; containers: Container[] } };
+      }
+    ).template.spec;
+  for (const [render, kind] of [
+    [{}, "Deployment"],
+    [{ values: { sharding: { enabled: true } } }, "StatefulSet"],
+  ] as const) {
+    const pod = podOf(render, kind);
+    const exporter = pod.containers.find((c) => c.name === "cr-status-exporter");
+    assert.ok(exporter && pod.initContainers, kind);
+    assert.equal(pod.initContainers.length, 1);
+    const { name, args, ...rest } = pod.initContainers[0] as Container;
+    assert.equal(name, "check-config");
+    assert.deepEqual(
+      args,
+      exporter.args.map((a) => (a === "--config" ? "--check-config" : a)),
+    );
+    const { name: _n, args: _a, ports, startupProbe, livenessProbe, readinessProbe, ...same } = exporter;
+    assert.ok(
+      ports && livenessProbe && readinessProbe && startupProbe,
+      `${kind}: the exporter has ports and probes`,
+    );
+    // The same image, environment, mounts, resources and security context: checked as the exporter will read it.
+    assert.deepEqual(rest, same, kind);
+  }
+  assert.equal(
+    podOf({ values: { checkConfig: { enabled: false } } }, "Deployment").initContainers,
+    undefined,
+  );
+});

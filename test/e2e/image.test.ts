@@ -5,7 +5,7 @@
 // filesystem, and exit 0 on SIGTERM. The build is cached by content hash, so
 // a warm run costs the container start-ups only.
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import {
   chmodSync,
   copyFileSync,
@@ -23,6 +23,8 @@ import { stringify } from "yaml";
 import { repositoryRoot } from "../../scripts/deploy-sync.ts";
 import { condition, createCr, installCrd, patchStatus, refFor, useControlPlane } from "../cluster/index.ts";
 import { imageCommand, startExporterProcess } from "../deploy/exporter-process.ts";
+import { find, helmTemplate } from "../deploy/render.ts";
+import { resolveDeployTools } from "../deploy/tools.ts";
 import { type BuiltImage, blobPath, buildImage, imagePaths, podman, podmanRun } from "../image/index.ts";
 import { eventually, series } from "../support/exporter.ts";
 import { parseExposition } from "../support/exposition-check.ts";
@@ -268,4 +270,64 @@ test("the OCI index holds linux/amd64 and linux/arm64/v8, each with its own Node
     arm64.layers.slice(2).map((l) => l.digest),
   );
   assert.notEqual(amd64.layers[0]?.digest, arm64.layers[0]?.digest);
+});
+
+/** The chart's check-config init container (cluster mode), rendered by the real helm with `values`. */
+function renderedCheckConfig(values: Record<string, unknown>): { container: PodContainer; config: string } {
+  const tools = resolveDeployTools();
+  const chart = join(repositoryRoot, "deploy", "helm", "cr-status-exporter");
+  const objects = helmTemplate(tools, chart, { values });
+  const pod = (
+    find(objects, "Deployment").spec as { template: { spec: { initContainers?: PodContainer[] } } }
+  ).template.spec;
+  const container = pod.initContainers?.find((c) => c.name === "check-config");
+  assert.ok(container, "the Deployment has the check-config init container");
+  const configMap = find(objects, "ConfigMap") as unknown as { data: Record<string, string> };
+  return { container, config: configMap.data["config.yaml"] ?? "" };
+}
+
+interface PodContainer {
+  name: string;
+  args: string[];
+  env: { name: string }[];
+}
+
+test("the chart's check-config init container, run from the image as the pod would: 0 for a good configuration, 2 naming a bad field", () => {
+  const run = (values: Record<string, unknown>): { status: number; output: string } => {
+    const { container, config } = renderedCheckConfig(values);
+    assert.deepEqual(container.args.slice(0, 2), ["--check-config", "/etc/cr-status-exporter/config.yaml"]);
+    const dir = mkdtempSync(join(scratch, "check-config-"));
+    writeFileSync(join(dir, "config.yaml"), config);
+    chmodSync(dir, 0o755);
+    // The exporter logs to stderr: both streams are read.
+    const result = spawnSync(
+      "podman",
+      [
+        ...podmanRun,
+        "--read-only",
+        "--env",
+        "POD_NAMESPACE=monitoring",
+        "--volume",
+        `${dir}:/etc/cr-status-exporter:ro`,
+        built.image,
+        ...container.args,
+      ],
+      { encoding: "utf8", timeout: 120_000 },
+    );
+    return { status: result.status ?? -1, output: `${result.stdout}${result.stderr}` };
+  };
+  const good = run({});
+  assert.equal(good.status, 0, good.output);
+  assert.match(good.output, /configuration is valid/);
+  // What the chart's JSON Schema lets through but the exporter refuses: a family that does not exist.
+  const bad = run({
+    config: {
+      metrics: { allow: ["cr_no_such_family"] },
+      resources: [{ group: "example.com", resource: "widgets" }],
+    },
+  });
+  assert.equal(bad.status, 2, bad.output);
+  const problems = (JSON.parse(bad.output.trim().split("\n").at(-1) ?? "{}") as { problems?: string[] })
+    .problems;
+  assert.match(problems?.[0] ?? "", /metrics\.allow\[0\]: "cr_no_such_family" matches no metric family/);
 });

@@ -437,6 +437,25 @@ volumeMounts:
 {{- end }}
 {{- end }}
 
+{{/*
+The check-config init container (cluster mode): the exporter's own container
+with `--check-config` in place of `--config`, the same flags, environment and
+mounts (so flags, ${POD_NAMESPACE} and the files the configuration names are
+checked as the exporter will read them), no ports and no probes. A
+configuration the exporter refuses fails the pod at Init:Error with the
+field-named problem in this container's log, before the exporter starts.
+*/}}
+{{- define "cr-status-exporter.checkConfigContainer" -}}
+{{- $container := include "cr-status-exporter.container" . | fromYaml }}
+{{- $args := list }}
+{{- range $container.args }}
+{{- $args = append $args (eq . "--config" | ternary "--check-config" .) }}
+{{- end }}
+{{- $_ := set $container "name" "check-config" }}
+{{- $_ = set $container "args" $args }}
+{{- omit $container "ports" "startupProbe" "livenessProbe" "readinessProbe" "restartPolicy" | toYaml }}
+{{- end }}
+
 {{/* The Secrets the chart mounts, as a YAML list of {volume, dir, secret}. */}}
 {{- define "cr-status-exporter.secretMounts" -}}
 {{- $mounts := list }}

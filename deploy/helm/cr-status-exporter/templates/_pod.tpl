@@ -27,6 +27,10 @@ spec:
   {{- end }}
   securityContext:
     {{- toYaml .Values.podSecurityContext | nindent 4 }}
+  {{- if .Values.checkConfig.enabled }}
+  initContainers:
+    - {{- include "cr-status-exporter.checkConfigContainer" . | trim | nindent 6 }}
+  {{- end }}
   containers:
     - {{- include "cr-status-exporter.container" . | trim | nindent 6 }}
   volumes:
