@@ -6,7 +6,7 @@
 // configuration passes the exporter's own validation.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
@@ -663,4 +663,33 @@ test("checkConfig: the pod's init container is the exporter's own with --check-c
     podOf({ values: { checkConfig: { enabled: false } } }, "Deployment").initContainers,
     undefined,
   );
+});
+
+test("kustomize build --enable-helm renders the chart through helmCharts (no --kube-version there): the same objects as helm template", () => {
+  const dir = mkdtempSync(join(scratch, "helmcharts-"));
+  const values = { config: { resources: [{ group: "cert-manager.io", resource: "certificates" }] } };
+  // Kustomize reads charts below the kustomization only (its chartHome, ./charts by default).
+  cpSync(chart, join(dir, "charts", "cr-status-exporter"), { recursive: true });
+  writeFileSync(
+    join(dir, "kustomization.yaml"),
+    stringify({
+      helmCharts: [
+        {
+          name: "cr-status-exporter",
+          releaseName: "cr-status-exporter",
+          namespace: "monitoring",
+          valuesInline: values,
+        },
+      ],
+    }),
+  );
+  const built = execFileSync(tools.kustomize, ["build", "--enable-helm", "--helm-command", tools.helm, dir], {
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const objects = (built.split(/^---$/m).map((d) => parse(d)) as KubeObject[]).filter(Boolean);
+  const names = (list: KubeObject[]) => list.map((o) => `${o.kind}/${o.metadata.name}`).sort();
+  const direct = helmTemplate(tools, chart, { valuesFiles: [], values, namespace: "monitoring" });
+  assert.deepEqual(names(objects), names(direct));
+  assert.ok(names(objects).includes("Deployment/cr-status-exporter"), names(objects).join(", "));
 });
