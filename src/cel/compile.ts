@@ -182,18 +182,12 @@ const typeNames = new Set([
 ]);
 
 /** Where an expression starts in the source (1-based line:column), when the parser says. */
-function position(parsed: Parsed, expr: Expr): string {
-  const info = parsed.sourceInfo;
-  const offset = info?.positions[expr.id.toString()];
-  if (info === undefined || offset === undefined) return "";
-  let line = 1;
-  let start = 0;
-  for (const [i, lineOffset] of info.lineOffsets.entries()) {
-    if (lineOffset > offset) break;
-    line = i + 2;
-    start = lineOffset;
-  }
-  return ` at ${line}:${offset - start + 1}`;
+function position(parsed: Parsed, source: string, expr: Expr): string {
+  const offset = parsed.sourceInfo?.positions[expr.id.toString()];
+  if (offset === undefined) return "";
+  // The parser leaves sourceInfo.lineOffsets empty: lines are counted here.
+  const before = source.slice(0, offset).split("\n");
+  return ` at ${before.length}:${(before.at(-1) ?? "").length + 1}`;
 }
 
 /**
@@ -201,10 +195,10 @@ function position(parsed: Parsed, expr: Expr): string {
  * `object` and the comprehensions' own, functions the environment lacks),
  * each as a problem; the comprehensions' ranges wrapped for the meter.
  */
-function checkAndMeter(parsed: Parsed, env: Cel.CelEnv): string[] {
+function checkAndMeter(parsed: Parsed, source: string, env: Cel.CelEnv): string[] {
   const problems: string[] = [];
   const undeclared = (name: string, expr: Expr) =>
-    problems.push(`undeclared reference to '${name}'${position(parsed, expr)}`);
+    problems.push(`undeclared reference to '${name}'${position(parsed, source, expr)}`);
   const visit = (expr: Expr | undefined, scope: ReadonlySet<string>): void => {
     if (expr === undefined) return;
     const kind = expr.exprKind;
@@ -428,7 +422,7 @@ export function compileCel<P extends CelPurpose>(
     const message = error instanceof Error ? error.message : String(error);
     return { problem: `does not parse: ${message.replace(/^<input>:/, "")}` };
   }
-  const problems = checkAndMeter(parsed, env);
+  const problems = checkAndMeter(parsed, source, env);
   if (problems.length > 0) return { problem: problems.join("; ") };
   let run: (bindings: { object: unknown }) => unknown;
   try {
