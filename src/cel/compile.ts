@@ -14,16 +14,17 @@
 // them).
 //
 // The cost limit: @bufbuild/cel 0.6.1 has none, so each evaluation is
-// metered here. Every function call costs 1 plus the size of its arguments
-// (a string's length, a list's or map's entries, deeply, counted only up to
-// what is left of the budget), and every comprehension (all, exists,
-// exists_one, map, filter) costs its range's size up front: its range is
-// wrapped in a call to an identity function at compile time. A call's work is
-// linear in its arguments' sizes for every standard function, so the work of
-// one evaluation is linear in the budget, whatever the expression and the
-// object. Past the budget every further call fails at once and the result is
-// the cost_limit error. See docs/configuration.md#cel for the measured worst
-// cases.
+// metered here. Every function call costs 1 plus its arguments' sizes (a
+// string's length, a list's or map's entries; deeply for ==, != and in,
+// counted only up to what is left of the budget), and every comprehension
+// (all, exists, exists_one, map, filter) costs its range's size times the
+// expression nodes of its body, up front: its range is wrapped at compile
+// time in a call that charges it. A standard function's work is linear in
+// its arguments' sizes and a node's is constant (the object's maps are
+// handed over as Maps, which the library wraps without copying), so the work
+// of one evaluation is linear in the budget whatever the expression and the
+// object. Past the budget the evaluation is unwound at once and its result
+// is the cost_limit error. docs/configuration.md#cel has the measured times.
 import { createRequire } from "node:module";
 import type * as Cel from "@bufbuild/cel";
 import type { CelFailure, CelOutcome, CelProgram, CelReadinessResult, CelValueResult } from "../core/cel.ts";

@@ -295,12 +295,17 @@ function metadataDigest(
 }
 
 /** The configured values that are set, what could not be read counted in `cuts`, failed expressions in `errors`. */
-function valuesOf(raw: JsonRecord, settings: ProjectionSettings, cuts: ObjectCuts, errors: CelError[]) {
+function valuesOf(raw: JsonRecord, settings: ProjectionSettings, cuts: ObjectCuts) {
   const unread = (value: { name: string; reason: string }) => {
     cuts.unreadableValues++;
     cuts.firstUnreadable ??= value;
   };
-  return orNone(projectValues(raw, settings.values, unread, (error) => errors.push(error)));
+  return orNone(projectValues(raw, settings.values, unread, (error) => failed(cuts, error)));
+}
+
+/** A failed expression, in the cuts (the list made on the first: most objects have none). */
+function failed(cuts: ObjectCuts, error: CelError): void {
+  cuts.celErrors = [...(cuts.celErrors ?? []), error];
 }
 
 /** The `field` labels of a kind's CEL expressions: readiness.cel and the computed values' names. */
@@ -315,11 +320,11 @@ export function celFields(settings: ProjectionSettings): string[] {
 function celVerdict(
   raw: JsonRecord,
   program: CelProgram<CelReadinessResult>,
-  errors: CelError[],
+  cuts: ObjectCuts,
 ): CelReadinessResult | "Unknown" {
   const outcome = program.evaluate(raw);
   if (outcome.ok) return outcome.value;
-  errors.push({ field: readinessCelField, reason: outcome.reason, message: outcome.message });
+  failed(cuts, { field: readinessCelField, reason: outcome.reason, message: outcome.message });
   return "Unknown";
 }
 
@@ -331,7 +336,6 @@ export function projectObject(raw: Json, settings: ProjectionSettings): ObjectSt
   if (!uid || !name) throw new ProjectionError("object has no metadata.uid or metadata.name");
 
   const cuts: ObjectCuts = { labelValues: 0, conditions: 0, unreadableValues: 0 };
-  const celErrors: CelError[] = [];
   const conditions = settings.conditionsPath
     ? projectConditions(readPath(raw, settings.conditionsPath), settings.messageMaxLength, cuts)
     : none;
@@ -365,7 +369,7 @@ export function projectObject(raw: Json, settings: ProjectionSettings): ObjectSt
         value: labelValue(state.value, cuts),
       })),
     ),
-    values: valuesOf(raw, settings, cuts, celErrors),
+    values: valuesOf(raw, settings, cuts),
     suspended: isSuspended(raw, metadata, settings),
     heartbeat,
     specChangedAt: specChangeTime(metadata.managedFields),
@@ -376,8 +380,7 @@ export function projectObject(raw: Json, settings: ProjectionSettings): ObjectSt
     cuts,
   };
   // Only kinds with a readiness expression carry a verdict (no field per object elsewhere).
-  if (settings.readiness) state.celVerdict = celVerdict(raw, settings.readiness, celErrors);
-  if (celErrors.length > 0) cuts.celErrors = celErrors;
+  if (settings.readiness) state.celVerdict = celVerdict(raw, settings.readiness, cuts);
   state.cuts =
     cuts.labelValues + cuts.conditions + cuts.unreadableValues > 0 || cuts.celErrors ? cuts : noCuts;
   return state;
