@@ -8,9 +8,11 @@ import { parseArgs } from "node:util";
 import { stringify } from "yaml";
 import { type CollectorPlan, missingExplicit, watchScope } from "../collectors/selection.ts";
 import { loadConfigFile } from "../config/load.ts";
+import { type CelFailure, type CelOutcome, type CelProgram, readinessCelField } from "../core/cel.ts";
 import type { CrdSummary } from "../core/detect/crd.ts";
 import { type ShapeLogFields, shapeLogFields } from "../core/detect/describe.ts";
 import type { FieldPath } from "../core/detect/shape.ts";
+import { isRecord } from "../core/json-record.ts";
 import { ProjectionError, projectObject } from "../core/project/project.ts";
 import type { FamilyRules } from "../core/series/family-selection.ts";
 import type { ObjectState } from "../core/state.ts";
@@ -24,7 +26,8 @@ import { formatTable } from "./status-output.ts";
 export const explainUsage = `Usage: cr-status-exporter explain [flags]
 
 Shows which CRDs the configuration selects in the current cluster, where each one's conditions,
-observedGeneration and phase are read, and the estimated series per kind (objects × series per object).
+observedGeneration and phase are read, the estimated series per kind (objects × series per object), and
+what each CEL expression (readiness.cel, values[].cel) returns on the sampled objects.
 
   -o, --output FORMAT      table (default), json or yaml
       --sample N           objects per resource rendered to measure series per object (default 50)
@@ -46,9 +49,9 @@ export interface ExplainedResource {
   scope: "Namespaced" | "Cluster";
   statusSubresource: boolean;
   mode: "objects" | "aggregate";
-  /** null: the kind has no readiness condition (its phase decides, else observedGeneration). */
+  /** null: the kind has no readiness condition (its phase decides, else observedGeneration), or readiness.cel decides. */
   readyCondition: string | null;
-  /** config, schema, observed, pending, none, states, or default (no CRD read). */
+  /** config, schema, observed, pending, none, states, default (no CRD read), or cel. */
   readinessSource: string;
   conditions: FieldSource;
   observedGeneration: FieldSource;
@@ -63,7 +66,25 @@ export interface ExplainedResource {
    * `values` does not export yet: each would add one cr_value series per object.
    */
   valueCandidates: { path: string; type: "number" | "timestamp" }[];
+  /** Each CEL expression of the kind evaluated on the sampled objects, as the exporter would. */
+  cel: CelExplained[];
 }
+
+/** A CEL expression's results on the sampled objects: the first few, and the failures by reason. */
+export interface CelExplained {
+  /** `readiness.cel`, or the value's name (cr_value's field). */
+  field: string;
+  expression: string;
+  evaluated: number;
+  /** The first objects' results: a verdict, a number, `no value` (null), or `error <reason>: <message>`. */
+  sample: { object: string; result: string }[];
+  failed: number;
+  /** Failures by reason (cr_exporter_cel_errors_total's). */
+  errors: Partial<Record<CelFailure, number>>;
+}
+
+/** Objects whose result explain shows per expression. */
+export const celSampleSize = 5;
 
 export interface Explanation {
   resources: ExplainedResource[];
@@ -143,7 +164,8 @@ function explainPlan(
     scope: plan.identity.namespaced ? "Namespaced" : "Cluster",
     statusSubresource: plan.statusSubresource,
     mode: o.mode,
-    readyCondition: plan.readiness.readyCondition ?? null,
+    // A readiness expression decides: no condition does (the detected one only says where a lag is read).
+    readyCondition: plan.projection.readiness ? null : (plan.readiness.readyCondition ?? null),
     readinessSource: plan.info.readiness_source,
     conditions: {
       path: plan.projection.conditionsPath?.join(".") ?? null,
@@ -170,7 +192,68 @@ function explainPlan(
     estimatedSeries: Math.round(counted.count * perObject),
     detected: shape ? shapeLogFields(shape) : null,
     valueCandidates: valueCandidates(plan),
+    cel: celResults(plan, counted.sample),
   };
+}
+
+function shown(outcome: CelOutcome<string | number | null>): string {
+  if (!outcome.ok) return `error ${outcome.reason}: ${outcome.message}`;
+  return outcome.value === null ? "no value" : String(outcome.value);
+}
+
+/** Each CEL expression of the plan on the sampled objects (those with metadata: the exporter skips the rest). */
+function celResults(plan: CollectorPlan, sample: readonly unknown[]): CelExplained[] {
+  const programs: (readonly [string, CelProgram<string | number | null>])[] = [
+    ...(plan.projection.readiness ? [[readinessCelField, plan.projection.readiness] as const] : []),
+    ...plan.projection.values.flatMap((v) => (v.cel ? [[v.name, v.cel] as const] : [])),
+  ];
+  const objects = sample.filter((raw) => isRecord(raw) && isRecord(raw.metadata)) as Record<
+    string,
+    unknown
+  >[];
+  return programs.map(([field, program]) => {
+    const result: CelExplained = {
+      field,
+      expression: program.source,
+      evaluated: objects.length,
+      sample: [],
+      failed: 0,
+      errors: {},
+    };
+    for (const object of objects) {
+      const outcome = program.evaluate(object);
+      if (!outcome.ok) {
+        result.failed++;
+        result.errors[outcome.reason] = (result.errors[outcome.reason] ?? 0) + 1;
+      }
+      if (result.sample.length < celSampleSize) {
+        const { namespace, name } = object.metadata as { namespace?: unknown; name?: unknown };
+        const id = `${typeof namespace === "string" && namespace ? `${namespace}/` : ""}${String(name)}`;
+        result.sample.push({ object: id, result: shown(outcome) });
+      }
+    }
+    return result;
+  });
+}
+
+/** The CEL section of the table output: per expression, its failures and the first results. */
+function formatCel(resources: readonly ExplainedResource[]): string | undefined {
+  const blocks = resources.flatMap((r) =>
+    r.cel.map((c) => {
+      const reasons = Object.entries(c.errors)
+        .map(([reason, n]) => `${reason} ${n}`)
+        .join(", ");
+      const head = `  ${r.resource} ${c.field}: ${c.expression}\n    ${c.evaluated} evaluated, ${c.failed} failed${reasons ? ` (${reasons})` : ""}`;
+      const rows = formatTable(c.sample.map((s) => [s.object, s.result]))
+        .trimEnd()
+        .split("\n")
+        .map((line) => `    ${line}`);
+      return [head, ...(c.sample.length > 0 ? rows : [])].join("\n");
+    }),
+  );
+  return blocks.length > 0
+    ? `CEL expressions on the sampled objects (the first ${celSampleSize} results; failures are Unknown or no series):\n${blocks.join("\n")}\n`
+    : undefined;
 }
 
 /** The schema's numeric and date-time status fields not configured as values. */
@@ -258,6 +341,8 @@ export function formatExplanation(e: Explanation): string {
     lines.push(`Not selected:\n${e.notSelected.map((n) => `  ${n.crd}: ${n.why}`).join("\n")}\n`);
   if (e.missing.length > 0)
     lines.push(`Configured but not installed:\n${e.missing.map((m) => `  ${m}`).join("\n")}\n`);
+  const cel = formatCel(e.resources);
+  if (cel) lines.push(cel);
   const candidates = e.resources.filter((r) => r.valueCandidates.length > 0);
   if (candidates.length > 0) {
     lines.push(

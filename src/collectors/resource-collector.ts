@@ -14,6 +14,7 @@ import {
   rerender,
 } from "../core/change/object-update.ts";
 import type { ObjectEntry, TraceRecord } from "../core/entry.ts";
+import { celFields } from "../core/project/project.ts";
 import { AggregateCounts } from "../core/series/aggregate.ts";
 import type { FamilySelection } from "../core/series/family-selection.ts";
 import type { ObjectState, ResourceIdentity } from "../core/state.ts";
@@ -81,6 +82,7 @@ export class ResourceCollector {
     this.#telemetry = new WatchTelemetry(settings.identity, {
       ...deps,
       staleAfterSeconds: silenceBoundMs(deps.listWatch ?? {}) / 1000,
+      celFields: celFields(settings.kind.projection),
     });
     const { group, kind } = settings.identity;
     this.#effects = new KindEffects(deps.metrics.kinds, { group, kind }, settings.selection.perKind);

@@ -18,9 +18,9 @@ export interface ResourceInfo {
   observed_generation_path: string;
   observed_generation_source: string;
   phase_path: string;
-  /** The readiness condition in effect ("" when the kind has none). */
+  /** The readiness condition in effect ("" when the kind has none, or its readiness expression decides). */
   ready_condition: string;
-  /** config, schema, observed, pending (the provisional Ready until objects tell), none, or default (no CRD read). */
+  /** config, schema, observed, pending (the provisional Ready until objects tell), none, default (no CRD read), or cel (readiness.cel decides). */
   readiness_source: string;
   run_to_completion: string;
   /** lastTransitionTime, first_seen (the conditions carry none), or "" (unknown). */
@@ -148,7 +148,10 @@ export function shapeSettings(
     suspendPath: split(options.suspendPath) ?? shape?.suspendPath,
     suspendAnnotation: options.suspendAnnotation,
     extraLabels: options.labels.map((l) => ({ key: l.key, name: l.name, from: l.from })),
-    values: options.values.map((v) => ({ name: v.name, path: v.path.split("."), kind: v.type })),
+    values: options.values.map((v) =>
+      v.cel ? { name: v.name, cel: v.cel } : { name: v.name, path: v.path.split("."), kind: v.type },
+    ),
+    readiness: options.readiness?.cel,
     specDigest: !statusSubresource,
   };
   const source = generationSource(options, shape, open);
@@ -178,8 +181,10 @@ export function shapeSettings(
       observed_generation_path: source === "condition" ? "" : dotted(projection.observedGenerationPath),
       observed_generation_source: source,
       phase_path: projection.phasePath ? dotted(projection.phasePath) : "",
-      ready_condition: ready.condition ?? "",
-      readiness_source: ready.source,
+      // With an expression the detected condition still says where a condition-reported
+      // observedGeneration is read (the lag), but it decides nothing.
+      ready_condition: options.readiness ? "" : (ready.condition ?? ""),
+      readiness_source: options.readiness ? "cel" : ready.source,
       run_to_completion: String(rules.phases.runToCompletion),
       condition_times: conditionsDetected
         ? shape.conditions?.lastTransitionTime

@@ -10,6 +10,7 @@
 // gauge from the start (0 before the first list), and the resource is stale
 // (not ready) once it is older than the loop's silence bound, by which time
 // a healthy watch has always said something (kube/list-watch.ts).
+import { type CelError, celFailures } from "../core/cel.ts";
 import type { ObjectCuts, ResourceIdentity } from "../core/state.ts";
 import type { ListWatchObserver } from "../kube/list-watch.ts";
 import type { Logger } from "../log.ts";
@@ -24,6 +25,8 @@ export class WatchTelemetry {
   readonly #synced = new Set<string>();
   /** Value names whose unreadable value was logged (once each). */
   readonly #unreadableLogged = new Set<string>();
+  /** Epoch seconds a failed CEL evaluation was last logged, per reason (at most once a minute each). */
+  readonly #celLogged = new Map<string, number>();
   readonly #listed = new Set<string>();
   /** Bound counter children: every watch event passes here, so labels are not hashed each time. */
   readonly #eventCounters = new Map<string, { inc(): void }>();
@@ -43,7 +46,14 @@ export class WatchTelemetry {
 
   constructor(
     identity: ResourceIdentity,
-    deps: { metrics: SelfMetrics; logger: Logger; clock: () => number; staleAfterSeconds: number },
+    deps: {
+      metrics: SelfMetrics;
+      logger: Logger;
+      clock: () => number;
+      staleAfterSeconds: number;
+      /** The kind's CEL expressions (their `field` labels): their error counters exist from the start. */
+      celFields?: readonly string[];
+    },
   ) {
     this.#metrics = deps.metrics;
     this.#logger = deps.logger;
@@ -58,6 +68,8 @@ export class WatchTelemetry {
     deps.metrics.labelValuesTruncated.inc(this.#labels, 0);
     deps.metrics.conditionsDropped.inc(this.#labels, 0);
     deps.metrics.valuesUnreadable.inc(this.#labels, 0);
+    for (const field of deps.celFields ?? [])
+      for (const reason of celFailures) deps.metrics.celErrors.inc({ ...this.#labels, field, reason }, 0);
     // Timestamps exist from the start too: 0 says "nothing yet", and alerts on
     // `time() - …` see a resource that never delivered anything.
     deps.metrics.lastEvent.set(this.#labels, 0);
@@ -144,14 +156,16 @@ export class WatchTelemetry {
 
   /**
    * What the projection cut from one object version (over-long label values,
-   * conditions past the cap, values it could not read). An unreadable value
-   * is logged as a warning the first time per value name (a CRD whose field
-   * is not what the config says would otherwise log on every event), then
-   * only counted.
+   * conditions past the cap, values it could not read, CEL expressions that
+   * failed). An unreadable value is logged as a warning the first time per
+   * value name (a CRD whose field is not what the config says would
+   * otherwise log on every event), then only counted; a failed expression at
+   * most once a minute per reason.
    */
   cuts(cuts: ObjectCuts, object?: { namespace: string; name: string }): void {
     if (cuts.labelValues > 0) this.#metrics.labelValuesTruncated.inc(this.#labels, cuts.labelValues);
     if (cuts.conditions > 0) this.#metrics.conditionsDropped.inc(this.#labels, cuts.conditions);
+    for (const error of cuts.celErrors ?? []) this.#celFailed(error, object);
     if (cuts.unreadableValues === 0) return;
     this.#metrics.valuesUnreadable.inc(this.#labels, cuts.unreadableValues);
     const first = cuts.firstUnreadable;
@@ -163,6 +177,24 @@ export class WatchTelemetry {
         resource: this.#what,
         value: first.name,
         reason: first.reason,
+        ...(object ? { object: object.namespace ? `${object.namespace}/${object.name}` : object.name } : {}),
+      },
+    );
+  }
+
+  #celFailed(error: CelError, object?: { namespace: string; name: string }): void {
+    this.#metrics.celErrors.inc({ ...this.#labels, field: error.field, reason: error.reason });
+    const now = this.#clock();
+    const last = this.#celLogged.get(error.reason);
+    if (last !== undefined && now - last < 60) return;
+    this.#celLogged.set(error.reason, now);
+    this.#logger.warn(
+      "CEL expression failed: readiness Unknown, or no series for the value (counted in exporter_cel_errors_total, logged at most once a minute per reason)",
+      {
+        resource: this.#what,
+        field: error.field,
+        reason: error.reason,
+        error: error.message,
         ...(object ? { object: object.namespace ? `${object.namespace}/${object.name}` : object.name } : {}),
       },
     );

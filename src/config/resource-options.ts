@@ -25,6 +25,7 @@ import {
   phaseResults,
   phaseTransitions,
 } from "./resource-fields.ts";
+import { type ReadinessOption, readinessOption, readinessSchema } from "./validate-cel.ts";
 import { type StateOption, stateOptions, stateOptionsSchema } from "./validate-states.ts";
 import { type ValueOption, valueOptions, valueOptionsSchema } from "./validate-values.ts";
 import { excludedNamespaces, maxExcludedNamespaces, namespaceList } from "./watch-limits.ts";
@@ -82,6 +83,14 @@ export const resourceOptionTable = {
     "The condition that means healthy. Unset: per kind, Ready, else Succeeded, else Available (from the CRD's enum or the first objects); a kind with none is judged by its phase.",
     { pattern: /^[A-Za-z0-9][-A-Za-z0-9_.]*$/, what: "a condition type such as Ready" },
   ),
+  readiness: custom<ReadinessOption | undefined>({
+    key: "readiness",
+    doc: 'Where configuration cannot say it: {cel: "<expression>"} over `object` (the custom resource as JSON; integral numbers are ints) returning "Current", "InProgress" or "Failed" (or a bool: true Current, false InProgress) decides cr_status for the kind instead of its readiness condition, phase and states (Terminating still comes first). Not with readyCondition or phaseResults in the same mapping. An evaluation that fails (a missing field, wrong types, the cost limit) makes the object Unknown; it is counted in cr_exporter_cel_errors_total{field="readiness.cel", reason} and logged at most once per kind and reason a minute (docs/configuration.md#cel).',
+    default: undefined,
+    shown: "",
+    schema: readinessSchema,
+    read: (c, path, value) => readinessOption(c, path, value),
+  }),
   failedAfterSeconds: duration(
     "failedAfter",
     "How long the readiness condition may stay away from its desired status before cr_status says Failed.",
@@ -107,7 +116,7 @@ export const resourceOptionTable = {
   }),
   values: custom<ValueOption[]>({
     key: "values",
-    doc: "Numeric fields exported as cr_value{field} (one series per object each): [{path, name?, type?}], name defaulting to the path's last segment, type auto (numbers and booleans as they are, RFC 3339 strings as Unix seconds, quantities such as 2Gi scaled), number, quantity, timestamp or boolean. A missing or unreadable value has no series; an unreadable one is counted in cr_exporter_values_unreadable_total and logged once per value.",
+    doc: 'Numeric fields exported as cr_value{field} (one series per object each): [{path, name?, type?}], name defaulting to the path\'s last segment, type auto (numbers and booleans as they are, RFC 3339 strings as Unix seconds, quantities such as 2Gi scaled), number, quantity, timestamp or boolean. A missing or unreadable value has no series; an unreadable one is counted in cr_exporter_values_unreadable_total and logged once per value. Or computed: {cel: "<expression>", name} over `object` returning a number, a bool (1 or 0), a timestamp (Unix seconds) or a duration (seconds); null means no series; a failed evaluation has no series and is counted in cr_exporter_cel_errors_total{field: name, reason} (docs/configuration.md#cel).',
     default: [],
     shown: "[]",
     schema: valueOptionsSchema,

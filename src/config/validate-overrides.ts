@@ -7,6 +7,7 @@
 import { Checker, type Raw } from "./checker.ts";
 import { type OptionTable, type Schema, tableSchema } from "./option.ts";
 import type { ResourceOptions } from "./resource-options.ts";
+import { mergeReadiness } from "./validate-cel.ts";
 
 export const overrideSelectorKeys = ["kind", "group", "resource"] as const;
 
@@ -68,7 +69,7 @@ export function kindOverrides(
     // The override's own values are checked at its path; the merged options
     // are built apart, so a problem of the entry is not reported twice.
     options(c, p, given);
-    const merged = options(new Checker(), p, { ...entry, ...given });
+    const merged = options(new Checker(), p, mergeReadiness(entry, given));
     out.push({ kind, resource, group, options: merged });
   });
   return out;

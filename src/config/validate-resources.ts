@@ -13,6 +13,7 @@ import {
 } from "./option.ts";
 import { dns1123 } from "./resource-fields.ts";
 import { type ResourceOptions, resourceOptionTable } from "./resource-options.ts";
+import { readinessConflicts } from "./validate-cel.ts";
 import { type KindOverride, kindOverrides, overrideSchema } from "./validate-overrides.ts";
 
 /** How an entry selects resource types: explicitly (group + resource or kind) or by discovery. */
@@ -65,6 +66,7 @@ function resourceOptions(c: Checker, path: string, raw: Raw, context: ReadContex
         "turn it off with metrics: { deny: [cr_condition_reason] }",
     );
   }
+  readinessConflicts(c, path, raw);
   return readTable(c, path, raw, resourceOptionTable, context);
 }
 

@@ -1,6 +1,7 @@
 // The projected state of one custom resource: the few fields the exporter
 // needs, extracted from the whole object and nothing more. Watchers keep only
 // this (never whole objects); metrics and traces are derived from it.
+import type { CelError, CelReadinessResult } from "./cel.ts";
 
 export type ConditionStatus = "True" | "False" | "Unknown";
 
@@ -42,6 +43,8 @@ export interface ObjectCuts {
   unreadableValues: number;
   /** The first of them, with why, for the log. */
   firstUnreadable?: { name: string; reason: string };
+  /** The kind's CEL expressions whose evaluation failed on this version (readiness Unknown, no value series). */
+  celErrors?: readonly CelError[];
 }
 
 /**
@@ -119,6 +122,12 @@ export interface ObjectState {
   specDigest: number | undefined;
   /** Label values cut and conditions dropped by the projection's caps. */
   cuts: ObjectCuts;
+  /**
+   * What the kind's readiness expression (`readiness.cel`) says, Unknown
+   * when its evaluation failed; absent for kinds without one. It decides
+   * the judgement (core/judge/readiness.ts).
+   */
+  celVerdict?: CelReadinessResult | "Unknown";
 }
 
 /** What changed between two observations of the same object. */

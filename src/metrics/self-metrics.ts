@@ -35,6 +35,7 @@ export interface SelfMetrics {
   labelValuesTruncated: Counter<ExporterLabels<"labelValuesTruncated">>;
   conditionsDropped: Counter<ExporterLabels<"conditionsDropped">>;
   valuesUnreadable: Counter<ExporterLabels<"valuesUnreadable">>;
+  celErrors: Counter<ExporterLabels<"celErrors">>;
   configReloadSuccess: Gauge<ExporterLabels<"configReloadSuccess">>;
   configReloads: Counter<ExporterLabels<"configReloads">>;
   configHash: Gauge<ExporterLabels<"configHash">>;
@@ -98,6 +99,7 @@ export function createSelfMetrics(prefix: string, version: string): SelfMetrics 
     labelValuesTruncated: f.counter("labelValuesTruncated"),
     conditionsDropped: f.counter("conditionsDropped"),
     valuesUnreadable: f.counter("valuesUnreadable"),
+    celErrors: f.counter("celErrors"),
     configReloadSuccess: f.gauge("configReloadSuccess"),
     configReloads: f.counter("configReloads"),
     configHash: f.gauge("configHash"),

@@ -115,9 +115,12 @@ export interface Judgement {
    * the ready condition decided (a terminal one at once); failed_after: the
    * ready condition has been away from its desired status for failedAfter;
    * observed: no ready condition on the object, its generation is observed;
-   * state: the state fields decided (a value away from ready, or all ready).
+   * state: the state fields decided (a value away from ready, or all ready);
+   * cel: the kind's readiness expression decided (Unknown: its evaluation
+   * failed), whatever the conditions, phase and states say.
    */
   by:
+    | "cel"
     | "stalled"
     | "no_status"
     | "generation"
@@ -183,6 +186,8 @@ export function judge(
   now: number,
   generation = state.generation,
 ): Judgement {
+  // The expression sees the whole object (generations included): it alone decides.
+  if (state.celVerdict !== undefined) return judged(state.celVerdict, "cel");
   const stalled = findCondition(state, rules.stalledCondition);
   if (stalled?.status === "True") return judged("Failed", "stalled", stalled);
   const hasStatus =
@@ -239,11 +244,13 @@ export function isSettled(state: ObjectState, rules: ReadinessRules, generation 
 
 /**
  * Ready, generations aside: the ready condition is in its desired status; for
- * a kind without a readiness condition, the object is Current. Time to ready
+ * a kind without a readiness condition, or whose readiness expression
+ * decides, the object is Current. Time to ready
  * counts up to the first time this holds.
  */
 export function isReady(state: ObjectState, rules: ReadinessRules): boolean {
-  if (rules.readyCondition === undefined) return judge(state, rules, 0).result === "Current";
+  if (rules.readyCondition === undefined || state.celVerdict !== undefined)
+    return judge(state, rules, 0).result === "Current";
   const ready = findCondition(state, rules.readyCondition);
   return (
     ready !== undefined &&

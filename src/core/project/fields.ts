@@ -1,6 +1,7 @@
 // Reading the configured fields of an object beyond conditions and
 // generations: state fields, the suspend switch and the extra labels (from
 // labels, annotations or scalar fields). Malformed values read as absent.
+import type { CelError, CelProgram, CelValueResult } from "../cel.ts";
 import { isRecord } from "../json-record.ts";
 import type { FieldValue, StateValue } from "../state.ts";
 import { parseTimestamp } from "./timestamps.ts";
@@ -60,12 +61,10 @@ export function projectStates(raw: Json, sources: readonly StateSource[]): State
 /** How a configured value is read: auto takes numbers and booleans as they are and strings as timestamps or quantities. */
 export type ValueKind = "auto" | "number" | "quantity" | "timestamp" | "boolean";
 
-/** A numeric field read as a value (see FieldValue). */
-export interface ValueSource {
-  name: string;
-  path: readonly string[];
-  kind: ValueKind;
-}
+/** A numeric field read as a value (see FieldValue), at a path or computed by a CEL expression. */
+export type ValueSource =
+  | { name: string; path: readonly string[]; kind: ValueKind; cel?: undefined }
+  | { name: string; cel: CelProgram<CelValueResult>; path?: undefined };
 
 const decimalSuffixes: Record<string, number> = {
   n: 1e-9,
@@ -156,9 +155,18 @@ export function projectValues(
   raw: Json,
   sources: readonly ValueSource[],
   unread?: (value: UnreadableValue) => void,
+  failed?: (error: CelError) => void,
 ): FieldValue[] {
   const out: FieldValue[] = [];
   for (const source of sources) {
+    if (source.cel) {
+      // An expression's null is "no value", like an absent field; a failure has no series either.
+      const outcome = isRecord(raw) ? source.cel.evaluate(raw) : undefined;
+      if (outcome?.ok && outcome.value !== null) out.push({ name: source.name, value: outcome.value });
+      else if (outcome && !outcome.ok)
+        failed?.({ field: source.name, reason: outcome.reason, message: outcome.message });
+      continue;
+    }
     const found = readPath(raw, source.path);
     if (found === undefined || found === null) continue;
     const value = readValue(found, source.kind);

@@ -3,7 +3,8 @@
 // the projection. It never throws for malformed status: wrong shapes become
 // "absent". It throws ProjectionError only when the object has no identity.
 
-import { isRecord } from "../json-record.ts";
+import { type CelError, type CelProgram, type CelReadinessResult, readinessCelField } from "../cel.ts";
+import { isRecord, type JsonRecord } from "../json-record.ts";
 import { capLabelValue, cutText } from "../label-values.ts";
 import type { ConditionState, ConditionStatus, ObjectCuts, ObjectState } from "../state.ts";
 import { Hasher } from "./digest.ts";
@@ -33,6 +34,8 @@ export interface ProjectionSettings {
   states: readonly StateSource[];
   /** Numeric fields (configured `values`). */
   values: readonly ValueSource[];
+  /** The readiness expression (`readiness.cel`): it decides cr_status; undefined: none. */
+  readiness?: CelProgram<CelReadinessResult> | undefined;
   /** Where the kind says it is suspended (spec.suspend, spec.paused); undefined: nowhere. */
   suspendPath: readonly string[] | undefined;
   /** An annotation that suspends it (crossplane.io/paused, cnpg.io/hibernation); undefined: none. */
@@ -291,6 +294,40 @@ function metadataDigest(
   return hasher.value();
 }
 
+/** The configured values that are set, what could not be read counted in `cuts`, failed expressions in `errors`. */
+function valuesOf(raw: JsonRecord, settings: ProjectionSettings, cuts: ObjectCuts) {
+  const unread = (value: { name: string; reason: string }) => {
+    cuts.unreadableValues++;
+    cuts.firstUnreadable ??= value;
+  };
+  return orNone(projectValues(raw, settings.values, unread, (error) => failed(cuts, error)));
+}
+
+/** A failed expression, in the cuts (the list made on the first: most objects have none). */
+function failed(cuts: ObjectCuts, error: CelError): void {
+  cuts.celErrors = [...(cuts.celErrors ?? []), error];
+}
+
+/** The `field` labels of a kind's CEL expressions: readiness.cel and the computed values' names. */
+export function celFields(settings: ProjectionSettings): string[] {
+  return [
+    ...(settings.readiness ? [readinessCelField] : []),
+    ...settings.values.flatMap((v) => (v.cel ? [v.name] : [])),
+  ];
+}
+
+/** The readiness expression's verdict on `raw`: Unknown when its evaluation fails (then in `errors`). */
+function celVerdict(
+  raw: JsonRecord,
+  program: CelProgram<CelReadinessResult>,
+  cuts: ObjectCuts,
+): CelReadinessResult | "Unknown" {
+  const outcome = program.evaluate(raw);
+  if (outcome.ok) return outcome.value;
+  failed(cuts, { field: readinessCelField, reason: outcome.reason, message: outcome.message });
+  return "Unknown";
+}
+
 export function projectObject(raw: Json, settings: ProjectionSettings): ObjectState {
   if (!isRecord(raw) || !isRecord(raw.metadata)) throw new ProjectionError("object has no metadata");
   const metadata = raw.metadata;
@@ -315,7 +352,7 @@ export function projectObject(raw: Json, settings: ProjectionSettings): ObjectSt
   // Annotations and fields have no length limit of their own.
   for (const [name, value] of Object.entries(labels)) labels[name] = labelValue(value, cuts);
 
-  return {
+  const state: ObjectState = {
     uid,
     namespace: asString(metadata.namespace) ?? "",
     name,
@@ -332,12 +369,7 @@ export function projectObject(raw: Json, settings: ProjectionSettings): ObjectSt
         value: labelValue(state.value, cuts),
       })),
     ),
-    values: orNone(
-      projectValues(raw, settings.values, (unread) => {
-        cuts.unreadableValues++;
-        cuts.firstUnreadable ??= unread;
-      }),
-    ),
+    values: valuesOf(raw, settings, cuts),
     suspended: isSuspended(raw, metadata, settings),
     heartbeat,
     specChangedAt: specChangeTime(metadata.managedFields),
@@ -345,6 +377,11 @@ export function projectObject(raw: Json, settings: ProjectionSettings): ObjectSt
     metaDigest: metadataDigest(metadata, deletionTimestamp, labels),
     statusDigest: statusDigest(raw.status, settings.heartbeatPath),
     specDigest: settings.specDigest ? specDigest(raw.spec) : undefined,
-    cuts: cuts.labelValues === 0 && cuts.conditions === 0 && cuts.unreadableValues === 0 ? noCuts : cuts,
+    cuts,
   };
+  // Only kinds with a readiness expression carry a verdict (no field per object elsewhere).
+  if (settings.readiness) state.celVerdict = celVerdict(raw, settings.readiness, cuts);
+  state.cuts =
+    cuts.labelValues + cuts.conditions + cuts.unreadableValues > 0 || cuts.celErrors ? cuts : noCuts;
+  return state;
 }

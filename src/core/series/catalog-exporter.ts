@@ -143,6 +143,12 @@ const exporterSpecs = {
     help: "Configured values present in an object but not readable as numbers (no series), per object version read.",
     labels: r,
   },
+  celErrors: {
+    suffix: "exporter_cel_errors_total",
+    type: "counter",
+    help: "Evaluations of a configured CEL expression that failed (readiness Unknown, or no cr_value series), by expression (field: readiness.cel or the value's name) and reason, per object version read.",
+    labels: [...r, "field", "reason"],
+  },
   configReloadSuccess: {
     suffix: "exporter_config_reload_success",
     type: "gauge",

@@ -124,6 +124,9 @@ function generationEnd(
   if (verdict.result === "Failed" && verdict.by === "phase") {
     return { end: observed(nowMs), outcome: "failed", errorType: current.phase, observedGeneration };
   }
+  if (verdict.result === "Failed" && verdict.by === "cel") {
+    return { end: observed(nowMs), outcome: "failed", errorType: "readiness.cel", observedGeneration };
+  }
   if (verdict.result === "Failed" && verdict.by === "condition" && condition) {
     const end = transitionEnd(episode.startMs, condition, nowMs);
     return { end, outcome: "failed", errorType: condition.reason || condition.type, observedGeneration };
