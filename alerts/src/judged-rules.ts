@@ -38,10 +38,10 @@ export function judgedFailedAlerts(options: AlertOptions): AlertingRule[] {
       ...(options.keepFiringFor ? { keep_firing_for: options.keepFiringFor } : {}),
       labels: { severity },
       annotations: {
-        summary: "A custom resource judged by its state fields or phase has failed.",
+        summary: "A custom resource judged by its state fields, phase or readiness expression has failed.",
         // The state fields (cr_state, one series per field) would be one label per field: named, not joined.
         description:
-          `${OBJECT_TEXT} has been Failed for more than ${after} by its state fields or phase, which no readiness-condition alert reports` +
+          `${OBJECT_TEXT} has been Failed for more than ${after} by its state fields, phase or readiness expression (readiness.cel), which no readiness-condition alert reports` +
           `{{ with $labels.phase }}; phase: {{ . }}{{ end }}; state fields: ${n.state}{kind="{{ $labels.kind }}", namespace="{{ $labels.namespace }}", name="{{ $labels.name }}"}.`,
         runbook_url: runbook(options, alert),
       },

@@ -69,7 +69,7 @@ test("a Degraded Argo CD Application fires CustomResourceFailed pointing at its 
   assert.equal(firing.labels.phase, undefined);
   assert.equal(
     firing.annotations.description,
-    `Application ${namespace}/broken (argoproj.io) has been Failed for more than 4s by its state fields or phase, ` +
+    `Application ${namespace}/broken (argoproj.io) has been Failed for more than 4s by its state fields, phase or readiness expression (readiness.cel), ` +
       `which no readiness-condition alert reports; state fields: cr_state{kind="Application", namespace="${namespace}", name="broken"}.`,
   );
   // What the description points at: the states that judged it.
