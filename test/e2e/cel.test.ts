@@ -7,12 +7,12 @@
 // naming its key, and the last good configuration keeps running; `explain`
 // shows each expression's results on the live objects.
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { condition, createCr, installCrd, patchStatus, refFor, useControlPlane } from "../cluster/index.ts";
+import { type ExporterProcess, startExporterProcess } from "../deploy/exporter-process.ts";
 import { runCli } from "../support/cli.ts";
 import { eventually, series } from "../support/exporter.ts";
 import { parseExposition } from "../support/exposition-check.ts";
@@ -22,7 +22,7 @@ const testbed = useControlPlane();
 let dir = "";
 let configPath = "";
 let ns = "";
-let exporter: { child: ChildProcess; url: string; stderr: string[] } | undefined;
+let exporter: ExporterProcess | undefined;
 
 const readiness = `object.status.phase == "Failed" ? "Failed"
         : object.status.replicas >= object.spec.size ? "Current" : "InProgress"`;
@@ -44,23 +44,20 @@ function config(readinessCel: string): string {
   ].join("\n");
 }
 
-async function startExporter(): Promise<NonNullable<typeof exporter>> {
-  const child = spawn(
-    process.execPath,
-    [main, "--kubeconfig", testbed.plane.kubeconfigPath, "--config", configPath, "--listen", "127.0.0.1:0"],
-    { stdio: ["ignore", "ignore", "pipe"] },
+function startExporter(): Promise<ExporterProcess> {
+  return startExporterProcess(
+    [
+      "node",
+      main,
+      "--kubeconfig",
+      testbed.plane.kubeconfigPath,
+      "--config",
+      configPath,
+      "--listen",
+      "127.0.0.1:0",
+    ],
+    { cwd: dir, env: process.env },
   );
-  const stderr: string[] = [];
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stderr?.setEncoding("utf8");
-    child.stderr?.on("data", (chunk: string) => {
-      stderr.push(chunk);
-      const match = /"msg":"serving metrics","url":"([^"]+)\/metrics"/.exec(stderr.join(""));
-      if (match?.[1]) resolve(match[1]);
-    });
-    child.once("exit", (code) => reject(new Error(`exited with ${code}: ${stderr.join("")}`)));
-  });
-  return { child, url, stderr };
 }
 
 before(async () => {
@@ -75,12 +72,7 @@ before(async () => {
 });
 
 after(async () => {
-  const child = exporter?.child;
-  if (child && child.exitCode === null) {
-    const exited = new Promise((resolve) => child.once("exit", resolve));
-    child.kill("SIGTERM");
-    await exited;
-  }
+  await exporter?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -97,7 +89,7 @@ const celErrors = (field: string, reason: string) =>
   });
 
 async function scrape(): Promise<Map<string, number>> {
-  return parseExposition(await (await fetch(`${exporter?.url}/metrics`)).text()).samples;
+  return parseExposition(await (await fetch(`${exporter?.base}/metrics`)).text()).samples;
 }
 
 /** The one cr_status result of w1 that is 1. */
@@ -134,10 +126,9 @@ test("readiness by an expression over status.phase, status.replicas and spec.siz
   await becomes("Current");
 
   // Readiness and both values failed with no_such_key on several versions: one line for the kind and reason.
-  const warned = (exporter?.stderr ?? [])
-    .join("")
-    .split("\n")
-    .filter((l) => l.includes("CEL expression failed") && l.includes('"reason":"no_such_key"'));
+  const warned = (exporter?.lines ?? []).filter(
+    (l) => l.includes("CEL expression failed") && l.includes('"reason":"no_such_key"'),
+  );
   assert.equal(warned.length, 1, warned.join("\n"));
   assert.ok(warned[0]?.includes(`"object":"${ns}/w1"`), warned[0]);
 });
@@ -214,7 +205,7 @@ test("a bad expression on reload is refused naming its key; the last good config
   );
   assert.equal(rejected.get('cr_exporter_config_reloads_total{result="failure"}'), 1);
   assert.match(
-    exporter?.stderr.join("") ?? "",
+    exporter?.lines.join("\n") ?? "",
     /resources\[0\]\.readiness\.cel: undeclared reference to 'objct' at 1:1/,
   );
   // The last good expression still judges new writes.
