@@ -121,6 +121,7 @@ afterEach((t) => {
 });
 
 after(async () => {
+  for (const watcher of [...leaseWatchers]) await watcher.stop();
   if (stoppedPid !== undefined) signal(stoppedPid, "SIGCONT");
   await operator?.stop();
   if (supervisor && supervisor.exitCode === null && supervisor.signalCode === null) {
@@ -187,6 +188,9 @@ function readLease(): Promise<Lease> {
   );
 }
 
+/** The Lease watchers running: stopped in after() when a test failed before it stopped its own. */
+const leaseWatchers = new Set<{ stop(): Promise<unknown> }>();
+
 /** Reads the Lease every 250 ms until stopped: every renewTime seen, and the holders. */
 function watchLease(): { stop(): Promise<{ renewals: string[]; holders: string[]; transitions: number[] }> } {
   const renewals = new Set<string>();
@@ -206,13 +210,16 @@ function watchLease(): { stop(): Promise<{ renewals: string[]; holders: string[]
       await new Promise((r) => setTimeout(r, 250));
     }
   })();
-  return {
+  const watcher = {
     async stop() {
       running = false;
+      leaseWatchers.delete(watcher);
       await loop;
       return { renewals: [...renewals], holders: [...holders], transitions: [...transitions] };
     },
   };
+  leaseWatchers.add(watcher);
+  return watcher;
 }
 
 const widgetUpdates = (code: string) =>
