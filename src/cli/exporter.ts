@@ -89,7 +89,7 @@ async function main(logger: Logger): Promise<number | "running"> {
   };
   process.on("SIGINT", () => shutdown("SIGINT"));
   process.on("SIGTERM", () => shutdown("SIGTERM"));
-  exitWithSupervisor(() => shutdown("supervisor gone"));
+  if (childRole(process.env) === "exporter") exitWithSupervisor(() => shutdown("supervisor gone"));
   await app.start();
   if (stopping) return "running";
   if (flags.config)

@@ -19,6 +19,8 @@ import { type ChildName, type RestartPolicy, Supervisor } from "./supervisor.ts"
  * heap. Past it, V8 ends the proxy process alone and it is restarted.
  */
 export const proxyHeapMiB = 96;
+/** Its old generation grows from here (the exporter's 64 MiB start is for its initial list). */
+const proxyInitialHeapMiB = 16;
 
 /** Heap-size flags meant for the exporter; the proxy gets its own limit instead. */
 const heapFlag =
@@ -46,7 +48,13 @@ export function nodeFlagsFor(
   memoryLimitBytes: number | undefined,
 ): string[] {
   if (name === "api-proxy") {
-    return [...execArgv.filter((flag) => !heapFlag.test(flag)), `--max-old-space-size=${proxyHeapMiB}`];
+    // main.ts adds a runtime flag that is missing by starting again (execve), which would also close
+    // the channel to the supervisor: the proxy's initial old space is set, smaller.
+    return [
+      ...execArgv.filter((flag) => !heapFlag.test(flag)),
+      `--max-old-space-size=${proxyHeapMiB}`,
+      `--initial-old-space-size=${proxyInitialHeapMiB}`,
+    ];
   }
   const share = execArgv
     .map((flag) => /^--max-old-space-size-percentage=(\d+(?:\.\d+)?)$/.exec(flag)?.[1])

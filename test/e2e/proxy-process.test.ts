@@ -417,3 +417,42 @@ test("without apiProxy the exporter runs as one process, as before", async () =>
     await new Promise((resolve) => child.once("exit", resolve));
   }
 });
+
+/** True once `pid` has exited (gone, or a zombie nobody has reaped yet). */
+function exited(pid: number): boolean {
+  try {
+    return / Z /.test(readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\)/, ""));
+  } catch {
+    return true;
+  }
+}
+
+test("the supervisor SIGKILLed: the proxy and the exporter exit too (outside a container nothing else would end them)", async () => {
+  const config = join(dir, "orphans.yaml");
+  writeFileSync(config, "apiProxy:\n  listen: 127.0.0.1:0\nlisten: 127.0.0.1:0\n");
+  const lone = spawn(
+    process.execPath,
+    [main, "--kubeconfig", testbed.plane.kubeconfigPath, "--config", config],
+    {
+      stdio: ["ignore", "ignore", "ignore"],
+    },
+  );
+  const pid = lone.pid ?? 0;
+  const children = await eventually(
+    "both children started",
+    async () => {
+      const listed = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8")
+        .trim()
+        .split(/\s+/)
+        .filter(Boolean);
+      return listed.length === 2 ? listed.map(Number) : undefined;
+    },
+    30_000,
+  );
+  try {
+    lone.kill("SIGKILL");
+    await eventually("both children exited", async () => children.every(exited), 10_000);
+  } finally {
+    for (const child of children) signal(child, "SIGKILL");
+  }
+});

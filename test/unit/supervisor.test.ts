@@ -245,6 +245,7 @@ test("child node flags: the proxy gets its own heap limit; the exporter's share 
   assert.deepEqual(nodeFlagsFor("api-proxy", image, 512 * 1024 * 1024), [
     "--liftoff-only",
     `--max-old-space-size=${proxyHeapMiB}`,
+    "--initial-old-space-size=16",
   ]);
   assert.deepEqual(nodeFlagsFor("exporter", image, 512 * 1024 * 1024), [
     "--liftoff-only",
