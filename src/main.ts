@@ -50,5 +50,35 @@ if ((missing.length > 0 || missingEnvironment.length > 0) && typeof process.exec
     { ...process.env, ...Object.fromEntries(missingEnvironment) },
   );
 }
-const { runCli } = await import("./cli/exporter.ts");
-runCli();
+// With apiProxy configured, this process becomes the supervisor of two
+// children started from this same file: the API proxy and the exporter, each in
+// its own process (src/supervisor/, docs/status-writes.md#process-model). It
+// first replaces itself (same pid) with a process that loads only the
+// supervisor, not the configuration code it decided with. Without apiProxy,
+// the exporter runs here as one process.
+const { logLevelVariable, roleOf, roleVariable } = await import("./supervisor/roles.ts");
+const role = roleOf(process.env);
+const argv = process.argv.slice(2);
+if (role === "api-proxy") {
+  const { runApiProxyProcess } = await import("./statuswrites/process/proxy-process.ts");
+  runApiProxyProcess();
+} else if (role === "supervisor") {
+  const { runSupervisor } = await import("./supervisor/run-supervisor.ts");
+  runSupervisor({ main: import.meta.filename, argv, logLevel: process.env[logLevelVariable] });
+} else {
+  const logLevel =
+    role === undefined ? (await import("./supervisor/decide.ts")).supervisedLogLevel(argv) : undefined;
+  if (logLevel && typeof process.execve === "function") {
+    process.execve(process.execPath, [process.execPath, ...process.execArgv, import.meta.filename, ...argv], {
+      ...process.env,
+      [roleVariable]: "supervisor",
+      [logLevelVariable]: logLevel,
+    });
+  } else if (logLevel) {
+    const { runSupervisor } = await import("./supervisor/run-supervisor.ts");
+    runSupervisor({ main: import.meta.filename, argv, logLevel });
+  } else {
+    const { runCli } = await import("./cli/exporter.ts");
+    runCli();
+  }
+}

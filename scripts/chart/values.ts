@@ -530,7 +530,7 @@ export function chartValues(): Group {
         ),
       }),
       resources: k8sObject("Requests and limits of the sidecar (docs/sizing.md: a few thousand objects).", {
-        requests: { cpu: "20m", memory: "192Mi" },
+        requests: { cpu: "20m", memory: "256Mi" },
         limits: { memory: "512Mi" },
       }),
       readinessProbe: probe(

@@ -25,6 +25,7 @@ import { createSelfMetrics, type SelfMetrics } from "../metrics/self-metrics.ts"
 import { createApp, type Listening, listen } from "../server/http.ts";
 import { metricsServerFactory } from "../server/secure-serving.ts";
 import { statusRoutes } from "../server/status-routes.ts";
+import type { ProxyProcess } from "../statuswrites/process/remote-sources.ts";
 import type { Environment } from "../tracing/otel-env.ts";
 import type { StateTracer } from "../tracing/state-tracer.ts";
 import { version } from "../version.ts";
@@ -48,6 +49,11 @@ export interface AppDeps {
   spanProcessors?: SpanProcessor[];
   /** How often open root spans are checked against their timeout (default 10 s). */
   tracingTickIntervalMs?: number;
+  /**
+   * Set under the supervisor (src/supervisor/): the API proxy runs in a process
+   * of its own, and its counters are read from it instead of starting it here.
+   */
+  proxyProcess?: ProxyProcess | undefined;
 }
 
 export interface App {
@@ -128,7 +134,11 @@ export async function buildApp(initial: Config, deps: AppDeps): Promise<App> {
         sources: () => manager.collectors().flatMap((c) => c.sources),
         metrics,
         prefix: () => config.metricPrefix,
-        readiness: () => manager.readiness(),
+        readiness: () => {
+          const readiness = manager.readiness();
+          const apiProxy = statusWrites.notReady();
+          return apiProxy ? { ...readiness, ready: false, apiProxy } : readiness;
+        },
         logger,
         routes: [statusRoutes({ source: statusSource, settings: () => config.statusPage })],
       });
@@ -168,6 +178,7 @@ export async function buildApp(initial: Config, deps: AppDeps): Promise<App> {
     client,
     registry: metrics.registry,
     logger,
+    proxyProcess: deps.proxyProcess,
   });
   const collectors: Component = {
     name: "collectors",

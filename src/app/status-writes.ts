@@ -1,7 +1,9 @@
 // The status-write sources (the sidecar API proxy and the audit webhook
 // receiver) as one part of the app. Their code is loaded only when the
-// configuration turns one on: most deployments never do.
+// configuration turns one on: most deployments never do. Under the supervisor
+// the proxy runs in a process of its own, and this part reads its counters.
 import type { Config } from "../config/schema.ts";
+import type { ProxyProcess } from "../statuswrites/process/remote-sources.ts";
 import type { RunningSources, StatusWriteSourceDeps } from "../statuswrites/sources.ts";
 import { type Component, changed } from "./component.ts";
 
@@ -12,9 +14,14 @@ export interface StatusWriteSources extends Component {
   readonly proxyCaPem: string | undefined;
   /** Where the audit receiver listens, once started (undefined when it is off). */
   readonly auditUrl: string | undefined;
+  /** Why /readyz must wait for these sources; undefined when it need not. */
+  notReady(): string | undefined;
 }
 
-export function buildStatusWriteSources(config: Config, deps: StatusWriteSourceDeps): StatusWriteSources {
+export function buildStatusWriteSources(
+  config: Config,
+  deps: StatusWriteSourceDeps & { proxyProcess?: ProxyProcess | undefined },
+): StatusWriteSources {
   let running: RunningSources | undefined;
   return {
     name: "status-write sources",
@@ -27,8 +34,14 @@ export function buildStatusWriteSources(config: Config, deps: StatusWriteSourceD
     get auditUrl() {
       return running?.auditUrl;
     },
+    notReady: () => running?.notReady?.(),
     async start() {
       if (!config.apiProxy && !config.auditReceiver) return;
+      if (config.apiProxy && deps.proxyProcess) {
+        const { startWithProxyProcess } = await import("../statuswrites/process/remote-sources.ts");
+        running = await startWithProxyProcess(config, deps, deps.proxyProcess);
+        return;
+      }
       const { startStatusWriteSources } = await import("../statuswrites/sources.ts");
       running = await startStatusWriteSources(config, deps);
     },

@@ -9,11 +9,20 @@ import { type LoadedConfig, loadConfigFile, watchConfigFile } from "../config/lo
 import { ConfigError } from "../config/validate.ts";
 import { loadKubeConfig } from "../kube/kubeconfig.ts";
 import { createLogger, type Logger } from "../log.ts";
+import type { ProxyProcess } from "../statuswrites/process/remote-sources.ts";
+import { childRole, countersVariable, exitWithSupervisor, restartsOf } from "../supervisor/roles.ts";
 import { resolveTracingTarget, rootSampling } from "../tracing/otel-env.ts";
 import { version } from "../version.ts";
 import { runSubcommand } from "./index.ts";
 
 const exitCode = { ok: 0, runtime: 1, config: 2 } as const;
+
+/** Under the supervisor, the API proxy is a process of its own: where its counters are read. */
+function proxyProcessOf(env: NodeJS.ProcessEnv): ProxyProcess | undefined {
+  const socketPath = env[countersVariable];
+  if (childRole(env) !== "exporter" || !socketPath) return undefined;
+  return { socketPath, exporterRestarts: restartsOf(env) };
+}
 
 /** The OTEL_* variables are configuration too: check them with the file. */
 function checkTracingEnvironment(loaded: LoadedConfig): string {
@@ -48,9 +57,15 @@ async function main(logger: Logger): Promise<number | "running"> {
     node: process.version,
     config: flags.config ?? "(defaults)",
     hash: loaded.hash,
+    ...(childRole(process.env) && { restarts: restartsOf(process.env) }),
   });
   const kubeConfig = await loadKubeConfig({ path: flags.kubeconfig, context: flags.context });
-  const app = await buildApp(loaded.config, { kubeConfig, logger: log, configHash: loaded.hash });
+  const app = await buildApp(loaded.config, {
+    kubeConfig,
+    logger: log,
+    configHash: loaded.hash,
+    proxyProcess: proxyProcessOf(process.env),
+  });
   // Handlers before start(): a SIGTERM right after "serving metrics" is logged must stop the exporter cleanly too.
   let stopWatching = (): void => {};
   let stopping = false;
@@ -74,6 +89,7 @@ async function main(logger: Logger): Promise<number | "running"> {
   };
   process.on("SIGINT", () => shutdown("SIGINT"));
   process.on("SIGTERM", () => shutdown("SIGTERM"));
+  if (childRole(process.env) === "exporter") exitWithSupervisor(() => shutdown("supervisor gone"));
   await app.start();
   if (stopping) return "running";
   if (flags.config)

@@ -21,6 +21,12 @@ const commands: Record<string, () => Promise<Command>> = {
   },
 };
 
+/** True when argv[0] names a subcommand. */
+export function runsSubcommand(argv: readonly string[]): boolean {
+  const [name] = argv;
+  return name !== undefined && Object.hasOwn(commands, name);
+}
+
 /** The exit code of the subcommand named by argv[0], or undefined when argv names none. */
 export async function runSubcommand(
   argv: readonly string[],

@@ -31,6 +31,8 @@ export interface Readiness {
   /** Explicitly configured resources whose CRD is not installed (not a readiness failure). */
   missing: string[];
   crds: { synced: boolean; error: string | undefined } | undefined;
+  /** Set while the API proxy process has not answered yet (under the supervisor): why /readyz waits. */
+  apiProxy?: string | undefined;
   /** Set when the matched resources need more list/watches than allowed (some are not watched). */
   overLimit: string | undefined;
 }

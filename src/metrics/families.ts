@@ -27,13 +27,17 @@ export class ExporterFamilies {
   /** `collect`: called before each scrape, to set the value from its source. */
   gauge<K extends ExporterFamilyKey>(
     key: K,
-    collect?: (this: Gauge<ExporterLabels<K>>) => void,
+    collect?: (this: Gauge<ExporterLabels<K>>) => void | Promise<void>,
   ): Gauge<ExporterLabels<K>> {
     return new Gauge<ExporterLabels<K>>({ ...this.#options(key), ...(collect && { collect }) });
   }
 
-  counter<K extends ExporterFamilyKey>(key: K): Counter<ExporterLabels<K>> {
-    return new Counter<ExporterLabels<K>>(this.#options(key));
+  /** `collect`: called before each scrape, to set the values from their source. */
+  counter<K extends ExporterFamilyKey>(
+    key: K,
+    collect?: (this: Counter<ExporterLabels<K>>) => void | Promise<void>,
+  ): Counter<ExporterLabels<K>> {
+    return new Counter<ExporterLabels<K>>({ ...this.#options(key), ...(collect && { collect }) });
   }
 
   histogram<K extends ExporterFamilyKey>(key: K): Histogram<ExporterLabels<K>> {

@@ -56,6 +56,7 @@ export function formatReadiness(r: Readiness): string {
     lines.push(`${res.resource}: ${res.ready ? "" : "not ready: "}${res.detail}`);
   if (r.overLimit) lines.push(`watch limit: ${r.overLimit}`);
   for (const m of r.missing) lines.push(`${m}: configured, but no such CRD is installed`);
+  if (r.apiProxy) lines.push(`api proxy: not ready: ${r.apiProxy}`);
   return `${lines.join("\n")}\n`;
 }
 

@@ -10,8 +10,9 @@ import type { ApiProxyConfig, AuditReceiverConfig } from "../config/schema.ts";
 import type { KubeClient } from "../kube/client.ts";
 import type { Logger } from "../log.ts";
 import { startAuditReceiver } from "./audit/audit-receiver.ts";
-import { createStatusWriteMetrics } from "./metrics.ts";
-import { startApiProxy } from "./proxy/api-proxy.ts";
+import type { KindResolver } from "./kinds.ts";
+import { createStatusWriteMetrics, type StatusWriteMetrics } from "./metrics.ts";
+import { type ApiProxy, startApiProxy } from "./proxy/api-proxy.ts";
 import { createApiserverKindResolver } from "./proxy/apiserver-resolver.ts";
 import { operatorUserFrom } from "./proxy/operator-user.ts";
 import { upstreamOf } from "./proxy/upstream.ts";
@@ -34,7 +35,35 @@ export interface RunningSources {
   /** The CA that signed the proxy's serving certificate (undefined for plain HTTP). */
   proxyCaPem: string | undefined;
   auditUrl: string | undefined;
+  /** Why /readyz must wait (the API proxy process has not answered yet); undefined when nothing is missing. */
+  notReady?(): string | undefined;
   close(): Promise<void>;
+}
+
+/** Starts the API proxy as `apiProxy` configures it (in the exporter's process, or in its own: proxy-process.ts). */
+export function startConfiguredApiProxy(
+  p: ApiProxyConfig,
+  kubeConfig: KubeConfig,
+  kinds: KindResolver,
+  metrics: StatusWriteMetrics,
+  logger: Logger,
+): Promise<ApiProxy> {
+  return startApiProxy(
+    {
+      listen: p.listen,
+      allowNonLoopback: p.allowNonLoopback,
+      upstream: upstreamOf(kubeConfig),
+      kubeconfigPath: p.kubeconfigPath,
+      tokenFile: p.tokenFile,
+      user: p.userFromKubeconfig
+        ? operatorUserFrom(p.userFromKubeconfig, "apiProxy.userFromKubeconfig")
+        : undefined,
+      plainHttp: p.plainHttp,
+      kinds,
+    },
+    metrics,
+    logger,
+  );
 }
 
 /** Starts what is configured; on a failure, closes what had started and rethrows. */
@@ -58,23 +87,7 @@ export async function startStatusWriteSources(
   let auditUrl: string | undefined;
   try {
     if (settings.apiProxy) {
-      const p = settings.apiProxy;
-      const proxy = await startApiProxy(
-        {
-          listen: p.listen,
-          allowNonLoopback: p.allowNonLoopback,
-          upstream: upstreamOf(deps.kubeConfig),
-          kubeconfigPath: p.kubeconfigPath,
-          tokenFile: p.tokenFile,
-          user: p.userFromKubeconfig
-            ? operatorUserFrom(p.userFromKubeconfig, "apiProxy.userFromKubeconfig")
-            : undefined,
-          plainHttp: p.plainHttp,
-          kinds,
-        },
-        metrics,
-        logger,
-      );
+      const proxy = await startConfiguredApiProxy(settings.apiProxy, deps.kubeConfig, kinds, metrics, logger);
       closers.push(() => proxy.close());
       proxyUrl = proxy.url;
       proxyCaPem = proxy.caPem;

@@ -41,9 +41,16 @@ export function startWidgetOperator(options: {
   workDelay: string;
   /** Reconcile cert-manager.io/v1 Certificates in cert-manager's status shape instead of Widgets. */
   certificates?: boolean;
+  /** Hold a leader-election Lease of this name in the namespace (Go durations: "4s", "500ms"). */
+  leaderElection?: { id: string; leaseDuration: string; renewDeadline: string; retryPeriod: string };
 }): WidgetOperator {
   const args = ["--namespace", options.namespace, "--work-delay", options.workDelay];
   if (options.certificates) args.push("--certificates");
+  const election = options.leaderElection;
+  if (election) {
+    args.push("--leader-elect-id", election.id, "--lease-duration", election.leaseDuration);
+    args.push("--renew-deadline", election.renewDeadline, "--retry-period", election.retryPeriod);
+  }
   const child: ChildProcess = spawn(resolveWidgetOperator(), args, {
     env: { PATH: process.env.PATH, HOME: dirname(options.kubeconfig), KUBECONFIG: options.kubeconfig },
     stdio: ["pipe", "pipe", "pipe"],

@@ -14,6 +14,7 @@ import { aggregateFamilies, objectFamilies, perKindFamilies } from "../../src/co
 import { selectFamilies } from "../../src/core/series/family-selection.ts";
 import { createSelfMetrics } from "../../src/metrics/self-metrics.ts";
 import { createStatusWriteMetrics } from "../../src/statuswrites/index.ts";
+import { registerProxyProcessMetrics } from "../../src/statuswrites/process/proxy-counters.ts";
 import { registerTracingMetrics } from "../../src/tracing/metrics.ts";
 import { documentedDefaultSet, documentedFamilies } from "../support/metrics-doc.ts";
 
@@ -46,6 +47,13 @@ async function emittable(): Promise<Map<string, Expected>> {
   registerTracingMetrics(self.registry, "cr_");
   const statusWrites = new Registry();
   createStatusWriteMetrics(statusWrites, "cr_");
+  // Exported when the API proxy runs in its own process (under the supervisor).
+  registerProxyProcessMetrics(
+    statusWrites,
+    "cr_",
+    { refresh: async () => {}, up: false, snapshot: undefined },
+    0,
+  );
   for (const registry of [self.registry, statusWrites]) {
     for (const metric of registry.getMetricsAsArray() as unknown as {
       name: string;

@@ -217,6 +217,18 @@ const exporterSpecs = {
     help: 'Status writes counted with a label folded into "other", by label and cause (unconfirmed by the apiserver, or over the series budget).',
     labels: ["source", "label", "cause"],
   },
+  apiProxyUp: {
+    suffix: "exporter_api_proxy_up",
+    type: "gauge",
+    help: "1 when this scrape read the status-write counters of the API proxy process, 0 when it did not answer (restarting or stopped: the values of its last answer are shown).",
+    labels: [],
+  },
+  processRestarts: {
+    suffix: "exporter_process_restarts_total",
+    type: "counter",
+    help: "Times the supervisor restarted the exporter or the API proxy process since the container started.",
+    labels: ["process"],
+  },
   tracingLeader: {
     suffix: "exporter_tracing_leader",
     type: "gauge",

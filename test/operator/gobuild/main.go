@@ -10,6 +10,12 @@
 //
 // With --certificates it reconciles cert-manager.io/v1 Certificates instead,
 // writing status the way cert-manager does (certificateReconciler).
+//
+// With --leader-elect-id it runs controller-runtime's leader election on a
+// Lease of that name in its namespace (durations from --lease-duration,
+// --renew-deadline, --retry-period), prints "elected leader" once it holds the
+// Lease, and exits 1 ("manager stopped: leader election lost") if it cannot
+// renew it in time, as a real operator does.
 package main
 
 import (
@@ -215,6 +221,10 @@ func main() {
 	namespace := flag.String("namespace", "", "the namespace whose objects are reconciled")
 	workDelay := flag.Duration("work-delay", time.Second, "how long each generation's work takes")
 	certificates := flag.Bool("certificates", false, "reconcile cert-manager.io/v1 Certificates (cert-manager's status shape) instead of Widgets")
+	leaderElectID := flag.String("leader-elect-id", "", "the Lease to hold in --namespace (no leader election when empty)")
+	leaseDuration := flag.Duration("lease-duration", 15*time.Second, "leader election: how long a Lease is valid")
+	renewDeadline := flag.Duration("renew-deadline", 10*time.Second, "leader election: how long the leader retries renewing before it gives up")
+	retryPeriod := flag.Duration("retry-period", 2*time.Second, "leader election: how often the Lease is renewed")
 	flag.Parse()
 	if *namespace == "" {
 		fmt.Fprintln(os.Stderr, "--namespace is required")
@@ -223,9 +233,16 @@ func main() {
 	ctrl.SetLogger(zap.New())
 	// GetConfigOrDie honours KUBECONFIG first: the kubeconfig the API proxy wrote.
 	manager, err := ctrl.NewManager(ctrl.GetConfigOrDie(), ctrl.Options{
-		Cache:                  cache.Options{DefaultNamespaces: map[string]cache.Config{*namespace: {}}},
-		Metrics:                metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress: "0",
+		Cache:                         cache.Options{DefaultNamespaces: map[string]cache.Config{*namespace: {}}},
+		Metrics:                       metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress:        "0",
+		LeaderElection:                *leaderElectID != "",
+		LeaderElectionID:              *leaderElectID,
+		LeaderElectionNamespace:       *namespace,
+		LeaderElectionReleaseOnCancel: true,
+		LeaseDuration:                 leaseDuration,
+		RenewDeadline:                 renewDeadline,
+		RetryPeriod:                   retryPeriod,
 	})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "manager: %v\n", err)
@@ -254,6 +271,12 @@ func main() {
 	go func() {
 		_, _ = io.Copy(io.Discard, os.Stdin)
 		stop()
+	}()
+	go func() {
+		<-manager.Elected()
+		if *leaderElectID != "" {
+			fmt.Println("elected leader")
+		}
 	}()
 	fmt.Println("starting")
 	if err := manager.Start(ctx); err != nil {

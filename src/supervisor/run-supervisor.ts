@@ -1,0 +1,146 @@
+// The supervisor as the container's main process (main.ts starts it when
+// apiProxy is configured): two children, each `node <same flags> main.ts <same
+// arguments>` with a role in its environment — the API proxy
+// (statuswrites/process/proxy-process.ts) and the exporter (cli/exporter.ts).
+// Their stdout and stderr are the container's own (inherited: no log line
+// passes through here), and the IPC channel each is started with only tells it
+// when the supervisor is gone. Restarts, signals and the exit code are
+// supervisor.ts's. Nothing else runs here: no server, no Kubernetes client.
+import { spawn } from "node:child_process";
+import { totalmem } from "node:os";
+import { createLogger, isLogLevel } from "../log.ts";
+import { countersSocketPath, countersVariable, restartsVariable, roleVariable } from "./roles.ts";
+import { type ChildName, type RestartPolicy, Supervisor } from "./supervisor.ts";
+
+/**
+ * The proxy's V8 heap: it holds its connections' state, error-body prefixes,
+ * discovery documents, the namespace list (at most 10,000 names) and the
+ * status-write series (at most 10,000); bodies stream through outside the
+ * heap. Past it, V8 ends the proxy process alone and it is restarted.
+ */
+export const proxyHeapMiB = 96;
+/** Its old generation grows from here (the exporter's 64 MiB start is for its initial list). */
+const proxyInitialHeapMiB = 16;
+
+/** Heap-size flags meant for the exporter; the proxy gets its own limit instead. */
+const heapFlag =
+  /^--(max-old-space-size|max-old-space-size-percentage|initial-old-space-size|max-heap-size)(=|$)/;
+
+/**
+ * Container memory set aside for the supervisor (about 24 MiB) and the proxy
+ * (its heap limit and what it holds outside the heap) when the exporter's heap
+ * is sized as a share of the container's memory limit.
+ */
+export const reservedMiB = 160;
+const smallestExporterHeapMiB = 64;
+
+/**
+ * The node flags each child starts with: the supervisor's own, except for the
+ * heap. The proxy gets proxyHeapMiB. A share of the container's memory given to
+ * the exporter (--max-old-space-size-percentage, as the image does) is taken
+ * of the limit less what the other two processes need, so that the exporter's
+ * heap, not the container, runs out first: V8 then ends the exporter alone and
+ * it is restarted, where the kernel's OOM killer would end the whole container.
+ */
+export function nodeFlagsFor(
+  name: ChildName,
+  execArgv: readonly string[],
+  memoryLimitBytes: number | undefined,
+): string[] {
+  if (name === "api-proxy") {
+    // main.ts adds a runtime flag that is missing by starting again (execve), which would also close
+    // the channel to the supervisor: the proxy's initial old space is set, smaller.
+    return [
+      ...execArgv.filter((flag) => !heapFlag.test(flag)),
+      `--max-old-space-size=${proxyHeapMiB}`,
+      `--initial-old-space-size=${proxyInitialHeapMiB}`,
+    ];
+  }
+  const share = execArgv
+    .map((flag) => /^--max-old-space-size-percentage=(\d+(?:\.\d+)?)$/.exec(flag)?.[1])
+    .find((p) => p !== undefined);
+  const absolute = execArgv.some((flag) => /^--max-old-space-size=/.test(flag));
+  if (share === undefined || absolute || memoryLimitBytes === undefined) return [...execArgv];
+  const limitMiB = memoryLimitBytes / 1024 / 1024;
+  const heapMiB = Math.max(
+    smallestExporterHeapMiB,
+    Math.floor(((limitMiB - reservedMiB) * Number(share)) / 100),
+  );
+  return [
+    ...execArgv.filter((flag) => !flag.startsWith("--max-old-space-size-percentage=")),
+    `--max-old-space-size=${heapMiB}`,
+  ];
+}
+
+/** The container's memory limit (cgroup), undefined when there is none. */
+export function memoryLimit(): number | undefined {
+  const constrained = process.constrainedMemory();
+  return constrained > 0 && constrained < totalmem() ? constrained : undefined;
+}
+
+/**
+ * Restarted within 100 ms, then after twice as long for each further exit
+ * before a run of a minute: the proxy at most 5 s later (the operator waits
+ * for it), the exporter at most 60 s (each start lists every watched object).
+ */
+export const restartPolicies: Readonly<Record<ChildName, RestartPolicy>> = {
+  "api-proxy": { firstDelayMs: 100, maxDelayMs: 5_000, stableAfterMs: 60_000 },
+  exporter: { firstDelayMs: 100, maxDelayMs: 60_000, stableAfterMs: 60_000 },
+};
+
+export function runSupervisor(options: {
+  main: string;
+  argv: readonly string[];
+  logLevel: string | undefined;
+}): void {
+  const level = options.logLevel !== undefined && isLogLevel(options.logLevel) ? options.logLevel : "info";
+  const logger = createLogger({ level }, { component: "supervisor" });
+  const socketPath = countersSocketPath();
+  const limit = memoryLimit();
+  const supervisor = new Supervisor({
+    children: ["api-proxy", "exporter"],
+    policy: restartPolicies,
+    clock: {
+      now: () => performance.now(),
+      setTimeout: (run, ms) => setTimeout(run, ms),
+      clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
+    },
+    logger,
+    stopTimeoutMs: 15_000,
+    exit: (code) => process.exit(code),
+    spawn(name, restarts, onExit) {
+      const child = spawn(
+        process.execPath,
+        [...nodeFlagsFor(name, process.execArgv, limit), options.main, ...options.argv],
+        {
+          stdio: ["ignore", "inherit", "inherit", "ipc"],
+          env: {
+            ...process.env,
+            [roleVariable]: name,
+            [countersVariable]: socketPath,
+            [restartsVariable]: String(restarts),
+          },
+        },
+      );
+      child.once("error", (error) => {
+        logger.error("cannot start", { process: name, error: error.message });
+        onExit({ code: 1, signal: null });
+      });
+      child.once("exit", (code, signal) => onExit({ code, signal }));
+      return {
+        pid: child.pid,
+        kill(signal) {
+          if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+        },
+      };
+    },
+  });
+  process.on("SIGTERM", () => supervisor.signal("SIGTERM"));
+  process.on("SIGINT", () => supervisor.signal("SIGINT"));
+  logger.info("supervising", {
+    pid: process.pid,
+    processes: ["api-proxy", "exporter"],
+    memoryLimitMiB: limit === undefined ? undefined : Math.round(limit / 1024 / 1024),
+  });
+  supervisor.start();
+}
