@@ -191,7 +191,7 @@ function explainPlan(
     seriesPerObject: Math.round(perObject * 10) / 10,
     estimatedSeries: Math.round(counted.count * perObject),
     detected: shape ? shapeLogFields(shape) : null,
-    valueCandidates: valueCandidates(plan),
+    valueCandidates: [...plan.valueCandidates],
     cel: celResults(plan, counted.sample),
   };
 }
@@ -256,13 +256,6 @@ function formatCel(resources: readonly ExplainedResource[]): string | undefined 
     : undefined;
 }
 
-/** The schema's numeric and date-time status fields not configured as values. */
-function valueCandidates(plan: CollectorPlan): ExplainedResource["valueCandidates"] {
-  const configured = new Set(plan.options.values.map((v) => v.path));
-  return (plan.detection?.valueFields ?? [])
-    .map((f) => ({ path: f.path.join("."), type: f.type }))
-    .filter((f) => !configured.has(f.path));
-}
 
 function whyNotSelected(crd: CrdSummary): string {
   if (!crd.established) return "not established";

@@ -30,6 +30,8 @@ export interface CollectorSettings {
   maxSeries: number;
   scope: WatchScope;
   info: ResourceInfo;
+  /** Fields `values` could add (cr_exporter_value_candidate_info). */
+  valueCandidates: readonly { path: string; type: string }[];
 }
 
 /** What a collector lists and watches: each namespace (none: the whole cluster), narrowed by selectors. */

@@ -130,9 +130,24 @@ export class ResourceCollector {
   }
 
   start(): void {
-    this.#deps.metrics.resourceInfo.set({ ...this.#telemetry.labels, ...this.#settings.info }, 1);
+    this.#describe(this.#settings, true);
     this.#startLoops();
   }
+
+  /** cr_exporter_resource_info and a value candidate series per candidate field of `settings`: set, or removed. */
+  #describe(settings: CollectorSettings, on: boolean): void {
+    const { resourceInfo, valueCandidate } = this.#deps.metrics;
+    const labels = this.#telemetry.labels;
+    const info = { ...labels, ...settings.info };
+    if (on) resourceInfo.set(info, 1);
+    else resourceInfo.remove(info);
+    for (const candidate of settings.valueCandidates) {
+      const at = { ...labels, path: candidate.path, type: candidate.type };
+      if (on) valueCandidate.set(at, 1);
+      else valueCandidate.remove(at);
+    }
+  }
+
 
   #startLoops(): void {
     const { identity, scope: selected } = this.#settings;
@@ -170,7 +185,7 @@ export class ResourceCollector {
     this.#store.clear();
     this.#counts?.clear();
     this.#telemetry.remove();
-    this.#deps.metrics.resourceInfo.remove({ ...this.#telemetry.labels, ...this.#settings.info });
+    this.#describe(this.#settings, false);
   }
 
   /**
@@ -228,11 +243,10 @@ export class ResourceCollector {
    * re-rendered, with no relist; the info series follows.
    */
   rejudge(settings: CollectorSettings): void {
-    const metrics = this.#deps.metrics;
-    metrics.resourceInfo.remove({ ...this.#telemetry.labels, ...this.#settings.info });
+    this.#describe(this.#settings, false);
     this.#settings = settings;
     this.#kind = kindSettingsFor(settings);
-    metrics.resourceInfo.set({ ...this.#telemetry.labels, ...settings.info }, 1);
+    this.#describe(settings, true);
     const now = this.#deps.clock();
     for (const [uid, entry] of [...this.#store.entries()])
       this.#replace(uid, entry, rejudge(entry, this.#kind, now));

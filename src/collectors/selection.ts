@@ -32,6 +32,8 @@ export interface CollectorPlan {
   generationSource: ObservedGenerationSource;
   readiness: ReadinessRules;
   info: ResourceInfo;
+  /** The schema's numeric and date-time status fields that `values` does not export (explain, cr_exporter_value_candidate_info). */
+  valueCandidates: readonly ValueCandidate[];
   options: ResourceOptions;
   /**
    * Equal fingerprints: the running collector can stay (what changes only
@@ -41,6 +43,20 @@ export interface CollectorPlan {
   fingerprint: string;
   /** Equal: objects are judged the same way (readiness, generation source, phase rules, info). */
   judging: string;
+}
+
+export interface ValueCandidate {
+  /** Dotted path under the object, e.g. status.readyReplicas. */
+  path: string;
+  type: "number" | "timestamp";
+}
+
+/** The schema's numeric and date-time status fields not configured as values (at most 20, in schema order). */
+function valueCandidates(detection: VersionDetection | undefined, options: ResourceOptions): ValueCandidate[] {
+  const configured = new Set(options.values.map((v) => v.path));
+  return (detection?.valueFields ?? [])
+    .map((f) => ({ path: f.path.join("."), type: f.type }))
+    .filter((f) => !configured.has(f.path));
 }
 
 /** The decision for one CRD version: by default from its schema alone. */
@@ -101,6 +117,7 @@ function plan(
     detection,
     shape,
     ...decided,
+    valueCandidates: valueCandidates(detection, options),
     options,
     fingerprint: JSON.stringify([identity, statusSubresource, projection, phases, stateValues, watched]),
     judging: JSON.stringify([
@@ -210,6 +227,7 @@ export function settingsFor(
     maxSeries: o.maxSeries,
     scope: watchScope(plan),
     info: plan.info,
+    valueCandidates: plan.valueCandidates,
   };
 }
 

@@ -23,6 +23,7 @@ export interface SelfMetrics {
   series: Gauge<ExporterLabels<"resourceSeries">>;
   shardFilter: Gauge<ExporterLabels<"resourceShardFilter">>;
   resourceInfo: Gauge<ExporterLabels<"resourceInfo">>;
+  valueCandidate: Gauge<ExporterLabels<"valueCandidate">>;
   watchEvents: Counter<ExporterLabels<"watchEvents">>;
   watchErrors: Counter<ExporterLabels<"watchErrors">>;
   relists: Counter<ExporterLabels<"relists">>;
@@ -87,6 +88,7 @@ export function createSelfMetrics(prefix: string, version: string): SelfMetrics 
     series: f.gauge("resourceSeries"),
     shardFilter: f.gauge("resourceShardFilter"),
     resourceInfo: f.gauge("resourceInfo"),
+    valueCandidate: f.gauge("valueCandidate"),
     watchEvents: f.counter("watchEvents"),
     watchErrors: f.counter("watchErrors"),
     relists: f.counter("relists"),

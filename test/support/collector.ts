@@ -46,6 +46,8 @@ export interface OfflineOptions {
   tracer?: StateTracer;
   /** Which uids are this shard's (default: all). */
   owns?: (uid: string) => boolean;
+  /** The settings' value candidates (cr_exporter_value_candidate_info); default none. */
+  valueCandidates?: { path: string; type: string }[];
   /** Whether the process is one of several shards (as the composition root says it); default: no. */
   sharded?: () => boolean;
   shardSelector?: () => string | undefined;
@@ -118,6 +120,7 @@ export function offlineCollector(options: OfflineOptions = {}): OfflineCollector
         run_to_completion: "false",
         condition_times: "lastTransitionTime",
       },
+      valueCandidates: options.valueCandidates ?? [],
     },
     {
       client: options.client ?? unusedClient,

@@ -20,6 +20,7 @@ import type { KubeClient, StreamOptions } from "../../src/kube/client.ts";
 import { createLogger, type LogFields } from "../../src/log.ts";
 import { createSelfMetrics } from "../../src/metrics/self-metrics.ts";
 import type { StateTracer } from "../../src/tracing/state-tracer.ts";
+import { eventually } from "../support/exporter.ts";
 import { untilAborted, waitFor, watchLine } from "../support/fake-kube-api.ts";
 import { cond } from "../support/objects.ts";
 import { corpusGroup, loadCorpusCrd } from "../support/shapes-corpus.ts";
@@ -765,4 +766,55 @@ test("a reconfigured resource's new collector takes up the trace records the old
   assert.deepEqual(seen, ["7 from none", "8 from 7"], "the replacing collector handed on the record of rv 7");
   replaced?.ingest("MODIFIED", object("9"));
   assert.deepEqual(seen.at(-1), "9 from 8", "then its own record");
+});
+
+test("cr_exporter_value_candidate_info: the schema's numeric and date-time status fields that values does not export, gone with the CRD", async (t) => {
+  const cluster = fakeCluster();
+  const widgets = crd("widgets");
+  const version = widgets.spec.versions[0] as { schema: unknown };
+  version.schema = {
+    openAPIV3Schema: {
+      type: "object",
+      properties: {
+        status: {
+          type: "object",
+          properties: {
+            ...statusSchema.openAPIV3Schema.properties.status.properties,
+            readyReplicas: { type: "integer" },
+            expiresAt: { type: "string", format: "date-time" },
+            message: { type: "string" },
+          },
+        },
+      },
+    },
+  };
+  cluster.crds.set("widgets.example.com", widgets);
+  const metrics = createSelfMetrics("cr_", "0.0.0-test");
+  const { manager } = startManager(t, cluster, { metrics });
+  const candidates = async () =>
+    (await metrics.registry.metrics())
+      .split("\n")
+      .filter((l) => l.startsWith("cr_exporter_value_candidate_info{"))
+      .map((l) => l.replace(/^.*path="([^"]+)",type="([^"]+)".*$/, "$1 $2"))
+      .sort();
+  await manager.applyConfig(examples({ values: [{ path: "status.readyReplicas" }] }));
+  await waitFor(
+    () => keys(manager).length === 1,
+    "the widgets collector",
+    () => keys(manager),
+  );
+  // observedGeneration is the generation's, and readyReplicas is exported already: neither is proposed.
+  assert.deepEqual(await candidates(), ["status.expiresAt timestamp"]);
+  await manager.applyConfig(examples());
+  await eventually("both proposed without values", async () =>
+    (await candidates()).length === 2 ? true : undefined,
+  );
+  assert.deepEqual(await candidates(), ["status.expiresAt timestamp", "status.readyReplicas number"]);
+  cluster.crdEvent("DELETED", widgets);
+  await waitFor(
+    () => keys(manager).length === 0,
+    "the collector stopped",
+    () => keys(manager),
+  );
+  assert.deepEqual(await candidates(), []);
 });

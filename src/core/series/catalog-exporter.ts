@@ -70,6 +70,12 @@ const exporterSpecs = {
     help: "1 per watched resource, labelled with how its objects are read.",
     labels: resourceInfoLabels,
   },
+  valueCandidate: {
+    suffix: "exporter_value_candidate_info",
+    type: "gauge",
+    help: "1 per numeric or date-time status field the resource's CRD schema declares that values does not export (at most 20 per resource): what values could add, at one cr_value series per object each.",
+    labels: [...r, "path", "type"],
+  },
   watchEvents: {
     suffix: "exporter_watch_events_total",
     type: "counter",
