@@ -256,7 +256,6 @@ function formatCel(resources: readonly ExplainedResource[]): string | undefined 
     : undefined;
 }
 
-
 function whyNotSelected(crd: CrdSummary): string {
   if (!crd.established) return "not established";
   if (!crd.versions.some((v) => v.served)) return "no served version";

@@ -148,7 +148,6 @@ export class ResourceCollector {
     }
   }
 
-
   #startLoops(): void {
     const { identity, scope: selected } = this.#settings;
     for (const scope of this.scopes) {

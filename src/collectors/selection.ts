@@ -52,7 +52,10 @@ export interface ValueCandidate {
 }
 
 /** The schema's numeric and date-time status fields not configured as values (at most 20, in schema order). */
-function valueCandidates(detection: VersionDetection | undefined, options: ResourceOptions): ValueCandidate[] {
+function valueCandidates(
+  detection: VersionDetection | undefined,
+  options: ResourceOptions,
+): ValueCandidate[] {
   const configured = new Set(options.values.map((v) => v.path));
   return (detection?.valueFields ?? [])
     .map((f) => ({ path: f.path.join("."), type: f.type }))
