@@ -3,6 +3,7 @@ import { generatedAlertFiles } from "../alerts/src/index.ts";
 import { generatedDashboardFiles } from "../dashboards/src/index.ts";
 import { generatedConfigFiles } from "../src/config/reference.ts";
 import { generatedChartFiles } from "./chart/render.ts";
+import { generatedExampleRuleFiles } from "./example-rule-values.ts";
 
 export function generatedFiles(): Map<string, string> {
   return new Map([
@@ -10,5 +11,6 @@ export function generatedFiles(): Map<string, string> {
     ...generatedDashboardFiles(),
     ...generatedChartFiles(),
     ...generatedConfigFiles(),
+    ...generatedExampleRuleFiles(),
   ]);
 }

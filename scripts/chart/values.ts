@@ -457,6 +457,11 @@ export function chartValues(): Group {
           "Extra labels, e.g. for a Prometheus `ruleSelector` (see also `releaseLabel`).",
         ),
         annotations: stringMap("Annotations."),
+        additionalGroups: k8sList(
+          "Rule groups of your own, appended to the PrometheusRule after the shipped ones as given (not tuned " +
+            "by `alerts`), e.g. an example's `rules.values.yaml` (examples/: cert-manager expiry, Cluster API and " +
+            "CloudNativePG replicas, CloudNativePG backups).",
+        ),
         ...alerting.children,
       },
     ),

@@ -11,7 +11,7 @@
 // nothing invented — and the cr_status the example's rules give. The chart
 // must render each example's alert values into rules promtool accepts.
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { before, test } from "node:test";
@@ -428,9 +428,12 @@ test("each example's alert values render through the chart into rules promtool a
       const values = parse(readFileSync(valuesFile, "utf8")) as {
         prometheusRule: { alerts: Record<string, { for?: string; severity?: string }> };
       };
+      // The example's own rules, as chart values (generated from its rules.yaml).
+      const ruleValues = join(examples, example, "rules.values.yaml");
+      const own = existsSync(ruleValues);
       const objects = helmTemplate(tools, chart, {
         release: "example",
-        valuesFiles: [minimalValues, valuesFile],
+        valuesFiles: [minimalValues, valuesFile, ...(own ? [ruleValues] : [])],
         values: { prometheusRule: { enabled: true } },
       });
       const groups = (
@@ -457,6 +460,18 @@ test("each example's alert values render through the chart into rules promtool a
       writeFileSync(file, renderRuleFile(groups));
       const checked = runPromtool(["check", "rules", "--lint=all", "--lint-fatal", file]);
       assert.equal(checked.status, 0, `${example}: ${checked.output}`);
+      if (own) {
+        // After the shipped groups, the example's as its rules.yaml has them; its unit tests pass on the render.
+        const ownGroups = (
+          parse(readFileSync(join(examples, example, "rules.yaml"), "utf8")) as { groups: unknown[] }
+        ).groups;
+        assert.deepEqual(groups.slice(-ownGroups.length), ownGroups, `${example}: additionalGroups rendered`);
+        const dir = mkdtempSync(join(scratch, `${example}-`));
+        writeFileSync(join(dir, "rules.yaml"), renderRuleFile(groups));
+        copyFileSync(join(examples, example, "rules.test.yaml"), join(dir, "rules.test.yaml"));
+        const tested = runPromtool(["test", "rules", "rules.test.yaml"], dir);
+        assert.equal(tested.status, 0, `${example}: ${tested.output}`);
+      }
     }
   } finally {
     rmSync(scratch, { recursive: true, force: true });

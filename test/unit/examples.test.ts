@@ -110,7 +110,7 @@ for (const [name, project] of Object.entries(exampleProjects)) {
   });
 }
 
-const withRules = ["argo-cd", "cert-manager", "cluster-api"];
+const withRules = ["argo-cd", "cert-manager", "cloudnative-pg", "cluster-api"];
 
 test("the examples' own rules pass promtool's checks and unit tests", () => {
   for (const example of readdirSync(examples).filter((e) => existsSync(join(examples, e, "rules.yaml")))) {
