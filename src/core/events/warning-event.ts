@@ -95,8 +95,7 @@ export function projectWarningEvent(raw: unknown): WarningEvent | undefined {
   const metadata = record(event?.metadata);
   const regarding = record(event?.regarding);
   const uid = str(metadata?.uid);
-  if (!event || event.type !== "Warning" || uid === "" || !regarding || str(regarding.kind) === "")
-    return undefined;
+  if (event?.type !== "Warning" || uid === "" || !regarding || str(regarding.kind) === "") return undefined;
   const series = record(event.series);
   const firstAt =
     preciseTime(event.eventTime) ??
