@@ -111,6 +111,37 @@ export interface StepOptions {
   specChangeChance: number;
 }
 
+export const stuckWarningMessage = 'Failed to pull image "example.com/widget:9.9": manifest unknown';
+
+/**
+ * The Warning event a controller's events recorder writes about the stuck
+ * widget: created on the first pass, its series.count raised on every later
+ * one (cr_warning_events_total and the object's latest warning).
+ */
+async function stuckWarning(rest: RestClient, sim: Sim, uid: string, tick: number): Promise<void> {
+  const collection = `/apis/events.k8s.io/v1/namespaces/${sim.ns}/events`;
+  const name = `${sim.name}.pull-failed`;
+  const now = new Date().toISOString().replace("Z", "000Z");
+  if (tick === 1) {
+    const created = await rest.raw("POST", collection, {
+      metadata: { name },
+      eventTime: now,
+      reportingController: "example.com/widget-controller",
+      reportingInstance: "widget-controller-0",
+      action: "PullImage",
+      type: "Warning",
+      reason: "Failed",
+      note: stuckWarningMessage,
+      regarding: { apiVersion: "example.com/v1", kind: "Widget", namespace: sim.ns, name: sim.name, uid },
+    });
+    // Left from an earlier demo on the same cluster: counted on from there.
+    if (created.status !== 409) return;
+  }
+  const current = await rest.raw<{ series?: { count?: number } }>("GET", `${collection}/${name}`);
+  const count = Math.max(2, (current.body.series?.count ?? 1) + 1);
+  await rest.patch(`${collection}/${name}`, { series: { count, lastObservedTime: now } });
+}
+
 /** One pass of the simulated controller over one widget (tick counts from 1). */
 export async function stepSim(rest: RestClient, sim: Sim, tick: number, options: StepOptions): Promise<void> {
   const ref = refFor("widgets", sim.ns, sim.name);
@@ -127,6 +158,7 @@ export async function stepSim(rest: RestClient, sim: Sim, tick: number, options:
           conditions: [ready("False", "ImagePullBackOff", stuckMessage, generation, options.started)],
         });
       }
+      await stuckWarning(rest, sim, object.metadata.uid, tick);
       return;
     case "flapping":
       await patchStatus(rest, ref, {

@@ -48,11 +48,20 @@ function columns(item: ObjectItemJson, wide: boolean): string[] {
     dash(item.phase),
     item.flapping ? `yes (${item.transitionsInWindow})` : "-",
     dash(message),
+    warning(item),
   ];
 }
 
+/** The latest Kubernetes Warning event: reason, how long ago, and its message on one line. */
+function warning(item: ObjectItemJson): string {
+  const w = item.warning;
+  if (!w) return "-";
+  const ago = w.ageSeconds === null ? "" : ` (${shortDuration(w.ageSeconds)} ago)`;
+  return `${w.reason}${ago}${w.message ? `: ${oneLine(w.message, 80)}` : ""}`;
+}
+
 const header = ["KIND", "NAMESPACE", "NAME", "READY", "REASON", "SINCE", "LAG", "AGE"];
-const wideHeader = [...header, "STATUS", "GEN", "OBSERVED", "PHASE", "FLAPPING", "MESSAGE"];
+const wideHeader = [...header, "STATUS", "GEN", "OBSERVED", "PHASE", "FLAPPING", "MESSAGE", "LAST WARNING"];
 
 /** Columns padded to their widest cell, three spaces apart, as kubectl prints them. */
 export function formatTable(rows: readonly string[][]): string {

@@ -1,6 +1,7 @@
 // What one object change means for the per-kind histograms and counters
 // (condition state durations, reconcile duration with its trace exemplar,
-// time to ready, illegal phase moves), for the families this resource selects.
+// time to ready, illegal phase moves), and Warning events about its objects,
+// for the families this resource selects.
 
 import { otherLabelValue } from "../core/change/label-bounds.ts";
 import type { Observations } from "../core/change/observations.ts";
@@ -35,6 +36,8 @@ export class KindEffects {
   #timeToReady: { observe(value: number): void } | undefined;
   /** Label sets of illegal phase moves counted for this kind (to remove them when deselected). */
   readonly #illegal = new Map<string, { namespace: string; from: string; to: string }>();
+  /** Bound cr_warning_events_total children by `${namespace}\u0000${reason}`, with their labels. */
+  readonly #warnings = new Map<string, { namespace: string; reason: string; inc(by: number): void }>();
   #selected: number;
 
   constructor(metrics: KindMetrics, labels: { group: string; kind: string }, selected: number) {
@@ -65,6 +68,11 @@ export class KindEffects {
         m.phaseIllegalTransitions.remove({ ...this.#labels, ...labels });
       // Stryker disable next-line CallExpression: removing an already removed series again does nothing, so clearing only frees memory
       this.#illegal.clear();
+    }
+    if (dropped & bit.warningEvents) {
+      for (const { namespace, reason } of this.#warnings.values())
+        m.warningEvents.remove({ ...this.#labels, namespace, reason });
+      this.#warnings.clear();
     }
   }
 
@@ -99,6 +107,19 @@ export class KindEffects {
       this.#timeToReady ??= m.timeToReady.labels(this.#labels);
       this.#timeToReady.observe(observations.timeToReadySeconds);
     }
+  }
+
+  /** `occurrences` new Warning events about an object in `namespace`, under the (bounded) reason label. */
+  warningEvents(namespace: string, reason: string, occurrences: number): void {
+    if (!(this.#selected & bit.warningEvents) || occurrences <= 0) return;
+    const key = `${namespace}\u0000${reason}`;
+    let child = this.#warnings.get(key);
+    if (!child) {
+      const bound = this.#metrics.warningEvents.labels({ ...this.#labels, namespace, reason });
+      child = { namespace, reason, inc: (by) => bound.inc(by) };
+      this.#warnings.set(key, child);
+    }
+    child.inc(occurrences);
   }
 
   illegalPhaseMoves(moves: readonly { from: string; to: string }[], namespace: string): void {

@@ -15,6 +15,7 @@ import type { Logger } from "../log.ts";
 import { type CollectorDeps, type CollectorSettings, ResourceCollector } from "./resource-collector.ts";
 import { type CollectorPlan, missingExplicit, planFromCrds, planStatic, settingsFor } from "./selection.ts";
 import { decisionOf, ShapeLearner } from "./shape-learner.ts";
+import { WarningEvents } from "./warning-events.ts";
 import { describeOverLimit, fitWatchLimit } from "./watch-budget.ts";
 
 export interface ResourceReadiness {
@@ -60,6 +61,10 @@ export class CollectorManager {
   /** Configured resources last logged as not installed (#logMissing). */
   #missingLogged = new Set<string>();
   #queue: Promise<void> = Promise.resolve();
+  /** The Warning events watch (warningEvents.enabled), following the running collectors' kinds and namespaces. */
+  #warnings: WarningEvents | undefined;
+  /** The running collectors by `${group}/${kind}`, for the Warning events to find theirs. */
+  #byKind = new Map<string, ResourceCollector>();
 
   constructor(deps: CollectorDeps) {
     this.#deps = deps;
@@ -119,6 +124,8 @@ export class CollectorManager {
     await this.#crdWatch?.stop();
     this.#crdWatch = undefined;
     await this.#queue;
+    await this.#warnings?.stop();
+    this.#warnings = undefined;
     const nowMs = this.#deps.clock() * 1000;
     for (const r of this.#running.values()) r.collector.interruptTraces(nowMs);
     await Promise.all([...this.#running.values()].map((r) => r.collector.stop()));
@@ -305,6 +312,30 @@ export class CollectorManager {
         ...(plan.shape && { detected: shapeLogFields(plan.shape) }),
       });
     }
+    await this.#syncWarnings(config);
+  }
+
+  /**
+   * The Warning events watch after a plan: on while enabled and some
+   * resource is watched, over the whole cluster unless every resource is
+   * restricted to namespaces (then over their union).
+   */
+  async #syncWarnings(config: Config): Promise<void> {
+    const collectors = [...this.#running.values()].map((r) => r.collector);
+    this.#byKind = new Map();
+    for (const c of collectors) {
+      const key = `${c.identity.group}/${c.identity.kind}`;
+      if (!this.#byKind.has(key)) this.#byKind.set(key, c);
+    }
+    if (!config.warningEvents.enabled || collectors.length === 0) {
+      await this.#warnings?.stop();
+      this.#warnings = undefined;
+      return;
+    }
+    const restricted = collectors.every((c) => !c.scopes.includes(""));
+    const scopes = restricted ? [...new Set(collectors.flatMap((c) => c.scopes))].sort() : [""];
+    this.#warnings ??= new WarningEvents(this.#deps, (group, kind) => this.#byKind.get(`${group}/${kind}`));
+    await this.#warnings.configure({ maxReasons: config.warningEvents.maxReasons, scopes });
   }
 
   #learnerOf(plan: CollectorPlan): ShapeLearner | undefined {

@@ -36,6 +36,11 @@ export class ObjectStore {
     return held !== undefined && held !== uid ? held : undefined;
   }
 
+  /** The uid held under namespace/name, if any. */
+  uidByName(namespace: string, name: string): string | undefined {
+    return this.#byName.get(namespace)?.get(name);
+  }
+
   /** Stores (or replaces) an entry, keeping the series count right. */
   set(uid: string, entry: ObjectEntry): void {
     const old = this.#entries.get(uid);

@@ -8,12 +8,14 @@
 import { type KindLearning, newKindLearning, releaseLabels } from "../core/change/label-bounds.ts";
 import {
   applyChange,
+  applyWarning,
   type KindSettings,
   refreshSummary,
   rejudge,
   rerender,
 } from "../core/change/object-update.ts";
 import type { ObjectEntry, TraceRecord } from "../core/entry.ts";
+import { type LatestWarning, latestWarning, type WarningEvent } from "../core/events/warning-event.ts";
 import { celFields } from "../core/project/project.ts";
 import { AggregateCounts } from "../core/series/aggregate.ts";
 import type { FamilySelection } from "../core/series/family-selection.ts";
@@ -43,6 +45,9 @@ export type {
   ResourceInfo,
 } from "./collector-settings.ts";
 
+/** Latest warnings kept for objects not held yet (see ResourceCollector.#pendingWarnings). */
+export const maxPendingWarnings = 1_000;
+
 export class ResourceCollector {
   #settings: CollectorSettings;
   #kind: KindSettings;
@@ -64,6 +69,12 @@ export class ResourceCollector {
    * taken up as its first list finds the objects again; dropped once it is done.
    */
   #inheritedTraces: Map<string, TraceRecord> | undefined;
+  /**
+   * The latest warning of objects not held when it came (the object's watch
+   * behind the events' watch, or its first list not done), by object uid,
+   * taken when the object arrives; the oldest dropped past maxPendingWarnings.
+   */
+  readonly #pendingWarnings = new Map<string, LatestWarning>();
   readonly sources: readonly SeriesSource[];
 
   constructor(
@@ -261,6 +272,51 @@ export class ResourceCollector {
     }
   }
 
+  /**
+   * Whether a Warning event about an object of this kind is this collector's
+   * to count: the object's namespace is watched, the object is this shard's,
+   * and, when a label or field selector narrows the watch, the object is held
+   * (the selector cannot be checked on the event).
+   */
+  takesWarning(event: WarningEvent): boolean {
+    const { namespace, uid, name } = event.regarding;
+    if (!this.scopes.includes("") && !this.scopes.includes(namespace)) return false;
+    if (!this.#deps.owns(uid ?? event.uid)) return false;
+    const { labelSelector, fieldSelector } = this.#settings.scope;
+    if (!labelSelector && !fieldSelector) return true;
+    return this.#store.get(uid ?? "") !== undefined || this.#store.uidByName(namespace, name) !== undefined;
+  }
+
+  /**
+   * A Warning event about an object of this kind (taken: takesWarning):
+   * `occurrences` new ones counted per kind under the bounded `reason`
+   * label, and per object with the event as its latest warning.
+   */
+  warning(event: WarningEvent, reason: string, occurrences: number): void {
+    const { namespace, name, uid: regarding } = event.regarding;
+    this.#guarded("warning events", () => this.#effects.warningEvents(namespace, reason, occurrences));
+    const uid = regarding ?? this.#store.uidByName(namespace, name);
+    const entry = uid === undefined ? undefined : this.#store.get(uid);
+    if (!entry) {
+      if (regarding !== undefined) this.#pend(regarding, event);
+      return;
+    }
+    const next = this.#guarded("warning events", () =>
+      applyWarning(entry, this.#kind, event, reason, occurrences),
+    );
+    if (next && next !== entry) this.#replace(uid as string, entry, next);
+    this.#updateGauges();
+  }
+
+  #pend(uid: string, event: WarningEvent): void {
+    const latest = latestWarning(this.#pendingWarnings.get(uid), event);
+    if (!latest) return;
+    this.#pendingWarnings.delete(uid);
+    this.#pendingWarnings.set(uid, latest);
+    if (this.#pendingWarnings.size > maxPendingWarnings)
+      this.#pendingWarnings.delete(this.#pendingWarnings.keys().next().value as string);
+  }
+
   #handler(scope: string): ListWatchHandler {
     return scopeHandler(scope, {
       ours: (raw) => this.#ours(raw),
@@ -299,7 +355,12 @@ export class ResourceCollector {
     // (the core applies this to objects it has not seen only).
     const atStart = replay && !this.#telemetry.listedAll(this.scopes);
     const change = applyChange(previous, raw, this.#kind, this.#learning, now, atStart);
-    const entry = change.entry;
+    let entry = change.entry;
+    if (!previous && uid !== undefined && this.#pendingWarnings.size > 0) {
+      const warning = this.#pendingWarnings.get(uid);
+      this.#pendingWarnings.delete(uid);
+      if (warning) entry = { ...entry, warning };
+    }
     if (entry === previous) return uid;
     change.labels?.commit();
     this.#telemetry.cuts(entry.state.cuts, entry.state);

@@ -45,6 +45,7 @@ export function storeViewSource(deps: StoreViewSourceDeps): ViewSource {
       generationRequestedAt: entry.memory.requestedAt,
       ring: entry.ring,
       flappingWindowSeconds: windowSeconds,
+      warning: entry.warning,
       traceId:
         withTrace && tracer && generation !== undefined
           ? tracer.traceIdFor(uid, entry.trace, generation)

@@ -23,6 +23,8 @@ export class WatchTelemetry {
   readonly #labels: { group: string; version: string; kind: string };
   readonly #what: string;
   readonly #synced = new Set<string>();
+  /** What a failure with this HTTP code means for this resource, added to its warning (e.g. a 403's missing grant). */
+  readonly #hint: ((code: number) => string | undefined) | undefined;
   /** Value names whose unreadable value was logged (once each). */
   readonly #unreadableLogged = new Set<string>();
   /** Epoch seconds a failed CEL evaluation was last logged, per reason (at most once a minute each). */
@@ -53,8 +55,10 @@ export class WatchTelemetry {
       staleAfterSeconds: number;
       /** The kind's CEL expressions (their `field` labels): their error counters exist from the start. */
       celFields?: readonly string[];
+      hint?: (code: number) => string | undefined;
     },
   ) {
+    this.#hint = deps.hint;
     this.#metrics = deps.metrics;
     this.#logger = deps.logger;
     this.#clock = deps.clock;
@@ -255,7 +259,8 @@ export class WatchTelemetry {
         // One warning per kind of failure; repeats of the same one (retries) go to debug.
         const level = message === this.#lastError ? "debug" : "warn";
         this.#lastError = message;
-        log[level](`${operation} failed`, { resource: what, code, error: message });
+        const hint = level === "warn" ? this.#hint?.(code) : undefined;
+        log[level](`${operation} failed`, { resource: what, code, error: message, ...(hint && { hint }) });
       },
       handlerError: (error) => this.objectSkipped(error),
     };

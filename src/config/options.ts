@@ -27,6 +27,7 @@ import { statusPageSection } from "./status-page.ts";
 import { type ResourceSelector, selector, selectorSchema } from "./validate-resources.ts";
 import { shardingOption } from "./validate-sharding.ts";
 import { apiProxySection, auditReceiverSection } from "./validate-status-writes.ts";
+import { warningEventsSection } from "./warning-events.ts";
 import { checkWatchTotal } from "./watch-limits.ts";
 
 const tracingTable = {
@@ -157,6 +158,7 @@ export const configTable = {
   ),
   statusPage: statusPageSection,
   sharding: shardingOption,
+  warningEvents: warningEventsSection,
 };
 
 /** The JSON Schema of a configuration file (after ${VAR} substitution). */

@@ -16,6 +16,7 @@ export type { ResourceSelector } from "./validate-resources.ts";
 export type { ShardingConfig } from "./validate-sharding.ts";
 export type { StateOption } from "./validate-states.ts";
 export type { ApiProxyConfig, AuditReceiverConfig } from "./validate-status-writes.ts";
+export type { WarningEventsConfig } from "./warning-events.ts";
 
 export type Config = OptionValues<typeof configTable>;
 

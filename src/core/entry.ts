@@ -5,6 +5,7 @@
 
 import type { HeldLabels } from "./change/label-bounds.ts";
 import type { TransitionRecord } from "./change/transition-ring.ts";
+import type { LatestWarning } from "./events/warning-event.ts";
 import type { ObjectMemory } from "./judge/generations.ts";
 import type { ObjectCounters, ObjectSeries } from "./series/render.ts";
 import type { ObjectState, StatusResult } from "./state.ts";
@@ -41,4 +42,6 @@ export interface ObjectEntry {
   ring: readonly TransitionRecord[];
   /** Tracing's record of the object (undefined: tracing off, or nothing to keep). */
   trace: TraceRecord | undefined;
+  /** The newest Kubernetes Warning event about the object (reason, cut message, time); undefined: none seen. */
+  warning: LatestWarning | undefined;
 }

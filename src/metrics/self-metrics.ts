@@ -13,6 +13,7 @@ export interface KindMetrics {
   reconcileDuration: Histogram<"group" | "kind">;
   timeToReady: Histogram<"group" | "kind">;
   phaseIllegalTransitions: Counter<"group" | "kind" | "namespace" | "from" | "to">;
+  warningEvents: Counter<"group" | "kind" | "namespace" | "reason">;
 }
 
 /** The exporter's own metrics, typed by their catalog entries' labels. */
@@ -62,17 +63,21 @@ function kindMetrics(registry: Registry, prefix: string): KindMetrics {
       registers: [registry],
     });
   };
-  const illegal = spec.phaseIllegalTransitions as (typeof perKindFamilies)[number];
+  const counter = <L extends string>(key: string): Counter<L> => {
+    const f = spec[key] as (typeof perKindFamilies)[number];
+    return new Counter<L>({
+      name: prefix + f.suffix,
+      help: f.help,
+      labelNames: f.labels as L[],
+      registers: [registry],
+    });
+  };
   return {
     conditionStateDuration: histogram("conditionStateDuration"),
     reconcileDuration: histogram("reconcileDuration", true),
     timeToReady: histogram("timeToReady"),
-    phaseIllegalTransitions: new Counter({
-      name: prefix + illegal.suffix,
-      help: illegal.help,
-      labelNames: illegal.labels as ("group" | "kind" | "namespace" | "from" | "to")[],
-      registers: [registry],
-    }),
+    phaseIllegalTransitions: counter("phaseIllegalTransitions"),
+    warningEvents: counter("warningEvents"),
   };
 }
 

@@ -4,6 +4,7 @@
 // object.
 
 import { conditionChangesSince, emptyRing, type TransitionRecord } from "../core/change/transition-ring.ts";
+import type { LatestWarning } from "../core/events/warning-event.ts";
 import { requestTime } from "../core/judge/generations.ts";
 import type { ReadinessRules } from "../core/judge/readiness.ts";
 import { summarizeStatus } from "../core/judge/readiness.ts";
@@ -24,6 +25,8 @@ export interface ViewInputs {
   ring?: readonly TransitionRecord[];
   flappingWindowSeconds: number;
   traceId?: string | undefined;
+  /** The object's latest Warning event, when the pipeline watches them. */
+  warning?: LatestWarning | undefined;
 }
 
 function conditionView(c: ConditionState): ConditionView {
@@ -64,5 +67,6 @@ export function toObjectView(inputs: ViewInputs): ObjectView {
     transitionsInWindow: conditionChangesSince(ring, inputs.now - inputs.flappingWindowSeconds),
     recentTransitions: ring,
     traceId: inputs.traceId,
+    warning: inputs.warning,
   };
 }

@@ -59,6 +59,15 @@ function conditionJson(c: ConditionView): ConditionJson {
   };
 }
 
+export interface WarningJson {
+  reason: string;
+  /** Cut to 256 characters. */
+  message: string;
+  /** When it last happened (series.lastObservedTime, else eventTime). */
+  at: string | null;
+  ageSeconds: number | null;
+}
+
 export interface ObjectItemJson {
   uid: string;
   group: string;
@@ -84,6 +93,8 @@ export interface ObjectItemJson {
   terminatingSince: string | null;
   transitionsInWindow: number;
   flapping: boolean;
+  /** The newest Kubernetes Warning event about the object; null when none was seen (or warningEvents is off). */
+  warning: WarningJson | null;
   links: { self: string; dashboard: string | null; trace: string | null };
 }
 
@@ -121,6 +132,14 @@ export function objectItem(view: ObjectView, now: number, settings: OutputSettin
     terminatingSince: isoTime(view.terminatingSince),
     transitionsInWindow: view.transitionsInWindow,
     flapping: isFlapping(view, settings.flappingMinTransitions),
+    warning: view.warning
+      ? {
+          reason: view.warning.reason,
+          message: view.warning.message,
+          at: isoTime(view.warning.at),
+          ageSeconds: secondsSince(view.warning.at, now),
+        }
+      : null,
     links: {
       self: `/api/v1/objects/${encodeURIComponent(view.uid)}`,
       dashboard: links.dashboard ?? null,

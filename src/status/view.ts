@@ -5,9 +5,10 @@
 // reads raw objects or the metric store.
 
 import type { TransitionRecord } from "../core/change/transition-ring.ts";
+import type { LatestWarning } from "../core/events/warning-event.ts";
 import type { ConditionStatus, ConditionTimeSource, StatusResult } from "../core/state.ts";
 
-export type { TransitionRecord };
+export type { LatestWarning, TransitionRecord };
 
 export interface ConditionView {
   type: string;
@@ -53,6 +54,8 @@ export interface ObjectView {
   recentTransitions: readonly TransitionRecord[];
   /** Trace id of the open generation span, when tracing is on and one is open. */
   traceId: string | undefined;
+  /** The newest Kubernetes Warning event about the object (warningEvents), message cut to 256 characters. */
+  warning: LatestWarning | undefined;
 }
 
 export interface KindRef {

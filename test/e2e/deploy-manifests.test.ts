@@ -19,6 +19,7 @@ import {
   find,
   helmNamespace,
   helmSidecarNamespace,
+  helmTemplate,
   type KubeObject,
   kubeVersion,
   minimalValues,
@@ -241,11 +242,17 @@ function grants(objects: KubeObject[]): string[] {
     .sort();
 }
 
-test("helm derives its RBAC from config.resources: exactly those, list and watch, CRDs only with discovery", () => {
+test("helm derives its RBAC from config.resources: exactly those, list and watch, CRDs only with discovery, events unless warningEvents is off", () => {
   assert.deepEqual(grants(rendered.helmMinimal), [
     "apiextensions.k8s.io/customresourcedefinitions:list,watch",
+    "events.k8s.io/events:list,watch",
     "example.com/widgets:list,watch",
   ]);
+  const chart = join(rendered.directory, "deploy", "helm", "cr-status-exporter");
+  assert.deepEqual(
+    grants(helmTemplate(resolveDeployTools(), chart, { set: ["config.warningEvents.enabled=false"] })),
+    ["apiextensions.k8s.io/customresourcedefinitions:list,watch", "example.com/widgets:list,watch"],
+  );
   assert.deepEqual(grants(rendered.helmAll), [
     // web.auth: kubernetes: the scraper identity the ServiceMonitor sends may get /metrics, nothing else.
     "/metrics:get",
@@ -253,6 +260,7 @@ test("helm derives its RBAC from config.resources: exactly those, list and watch
     // tracing.lease: create the Lease, then get and update that one only.
     "coordination.k8s.io/leases:create",
     "coordination.k8s.io/leases:get,update",
+    "events.k8s.io/events:list,watch",
     "example.com/gadgets:list,watch",
     "example.com/widgets:list,watch",
   ]);
@@ -267,7 +275,10 @@ test("helm derives its RBAC from config.resources: exactly those, list and watch
     kind: "ClusterRole",
     name: "system:auth-delegator",
   });
-  assert.deepEqual(grants(rendered.helmSidecar), ["example.com/widgets:list,watch"]);
+  assert.deepEqual(grants(rendered.helmSidecar), [
+    "events.k8s.io/events:list,watch",
+    "example.com/widgets:list,watch",
+  ]);
   const role = find(rendered.helmSidecar, "Role");
   const binding = find(rendered.helmSidecar, "RoleBinding");
   assert.equal(role.metadata.namespace, helmSidecarNamespace);

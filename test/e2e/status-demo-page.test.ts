@@ -20,6 +20,7 @@ import {
   demoTick,
   hotLoopWritesPerPass,
   stuckMessage,
+  stuckWarningMessage,
 } from "../../scripts/demo-fleet.ts";
 import { type Browser, launchChromium } from "../browser/chromium.ts";
 import {
@@ -55,6 +56,7 @@ interface ApiItem {
   name: string;
   namespace: string;
   transitionsInWindow: number;
+  warning: { reason: string; message: string } | null;
   links: { trace: string | null };
 }
 
@@ -106,8 +108,10 @@ before(async () => {
     async () => {
       const notReady = (await apiItems("notReady=true")).map((i) => `${i.namespace}/${i.name}`).sort();
       const flappy = (await apiItems("name=flappy")).at(0);
+      const stuck = (await apiItems("name=stuck")).at(0);
       return notReady.join() === "payments/flappy-widget,payments/widget-2,shop/stuck-widget" &&
-        flappy?.transitionsInWindow === 4
+        flappy?.transitionsInWindow === 4 &&
+        stuck?.warning?.reason === "Failed"
         ? true
         : undefined;
     },
@@ -143,6 +147,11 @@ describe("the demo fleet's status page in Chromium", () => {
     const traceId = item?.links.trace?.replace("https://jaeger.example.com/trace/", "");
     assert.match(traceId ?? "", /^[0-9a-f]{32}$/, JSON.stringify(item));
     assert.ok(stuck.links.includes(`https://jaeger.example.com/trace/${traceId}`), `${stuck.links}`);
+    // The demo controller's Warning event about it, as a line under its status.
+    const warning = await page.evaluate<string>(
+      `document.querySelector("tbody.rows tr .warning-event")?.textContent ?? ""`,
+    );
+    assert.equal(warning.replace(/\d+s ago/, "Ns ago"), `Warning Failed Ns ago: ${stuckWarningMessage}`);
     assert.deepEqual(page.console, [], "no console errors");
 
     const shot = process.env.STATUS_PAGE_SCREENSHOT

@@ -53,6 +53,11 @@ export function statusFleet(): ObjectView[] {
         },
       ],
       traceId: "4bf92f3577b34da6a3ce929d0e0e4736",
+      warning: {
+        reason: "Failed",
+        message: 'Failed to pull image "registry.example.com/shop/widget:v2": manifest unknown',
+        at: viewNow - 45,
+      },
     }),
     view({
       name: "flappy-widget",

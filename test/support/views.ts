@@ -42,6 +42,7 @@ export function view(init: Partial<ObjectView> & { name: string }): ObjectView {
     transitionsInWindow: 0,
     recentTransitions: [],
     traceId: undefined,
+    warning: undefined,
     ...init,
     ready,
   };

@@ -25,6 +25,7 @@ const shape: ObjectShape = {
   terminating: true,
   suspended: true,
   heartbeat: true,
+  warningReasons: 2,
 };
 const bare: ObjectShape = {
   conditions: 0,
@@ -40,6 +41,7 @@ const bare: ObjectShape = {
   terminating: false,
   suspended: false,
   heartbeat: false,
+  warningReasons: 0,
 };
 
 const perFamily = (s: ObjectShape) =>
@@ -66,6 +68,7 @@ test("series per object in each family follow the documented formulas", () => {
     noopUpdates: 1,
     specGenerationChanges: 1,
     conditionTransitions: 21,
+    objectWarningEvents: 2,
   });
   assert.deepEqual(perFamily(bare), {
     condition: 0,
@@ -87,6 +90,7 @@ test("series per object in each family follow the documented formulas", () => {
     noopUpdates: 1,
     specGenerationChanges: 1,
     conditionTransitions: 0,
+    objectWarningEvents: 0,
   });
 });
 
@@ -95,7 +99,7 @@ test("an object's series are the sum over the selected families only", () => {
   const all = objectFamilies.reduce((mask, f) => mask | (1 << f.slot), 0);
   assert.equal(
     seriesPerObject(shape, all),
-    7 + 7 + 5 + 2 + 1 + 1 + 1 + 1 + 1 + 4 + 3 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 21,
+    7 + 7 + 5 + 2 + 1 + 1 + 1 + 1 + 1 + 4 + 3 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 21 + 2,
   );
   assert.equal(seriesPerObject(shape, 1 << slotOf.conditionTransitions), 21);
   assert.equal(seriesPerObject(shape, (1 << slotOf.condition) | (1 << slotOf.state)), 11);

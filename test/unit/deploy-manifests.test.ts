@@ -20,6 +20,7 @@ interface Rule {
 }
 interface ShippedConfig {
   crdDiscovery?: boolean;
+  warningEvents?: { enabled?: boolean };
   resources: { group: string; resource: string; namespaces?: string[] }[];
 }
 
@@ -36,6 +37,7 @@ function granted(rules: Rule[]): string[] {
 function wanted(config: ShippedConfig): string[] {
   return [
     ...(config.crdDiscovery === false ? [] : ["apiextensions.k8s.io/customresourcedefinitions"]),
+    ...(config.warningEvents?.enabled === false ? [] : ["events.k8s.io/events"]),
     ...config.resources.map((r) => `${r.group}/${r.resource}`),
   ].sort();
 }

@@ -82,8 +82,10 @@ for (const [name, project] of Object.entries(exampleProjects)) {
         for (const resource of rule.resources) granted.push(`${group}/${resource}`);
     }
     assert.ok(granted.includes("apiextensions.k8s.io/customresourcedefinitions"), "the CRDs, for discovery");
+    assert.ok(granted.includes("events.k8s.io/events"), "Warning events (warningEvents, on by default)");
+    const extra = ["apiextensions.k8s.io/customresourcedefinitions", "events.k8s.io/events"];
     assert.deepEqual(
-      granted.filter((g) => g !== "apiextensions.k8s.io/customresourcedefinitions").sort(),
+      granted.filter((g) => !extra.includes(g)).sort(),
       selected.sort(),
       `${name}: granted vs selected among ${crds.length} CRDs`,
     );

@@ -47,12 +47,18 @@ test("every selected family gets its observation, labelled with the kind", async
     undefined,
   );
   effects.illegalPhaseMoves([{ from: "Running", to: "Pending" }], "ns1");
+  effects.warningEvents("ns1", "BackOff", 3);
+  effects.warningEvents("ns1", "BackOff", 2);
+  effects.warningEvents("ns2", "other", 1);
+  effects.warningEvents("ns2", "Failed", 0);
   assert.deepEqual(await counts(metrics), [
     "cr_condition_state_duration_seconds_count group=example.com,kind=Widget,type=Ready,status=False 2",
     "cr_condition_state_duration_seconds_count group=example.com,kind=Widget,type=Ready,status=True 1",
     "cr_phase_illegal_transitions_total group=example.com,kind=Widget,namespace=ns1,from=Running,to=Pending 1",
     "cr_reconcile_duration_seconds_count group=example.com,kind=Widget 2",
     "cr_time_to_ready_seconds_count group=example.com,kind=Widget 2",
+    "cr_warning_events_total group=example.com,kind=Widget,namespace=ns1,reason=BackOff 5",
+    "cr_warning_events_total group=example.com,kind=Widget,namespace=ns2,reason=other 1",
   ]);
   const text = await metrics.registry.metrics();
   assert.match(text, /cr_reconcile_duration_seconds_bucket\{le="15",[^}]*\} 2 # \{trace_id="trace-2"\} 12 /);
@@ -63,6 +69,7 @@ test("families not selected get nothing", async () => {
   const effects = new KindEffects(metrics.kinds, widget, 0);
   effects.observe(observations, { generation: 2, traceId: () => "t" });
   effects.illegalPhaseMoves([{ from: "Running", to: "Pending" }], "ns1");
+  effects.warningEvents("ns1", "BackOff", 1);
   assert.deepEqual(await counts(metrics), []);
 });
 
@@ -72,6 +79,7 @@ test("each family is gated by its own bit", async () => {
     const effects = new KindEffects(metrics.kinds, widget, bit(family.key));
     effects.observe(observations, undefined);
     effects.illegalPhaseMoves([{ from: "Running", to: "Pending" }], "ns1");
+    effects.warningEvents("ns1", "BackOff", 1);
     const names = new Set((await counts(metrics)).map((line) => line.split(" ")[0]?.replace(/_count$/, "")));
     assert.deepEqual([...names], [`cr_${family.suffix}`], family.key);
   }
@@ -84,9 +92,10 @@ test("a selection that drops a family removes this kind's series of it, and keep
   for (const effects of [widgets, gadgets]) {
     effects.observe(observations, undefined);
     effects.illegalPhaseMoves([{ from: "Running", to: "Pending" }], "ns1");
+    effects.warningEvents("ns1", "BackOff", 1);
   }
   const before = await counts(metrics);
-  assert.equal(before.length, 10);
+  assert.equal(before.length, 12);
   widgets.select(0);
   const after = await counts(metrics);
   assert.deepEqual(
@@ -115,6 +124,7 @@ test("dropping one family keeps this kind's others", async () => {
     const e = new KindEffects(fresh.kinds, widget, all);
     e.observe(observations, undefined);
     e.illegalPhaseMoves([{ from: "Running", to: "Pending" }], "ns1");
+    e.warningEvents("ns1", "BackOff", 1);
     e.select(kept);
     const names = new Set((await counts(fresh)).map((line) => line.split(" ")[0]?.replace(/_count$/, "")));
     assert.equal(names.has(`cr_${family.suffix}`), false, `${family.key} dropped`);
@@ -137,6 +147,20 @@ test("dropping illegal phase moves removes every label set counted, one series p
   assert.equal((await illegal()).length, 3);
   effects.select(all & ~bit("phaseIllegalTransitions"));
   assert.deepEqual(await illegal(), []);
+});
+
+test("dropping warning events removes every namespace and reason counted", async () => {
+  const metrics = createSelfMetrics("cr_", "0.0.0-test");
+  const effects = new KindEffects(metrics.kinds, widget, all);
+  effects.warningEvents("ns1", "BackOff", 1);
+  effects.warningEvents("ns2", "BackOff", 4);
+  effects.warningEvents("ns2", "other", 2);
+  const warnings = async () => (await counts(metrics)).filter((l) => l.startsWith("cr_warning_events"));
+  assert.equal((await warnings()).length, 3);
+  effects.select(all & ~bit("warningEvents"));
+  assert.deepEqual(await warnings(), []);
+  effects.warningEvents("ns1", "BackOff", 1);
+  assert.deepEqual(await warnings(), [], "not counted while deselected");
 });
 
 test("a condition type holding the key separator still loses its series when the family is dropped", async () => {

@@ -6,8 +6,14 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { changedInputs } from "../../src/core/change/entry-diff.ts";
 import { newKindLearning } from "../../src/core/change/label-bounds.ts";
-import { applyChange, type KindSettings, shapeOf } from "../../src/core/change/object-update.ts";
+import {
+  applyChange,
+  applyWarning,
+  type KindSettings,
+  shapeOf,
+} from "../../src/core/change/object-update.ts";
 import type { ObjectEntry } from "../../src/core/entry.ts";
+import type { WarningEvent } from "../../src/core/events/warning-event.ts";
 import type { ObservedGenerationSource } from "../../src/core/judge/generations.ts";
 import { defaultReadinessRules } from "../../src/core/judge/readiness.ts";
 import { defaultProjectionSettings, type ValueKind } from "../../src/core/project/project.ts";
@@ -33,6 +39,8 @@ interface Options {
   stateValues?: Record<string, string[]>;
   /** How status.replicas is read (`values`); default auto. */
   replicasKind?: ValueKind;
+  /** Warning events applied after the history: [reason label, new occurrences]. */
+  warnings?: [string, number][];
 }
 
 const statePaths = { health: ["status", "health", "status"], sync: ["status", "sync", "status"] };
@@ -78,8 +86,20 @@ function entryAfter(key: ObjectFamilyKey | "all", history: WidgetInit[], o: Opti
       o.now ?? NOW,
     ).entry;
   });
+  for (const [reason, occurrences] of o.warnings ?? [])
+    entry = applyWarning(entry as ObjectEntry, kind, warningEvent(reason), reason, occurrences);
   return entry as ObjectEntry;
 }
+
+const warningEvent = (reason: string): WarningEvent => ({
+  uid: `e-${reason}`,
+  regarding: { group: "example.com", kind: "Widget", namespace: "ns1", name: "w1", uid: "u1" },
+  reason,
+  message: `${reason} happened`,
+  count: 1,
+  firstAt: NOW,
+  lastAt: NOW,
+});
 
 function rendered(key: ObjectFamilyKey, history: WidgetInit[], o: Options = {}): string {
   const entry = entryAfter(key, history, o);
@@ -436,6 +456,31 @@ const tables: Record<ObjectFamilyKey, Case[]> = {
       "a condition that goes away takes its series along",
       [{ status: ready("False") }, { status: ready("True") }, { status: { phase: "Running" } }],
       [],
+    ],
+  ],
+  objectWarningEvents: [
+    ["no warning seen: no series", [{ status: ready("True") }], []],
+    [
+      "occurrences add up per reason label, in the order the reasons came",
+      [{ status: ready("False") }],
+      [
+        `cr_object_warning_events_total{${L},reason="BackOff"} 5`,
+        `cr_object_warning_events_total{${L},reason="other"} 1`,
+      ],
+      {
+        warnings: [
+          ["BackOff", 2],
+          ["other", 1],
+          ["BackOff", 3],
+          ["BackOff", 0],
+        ],
+      },
+    ],
+    [
+      "one occurrence of one reason",
+      [{ status: ready("False") }],
+      [`cr_object_warning_events_total{${L},reason="Failed"} 1`],
+      { warnings: [["Failed", 1]] },
     ],
   ],
 };

@@ -63,5 +63,6 @@ export function changedInputs(previous: ObjectEntry | undefined, next: ObjectEnt
   if (c.noopUpdates !== d.noopUpdates) changed |= inputBit.noopWrites;
   if (c.generationChanges !== d.generationChanges) changed |= inputBit.generationChanges;
   if (c.transitions !== d.transitions) changed |= inputBit.conditionTransitions;
+  if (c.warnings !== d.warnings) changed |= inputBit.warnings;
   return changed;
 }

@@ -6,6 +6,7 @@
 // commit.
 
 import type { ObjectEntry } from "../entry.ts";
+import { latestWarning, type WarningEvent } from "../events/warning-event.ts";
 import { rememberTimes } from "../judge/condition-times.ts";
 import {
   type GenerationSettings,
@@ -16,7 +17,7 @@ import {
 } from "../judge/generations.ts";
 import { isReady, isReconciled, type ReadinessRules, summarizeStatus } from "../judge/readiness.ts";
 import { type ProjectionSettings, projectObject } from "../project/project.ts";
-import type { ObjectShape } from "../series/catalog.ts";
+import { type ObjectShape, slotOf } from "../series/catalog.ts";
 import { type KindRender, type ObjectCounters, renderSeries, zeroCounters } from "../series/render.ts";
 import type { ObjectState, Transition } from "../state.ts";
 import { changedInputs } from "./entry-diff.ts";
@@ -71,7 +72,7 @@ function resourceVersionOf(raw: unknown): string | undefined {
 
 /** The counters after `transitions` (a first sight yields only "created": nothing to count). */
 function count(counters: ObjectCounters, transitions: readonly Transition[]): ObjectCounters {
-  let { statusUpdates, noopUpdates, generationChanges, transitions: byStatus } = counters;
+  let { statusUpdates, noopUpdates, generationChanges, transitions: byStatus, warnings } = counters;
   for (const t of transitions) {
     if (t.kind === "statusWrite") {
       if (t.noop) noopUpdates++;
@@ -85,7 +86,7 @@ function count(counters: ObjectCounters, transitions: readonly Transition[]): Ob
       byStatus = next;
     }
   }
-  return { statusUpdates, noopUpdates, generationChanges, transitions: byStatus };
+  return { statusUpdates, noopUpdates, generationChanges, transitions: byStatus, warnings };
 }
 
 function illegalMoves(
@@ -181,6 +182,7 @@ export function applyChange(
       changesAt: summary.changesAt,
       ring,
       trace: previous?.trace,
+      warning: previous?.warning,
     },
     kind,
     holdLabels(labels, previous, state, kind.render !== undefined),
@@ -241,6 +243,33 @@ export function rejudge(entry: ObjectEntry, kind: KindSettings, now: number): Ob
   );
 }
 
+/**
+ * A Warning event about the object: `occurrences` new ones under the
+ * (bounded) reason label `reason`, counted per object while
+ * cr_object_warning_events_total is selected, and the event as the object's
+ * latest warning when it is newer. The same entry when nothing changes.
+ */
+export function applyWarning(
+  entry: ObjectEntry,
+  kind: KindSettings,
+  event: WarningEvent,
+  reason: string,
+  occurrences: number,
+): ObjectEntry {
+  const warning = latestWarning(entry.warning, event);
+  const perObject = kind.render !== undefined && (kind.render.selected & perObjectWarnings) !== 0;
+  let counters = entry.counters;
+  if (perObject && occurrences > 0) {
+    const warnings = new Map(counters.warnings);
+    warnings.set(reason, (warnings.get(reason) ?? 0) + occurrences);
+    counters = { ...counters, warnings };
+  }
+  if (warning === entry.warning && counters === entry.counters) return entry;
+  return withSeries(entry, { ...entry, counters, warning }, kind, entry.labels);
+}
+
+const perObjectWarnings = 1 << slotOf.objectWarningEvents;
+
 /** Renders an entry from scratch (the family selection, prefix or cap changed). */
 export function rerender(entry: ObjectEntry, kind: KindSettings): ObjectEntry {
   return withSeries(undefined, entry, kind, entry.labels);
@@ -269,6 +298,7 @@ export function shapeOf(entry: ObjectEntry): ObjectShape {
     terminating: s.deletionTimestamp !== undefined,
     suspended: s.suspended,
     heartbeat: s.heartbeat !== undefined,
+    warningReasons: entry.counters.warnings?.size ?? 0,
   };
 }
 
@@ -296,5 +326,6 @@ export function shapeOfState(state: ObjectState, generations: GenerationSettings
     series: undefined,
     ring: emptyRing,
     trace: undefined,
+    warning: undefined,
   });
 }

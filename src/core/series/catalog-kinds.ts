@@ -117,6 +117,14 @@ const perKindSpecs = {
     defaultSet: true,
     cost: "1 per namespace and illegal move seen",
   },
+  warningEvents: {
+    suffix: "warning_events_total",
+    type: "counter",
+    help: "Occurrences of Kubernetes Warning events about objects of the kind since the exporter started, by reason (the first warningEvents.maxReasons reasons per kind, then other).",
+    labels: ["group", "kind", "namespace", "reason"],
+    defaultSet: true,
+    cost: "≤ maxReasons + 1 per namespace with warnings",
+  },
 } as const satisfies Record<string, KindFamilySpec>;
 
 export type PerKindFamilyKey = keyof typeof perKindSpecs;

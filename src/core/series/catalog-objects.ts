@@ -27,6 +27,7 @@ export const inputs = [
   "noopWrites",
   "generationChanges",
   "conditionTransitions",
+  "warnings",
 ] as const;
 export type Input = (typeof inputs)[number];
 
@@ -55,6 +56,8 @@ export interface ObjectShape {
   terminating: boolean;
   suspended: boolean;
   heartbeat: boolean;
+  /** Warning reasons counted for the object (bounded per kind). */
+  warningReasons: number;
 }
 
 interface FamilySpec {
@@ -275,6 +278,16 @@ const objectFamilySpecs = {
     defaultSet: false,
     sharedText: false,
     cost: { formula: "3 per condition", series: (s) => 3 * s.conditions },
+  },
+  objectWarningEvents: {
+    suffix: "object_warning_events_total",
+    type: "counter",
+    help: "Occurrences of Kubernetes Warning events about the object since the exporter started, by reason (bounded per kind as in cr_warning_events_total).",
+    labels: ["reason"],
+    inputs: ["warnings"],
+    defaultSet: false,
+    sharedText: false,
+    cost: { formula: "1 per warning reason seen for the object", series: (s) => s.warningReasons },
   },
 } as const satisfies Record<string, FamilySpec>;
 

@@ -44,6 +44,11 @@ export interface ObjectCounters {
   generationChanges: number;
   /** Condition transitions by `${type}\u0000${new status}`; undefined until the first one. */
   transitions: ReadonlyMap<string, number> | undefined;
+  /**
+   * Warning event occurrences by bounded reason (cr_object_warning_events_total);
+   * undefined until the first one, and kept only while that family is selected.
+   */
+  warnings: ReadonlyMap<string, number> | undefined;
 }
 
 export const zeroCounters: ObjectCounters = {
@@ -51,6 +56,7 @@ export const zeroCounters: ObjectCounters = {
   noopUpdates: 0,
   generationChanges: 0,
   transitions: undefined,
+  warnings: undefined,
 };
 
 /** Everything an object's series are rendered from. */
@@ -216,6 +222,12 @@ const renderers: Record<ObjectFamilyKey, FamilyRenderer> = {
       for (const s of conditionStatuses)
         out = joined(out, `${typed}${s}"} ${counters.transitions?.get(`${c.type}\u0000${s}`) ?? 0}`);
     }
+    return out;
+  },
+  objectWarningEvents: ({ counters }) => {
+    let out = "";
+    for (const [reason, n] of counters.warnings ?? [])
+      out = joined(out, `,reason="${encodeLabelValue(reason)}"} ${n}`);
     return out;
   },
 };

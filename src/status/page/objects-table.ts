@@ -51,7 +51,7 @@ function details(view: ObjectView): Html {
 }
 
 /** What the status cell says under the result: the readiness condition, the phase, flapping, an unwritten status. */
-function statusNotes(view: ObjectView, settings: OutputSettings): Html {
+function statusNotes(view: ObjectView, settings: OutputSettings, now: number): Html {
   const unwritten = statusUnwritten(view);
   const readyText = view.ready
     ? `${view.ready.type}=${view.ready.status}`
@@ -64,7 +64,14 @@ function statusNotes(view: ObjectView, settings: OutputSettings): Html {
     : "";
   return html`<br>${unwritten ? html`<small class="mark">${readyText}</small>` : html`<small>${readyText}</small>`}${
     view.phase ? html`<br><small class="mark">phase ${view.phase}</small>` : ""
-  }${flapping}`;
+  }${flapping}${warningNote(view, now)}`;
+}
+
+/** The object's latest Kubernetes Warning event, as a line under its status. */
+function warningNote(view: ObjectView, now: number): Html | string {
+  const w = view.warning;
+  if (!w) return "";
+  return html`<br><small class="warning-event" title="${`Kubernetes Warning event ${w.reason} at ${utcTime(w.at)}: ${w.message}`}"><span class="warn">Warning ${w.reason}</span> ${shortDuration(Math.max(0, now - w.at))} ago${w.message ? `: ${w.message}` : ""}</small>`;
 }
 
 function row(view: ObjectView, now: number, settings: OutputSettings): Html {
@@ -82,7 +89,7 @@ function row(view: ObjectView, now: number, settings: OutputSettings): Html {
 <td data-label="Kind">${view.kind}<br><small>${view.group}</small></td>
 <td data-label="Namespace">${view.namespace || html`<span class="muted">(cluster)</span>`}</td>
 <th scope="row">${view.name}</th>
-<td data-label="Status"><span class="${view.result}">${view.result}</span>${statusNotes(view, settings)}</td>
+<td data-label="Status"><span class="${view.result}">${view.result}</span>${statusNotes(view, settings, now)}</td>
 <td data-label="Reason">${reason}</td>
 <td data-label="Message" class="msg">${message}${waiting}${details(view)}</td>
 <td data-label="Since">${when(stateSince(view), now)}</td>

@@ -30,6 +30,7 @@ const item = (over: Partial<ObjectItemJson>): ObjectItemJson => ({
   terminatingSince: null,
   transitionsInWindow: 0,
   flapping: false,
+  warning: null,
   links: { self: "/api/v1/objects/u1", dashboard: null, trace: null },
   ...over,
 });

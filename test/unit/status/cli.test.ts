@@ -40,6 +40,19 @@ describe("status from a running exporter's API", () => {
     assertGolden(r.out, "status-wide-search.txt");
   });
 
+  test("-o wide shows an object's latest Warning event: reason, how long ago, message", async (t) => {
+    const r = await status(t, ["-o", "wide", "--name", "stuck"]);
+    assert.equal(r.code, 0, r.err);
+    const [header, row] = r.out.trimEnd().split("\n");
+    assert.ok(header?.endsWith("LAST WARNING"), header);
+    assert.ok(
+      row?.endsWith(
+        'Failed (45s ago): Failed to pull image "registry.example.com/shop/widget:v2": manifest unknown',
+      ),
+      row,
+    );
+  });
+
   test("-o json and -o yaml carry the API's items", async (t) => {
     const json = await status(t, ["-o", "json", "--kind", "Gadget"]);
     const items = (JSON.parse(json.out) as { items: { name: string; result: string }[] }).items;

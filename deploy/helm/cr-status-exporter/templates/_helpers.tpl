@@ -304,6 +304,10 @@ selector) needs explicit rbac.rules.
 {{- if has "*" $resources }}{{ $resources = list "*" }}{{ end }}
 {{- $rules = append $rules (dict "apiGroups" (list $group) "resources" $resources "verbs" (list "list" "watch")) }}
 {{- end }}
+{{- /* Warning events about the watched objects (warningEvents, on unless config.warningEvents.enabled is false). */}}
+{{- if ne ((.Values.config.warningEvents | default dict).enabled | toString) "false" }}
+{{- $rules = append $rules (dict "apiGroups" (list "events.k8s.io") "resources" (list "events") "verbs" (list "list" "watch")) }}
+{{- end }}
 {{- toYaml $rules }}
 {{- end }}
 {{- end }}
