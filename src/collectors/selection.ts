@@ -210,6 +210,7 @@ export function settingsFor(
     maxSeries: o.maxSeries,
     scope: watchScope(plan),
     info: plan.info,
+    tracing: o.tracing,
   };
 }
 

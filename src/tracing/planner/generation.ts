@@ -9,7 +9,8 @@ import type { ObjectObservation } from "../state-tracer.ts";
 import { planDegraded } from "./degraded.ts";
 import { advance, closeEpisode, type EpisodeEnd, settle } from "./episode-end.ts";
 import { openPhase } from "./intervals.ts";
-import type { Episode, SpanLinkPlan } from "./model.ts";
+import { joinGeneration } from "./joins.ts";
+import type { Episode, SpanAttributes, SpanLinkPlan } from "./model.ts";
 import { generationLink, identityAttributes } from "./span-fields.ts";
 import { bumpTime, conditionStart, observed, type Stamp, transitionEnd } from "./stamps.ts";
 import type { Step } from "./step.ts";
@@ -72,21 +73,27 @@ function openGeneration(
         ? generation - 1
         : undefined;
   if (previous !== undefined) {
-    links.push(generationLink(settings, current.uid, previous, "previous_generation"));
+    links.push(generationLink(settings, state, previous, "previous_generation"));
   }
+  const join = joinGeneration(step, o.joins, bump.ms);
+  links.push(...join.links);
+  const attributes: SpanAttributes = {
+    ...identityAttributes(o.resource, current),
+    [attr.K8S_OBJECT_GENERATION]: generation,
+    [attr.START_SOURCE]: bump.source,
+  };
+  if (join.parent) attributes[attr.PARENT] = join.parent;
   const episode: Episode = {
     kind: "generation",
     generation,
     traceKey: key,
-    traceId: traceIdOf(key),
+    traceId: join.traceId ?? traceIdOf(key),
     rootSpanId: spanIdOf(key, "root"),
     rootName: `${o.resource.kind} generation`,
+    ...(join.parentSpanId !== undefined && { parentSpanId: join.parentSpanId }),
+    ...(join.traceState !== undefined && { traceState: join.traceState }),
     startMs: bump.ms,
-    attributes: {
-      ...identityAttributes(o.resource, current),
-      [attr.K8S_OBJECT_GENERATION]: generation,
-      [attr.START_SOURCE]: bump.source,
-    },
+    attributes,
     links,
     conditions: {},
     phase: undefined,
@@ -98,6 +105,8 @@ function openGeneration(
   }
   state.open = episode;
   state.tracedGeneration = generation;
+  state.tracedTraceId = join.traceId;
+  if (join.requestContext !== undefined) state.requestContext = join.requestContext;
 }
 
 /**

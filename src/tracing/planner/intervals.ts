@@ -152,6 +152,7 @@ export function endInterval(
     traceId: episode.traceId,
     spanId: interval.spanId,
     parentSpanId: episode.rootSpanId,
+    ...(episode.traceState !== undefined && { traceState: episode.traceState }),
     name: interval.name,
     startMs: interval.startMs,
     endMs,
