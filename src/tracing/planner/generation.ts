@@ -49,6 +49,7 @@ export function planGeneration(
 
   const open = state.open;
   if (open?.kind === "generation" && open.generation === generation) {
+    if (!open.childEmitted && o.joins && open.attributes[attr.PARENT] !== "request") rejoin(step, open, o);
     advance(step, open, current, o.previous, generationEnd(step, open, current, generation));
   } else if (open?.kind !== "generation" && state.closedGeneration === generation) {
     planDegraded(step, o, current, "generation");
@@ -107,6 +108,33 @@ function openGeneration(
   state.tracedGeneration = generation;
   state.tracedTraceId = join.traceId;
   if (join.requestContext !== undefined) state.requestContext = join.requestContext;
+}
+
+/**
+ * Joins the open root again to the owner or source known now, while none of
+ * its spans is out: a child listed or watched before its parent (watches of
+ * different kinds are independent streams, and a restart lists them in any
+ * order) still lands under the parent's root. The request context, decided
+ * when the root opened, stays.
+ */
+function rejoin(step: Step, episode: Episode, o: ObjectObservation): void {
+  const joins = o.joins;
+  if (!joins || (!joins.owner && !joins.source)) return;
+  const join = joinGeneration(step, { ...joins, traceContext: undefined }, episode.startMs);
+  const kept = episode.links.filter((l) => {
+    const reason = l.attributes[attr.LINK_REASON];
+    return reason !== "owner" && reason !== "source";
+  });
+  const own = traceIdOf(episode.traceKey);
+  episode.links = [...kept, ...join.links];
+  episode.traceId = join.traceId ?? own;
+  const attributes = { ...episode.attributes };
+  if (join.parent) attributes[attr.PARENT] = join.parent;
+  else delete attributes[attr.PARENT];
+  episode.attributes = attributes;
+  if (join.parentSpanId !== undefined) episode.parentSpanId = join.parentSpanId;
+  else delete episode.parentSpanId;
+  step.state.tracedTraceId = join.traceId;
 }
 
 /**

@@ -148,6 +148,7 @@ export function endInterval(
 ): void {
   const endMs = Math.max(end.ms, interval.startMs);
   const reasons = reasonEvents(interval.reasons, interval.startMs, endMs);
+  episode.childEmitted = true;
   step.spans.push({
     traceId: episode.traceId,
     spanId: interval.spanId,

@@ -87,6 +87,12 @@ export interface Episode {
   parentSpanId?: string;
   /** W3C tracestate carried from a request's trace context. */
   traceState?: string;
+  /**
+   * A child span of this episode has been emitted: its trace id is out, so
+   * the root's parent is no longer looked up again (until then, each
+   * observation joins the owner or source it finds by then).
+   */
+  childEmitted?: boolean;
   startMs: number;
   /** Root attributes fixed at the start; outcome attributes are added at the end. */
   attributes: SpanAttributes;

@@ -470,3 +470,31 @@ test("parseTraceContext: W3C forms", () => {
   assert.equal(traceIdOf(generationTraceKey(cluster, "owner-uid", 2)), ownerIds(2).traceId);
   assert.equal(spanIdOf(generationTraceKey(cluster, "owner-uid", 2), "root"), ownerIds(2).root);
 });
+
+test("a child seen before its owner joins the owner's root once the owner is known, while none of its spans is out", () => {
+  const first = observe(undefined, undefined, pending, 11, joins({ parent: "owner" }));
+  assert.equal(first.state?.open?.traceId, own.traceId, "owner unknown: a trace of its own for now");
+  const j = joins({ owner: owner(), parent: "owner" });
+  const second = observe(first.state, pending, ready, 31, j);
+  const root = second.spans.find((s) => s.name === "Widget generation") as SpanPlan;
+  assert.equal(root.traceId, ownerIds(2).traceId);
+  assert.equal(root.parentSpanId, ownerIds(2).root);
+  assert.ok(second.spans.every((s) => s.traceId === ownerIds(2).traceId));
+  // Once a child span is out, the trace id stays.
+  const flapping = {
+    ...pending,
+    conditions: [condition("Ready", "False", 10), condition("Synced", "False", 10)],
+  };
+  const synced = {
+    ...pending,
+    conditions: [condition("Ready", "False", 10), condition("Synced", "True", 20)],
+  };
+  const a = observe(undefined, undefined, flapping, 11, joins({ parent: "owner" }));
+  const b = observe(a.state, flapping, synced, 21, joins({ parent: "owner" }));
+  assert.equal(b.spans[0]?.traceId, own.traceId, "condition Synced emitted in its own trace");
+  const c = observe(b.state, synced, { ...ready }, 31, j);
+  assert.ok(
+    c.spans.every((s) => s.traceId === own.traceId),
+    "the root stays with its emitted child",
+  );
+});
