@@ -107,6 +107,12 @@ export async function buildApp(initial: Config, deps: AppDeps): Promise<App> {
     metrics,
     logger,
     tracer: tracing.tracer,
+    joins: tracing.tracer
+      ? {
+          traceContextAnnotation: config.tracing.traceContextAnnotation,
+          acrossShards: config.tracing.joinAcrossShards,
+        }
+      : undefined,
     clock: nowSeconds,
     owns: sharding.owns,
     shardSelector: sharding.shardSelector,

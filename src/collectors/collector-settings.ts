@@ -1,6 +1,7 @@
 // The settings and dependencies of a ResourceCollector, and what tracing
 // offers it.
 
+import type { ResourceTracing } from "../config/validate-tracing-joins.ts";
 import type { KindSettings } from "../core/change/object-update.ts";
 import type { FamilySelection } from "../core/series/family-selection.ts";
 import type { ResourceIdentity } from "../core/state.ts";
@@ -32,6 +33,8 @@ export interface CollectorSettings {
   info: ResourceInfo;
   /** Fields `values` could add (cr_exporter_value_candidate_info). */
   valueCandidates: readonly { path: string; type: string }[];
+  /** What its root spans join (the resource's tracing option); unset: links to the controller owner only. */
+  tracing?: ResourceTracing;
 }
 
 /** What a collector lists and watches: each namespace (none: the whole cluster), narrowed by selectors. */
@@ -46,6 +49,8 @@ export interface CollectorDeps {
   metrics: SelfMetrics;
   logger: Logger;
   tracer: StateTracer | undefined;
+  /** With tracing on: the trace-context annotation, and whether other shards' objects are indexed for joins. */
+  joins?: { traceContextAnnotation: string; acrossShards: boolean } | undefined;
   /** Epoch seconds. */
   clock: () => number;
   /**

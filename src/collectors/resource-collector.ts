@@ -16,13 +16,14 @@ import {
 } from "../core/change/object-update.ts";
 import type { ObjectEntry, TraceRecord } from "../core/entry.ts";
 import { type LatestWarning, latestWarning, type WarningEvent } from "../core/events/warning-event.ts";
-import { celFields } from "../core/project/project.ts";
+import { celFields, ProjectionError, projectObject } from "../core/project/project.ts";
 import { AggregateCounts } from "../core/series/aggregate.ts";
 import type { FamilySelection } from "../core/series/family-selection.ts";
 import type { ObjectState, ResourceIdentity } from "../core/state.ts";
 import { ListWatch, type ListWatchHandler, silenceBoundMs } from "../kube/list-watch.ts";
 import type { SeriesSource } from "../metrics/writer.ts";
-import type { TraceStep } from "../tracing/state-tracer.ts";
+import type { JoinRules } from "../tracing/directory.ts";
+import type { ObjectObservation, TraceStep } from "../tracing/state-tracer.ts";
 import { kindSettingsFor, listPath, scopeHandler, uidOf } from "./collector-parts.ts";
 import type {
   CollectorDeps,
@@ -88,7 +89,7 @@ export class ResourceCollector {
     this.#sampler = sampler;
     this.#inheritedTraces =
       inheritedTraces && inheritedTraces.size > 0 ? new Map(inheritedTraces) : undefined;
-    this.#kind = kindSettingsFor(settings);
+    this.#kind = this.#kindSettings(settings);
     this.#learning = newKindLearning(settings);
     this.#telemetry = new WatchTelemetry(settings.identity, {
       ...deps,
@@ -110,6 +111,59 @@ export class ResourceCollector {
           })),
         ]
       : [new ObjectSeriesSource(this.#store, () => this.#kind.render)];
+  }
+
+  /** The core's settings; with tracing on, the projection also reads what roots join (owner, source, trace context). */
+  #kindSettings(settings: CollectorSettings): KindSettings {
+    const kind = kindSettingsFor(settings);
+    const joins = this.#deps.joins;
+    if (!joins) return kind;
+    const refs = {
+      owner: true,
+      traceContextAnnotation: joins.traceContextAnnotation,
+      source: settings.tracing?.source?.ref,
+    };
+    return { ...kind, projection: { ...kind.projection, refs } };
+  }
+
+  /** How this resource's roots join others, for tracing. */
+  get #joinRules(): JoinRules {
+    const t = this.#settings.tracing;
+    return {
+      parent: t?.parent,
+      source: t?.source ? { group: t.source.group, kind: t.source.kind } : undefined,
+    };
+  }
+
+  /** Sharded with tracing.joinAcrossShards: other shards' objects are read too, into tracing's directory only. */
+  get #indexesOthers(): boolean {
+    return (
+      this.#deps.joins?.acrossShards === true &&
+      this.#deps.tracer?.index !== undefined &&
+      this.#deps.sharded?.() === true
+    );
+  }
+
+  /** Enters an object of another shard in tracing's directory of join targets (`current` undefined: gone). */
+  #indexOther(raw: unknown, deleted: boolean): void {
+    const tracer = this.#deps.tracer;
+    if (!tracer?.index) return;
+    const { identity: resource, statusSubresource } = this.#settings;
+    const base = {
+      resource,
+      statusSubresource,
+      readiness: this.#kind.readiness,
+      nowMs: this.#deps.clock() * 1000,
+    };
+    try {
+      const state = projectObject(raw, this.#kind.projection);
+      const o: ObjectObservation = deleted
+        ? { ...base, previous: state, current: undefined, replay: false }
+        : { ...base, previous: undefined, current: state, replay: true, joinRules: this.#joinRules };
+      tracer.index(o);
+    } catch (error) {
+      if (!(error instanceof ProjectionError)) throw error;
+    }
   }
 
   get settings(): CollectorSettings {
@@ -168,10 +222,12 @@ export class ResourceCollector {
       };
       if (selected.labelSelector) options.labelSelector = selected.labelSelector;
       if (selected.fieldSelector) options.fieldSelector = selected.fieldSelector;
-      const shardSelector = this.#deps.shardSelector?.();
+      // Joins across shards read every object: other shards' go to tracing's directory only.
+      const indexesOthers = this.#indexesOthers;
+      const shardSelector = indexesOthers ? undefined : this.#deps.shardSelector?.();
       if (shardSelector) options.shardSelector = shardSelector;
       // Other shards' watch events are then passed over before they are parsed.
-      if (this.#deps.sharded?.()) options.ownsUid = (uid) => this.#deps.owns(uid);
+      if (this.#deps.sharded?.() && !indexesOthers) options.ownsUid = (uid) => this.#deps.owns(uid);
       const observer = this.#telemetry.observer(scope, this.scopes, () => this.#store.size);
       const loop = new ListWatch(this.#deps.client, this.#handler(scope), observer, options);
       this.#loops.push(loop);
@@ -221,7 +277,7 @@ export class ResourceCollector {
    * Objects of other shards are passed over before anything is done with them.
    */
   ingest(type: "ADDED" | "MODIFIED" | "DELETED", object: unknown): void {
-    if (!this.#ours(object)) return;
+    if (!this.#ours(object, type === "DELETED")) return;
     try {
       if (type === "DELETED") {
         const uid = uidOf(object);
@@ -239,7 +295,7 @@ export class ResourceCollector {
    */
   reselect(selection: FamilySelection, prefix: string): void {
     this.#settings = { ...this.#settings, selection, prefix };
-    this.#kind = kindSettingsFor(this.#settings);
+    this.#kind = this.#kindSettings(this.#settings);
     this.#effects.select(selection.perKind);
     // In aggregate mode there is no renderer: each entry comes back as it was.
     for (const [uid, entry] of [...this.#store.entries()])
@@ -255,7 +311,7 @@ export class ResourceCollector {
   rejudge(settings: CollectorSettings): void {
     this.#describe(this.#settings, false);
     this.#settings = settings;
-    this.#kind = kindSettingsFor(settings);
+    this.#kind = this.#kindSettings(settings);
     this.#describe(settings, true);
     const now = this.#deps.clock();
     for (const [uid, entry] of [...this.#store.entries()])
@@ -340,9 +396,11 @@ export class ResourceCollector {
   }
 
   /** False for an object of another shard; an object without a uid is left to #apply, which counts it. */
-  #ours(raw: unknown): boolean {
+  #ours(raw: unknown, deleted = false): boolean {
     const uid = uidOf(raw);
-    return uid === undefined || this.#deps.owns(uid);
+    if (uid === undefined || this.#deps.owns(uid)) return true;
+    if (this.#indexesOthers) this.#guarded("tracing", () => this.#indexOther(raw, deleted));
+    return false;
   }
 
   /** Returns the object's uid. Throws for an object without identity (counted by the caller). */
@@ -457,7 +515,16 @@ export class ResourceCollector {
     if (!tracer) return undefined;
     const { identity: resource, statusSubresource } = this.#settings;
     const readiness = this.#kind.readiness;
-    const change = { resource, statusSubresource, readiness, previous, current, nowMs: now * 1000, replay };
+    const change = {
+      resource,
+      statusSubresource,
+      readiness,
+      previous,
+      current,
+      nowMs: now * 1000,
+      replay,
+      joinRules: this.#joinRules,
+    };
     return this.#guarded("tracing", () => tracer.observe(change, record));
   }
 

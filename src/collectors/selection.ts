@@ -231,6 +231,7 @@ export function settingsFor(
     scope: watchScope(plan),
     info: plan.info,
     valueCandidates: plan.valueCandidates,
+    tracing: o.tracing,
   };
 }
 

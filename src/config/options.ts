@@ -56,6 +56,20 @@ const tracingTable = {
     defaultGenerationTimeoutSeconds,
     `${defaultGenerationTimeoutSeconds / 3600}h`,
   ),
+  traceContextAnnotation: textWithDefault(
+    "traceContextAnnotation",
+    'The annotation holding the W3C trace context of the request that changed an object (a traceparent, or JSON {"traceparent", "tracestate"} as kubernetes-sigs/agent-sandbox writes it): the generation root becomes a child of that span. Malformed values are ignored and counted.',
+    "opentelemetry.io/trace-context",
+    {
+      pattern: /^([a-z0-9]([-a-z0-9.]*[a-z0-9])?\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/,
+      what: "an annotation key such as opentelemetry.io/trace-context",
+    },
+  ),
+  joinAcrossShards: toggle(
+    "joinAcrossShards",
+    "Sharded: every shard also reads the other shards' objects (without the apiserver's shard selector) and keeps a few numbers of each, so roots join owners and sources on other shards with the same ids as in one process (docs/tracing.md#joins).",
+    false,
+  ),
   leaseNamespace: text(
     "leaseNamespace",
     "With leaseName: the namespace of the Lease that elects the one replica exporting spans.",

@@ -27,6 +27,12 @@ import {
 } from "./resource-fields.ts";
 import { type ReadinessOption, readinessOption, readinessSchema } from "./validate-cel.ts";
 import { type StateOption, stateOptions, stateOptionsSchema } from "./validate-states.ts";
+import {
+  noResourceTracing,
+  type ResourceTracing,
+  resourceTracing,
+  resourceTracingSchema,
+} from "./validate-tracing-joins.ts";
 import { type ValueOption, valueOptions, valueOptionsSchema } from "./validate-values.ts";
 import { excludedNamespaces, maxExcludedNamespaces, namespaceList } from "./watch-limits.ts";
 
@@ -182,6 +188,14 @@ export const resourceOptionTable = {
     shown: "",
     schema: familyRulesSchema,
     read: (c, path, value, context) => familyRules(c, path, value, context.prefix),
+  }),
+  tracing: custom<ResourceTracing>({
+    key: "tracing",
+    doc: "What this resource's root spans join (docs/tracing.md#joins): {parent: owner | source} makes a generation root the child of its controller owner's (or its source's) root while that is open, instead of a trace of its own (it links to them either way); {source: {group, kind, name, namespace?, kindFrom?}} names the source, each part {fromLabel | fromAnnotation | fromPath | value} (Flux: fromLabel kustomize.toolkit.fluxcd.io/name and /namespace; spec.sourceRef: fromPath). Unset: links to the controller owner only.",
+    default: noResourceTracing,
+    shown: "",
+    schema: resourceTracingSchema,
+    read: (c, path, value) => resourceTracing(c, path, value),
   }),
 } satisfies Record<string, Option<unknown>>;
 

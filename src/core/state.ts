@@ -77,6 +77,22 @@ export interface ResourceIdentity {
   namespaced: boolean;
 }
 
+/**
+ * What names an object's parents for tracing (src/tracing/joins.ts), read
+ * only while tracing is on and only when present: its controller owner, the
+ * source a configured reference or label pair names, and the request that
+ * started it (a W3C trace context in an annotation). A few short strings,
+ * never the whole metadata.
+ */
+export interface ObjectRefs {
+  /** The ownerReference with controller: true. */
+  owner?: { uid: string; apiVersion: string; kind: string; name: string };
+  /** The source named by the resource's tracing.source (namespace defaults to the object's). */
+  source?: { namespace: string; name: string; kind?: string };
+  /** The trace-context annotation's value, as given (parsed by tracing). */
+  traceContext?: string;
+}
+
 export interface ObjectState {
   uid: string;
   namespace: string;
@@ -128,6 +144,8 @@ export interface ObjectState {
    * the judgement (core/judge/readiness.ts).
    */
   celVerdict?: CelReadinessResult | "Unknown";
+  /** Tracing's parent references (only while tracing is on, only when the object has any). */
+  refs?: ObjectRefs;
 }
 
 /** What changed between two observations of the same object. */

@@ -70,4 +70,11 @@ export type Outcome =
 export type TimeSource = "creation_timestamp" | "spec_change" | "condition" | "deadline" | "observed";
 
 /** Link reasons. */
-export type LinkReason = "previous_generation" | "generation";
+export type LinkReason = "previous_generation" | "generation" | "owner" | "source" | "request";
+
+/** On owner and source links: the parent's generation root was already reconciled when this root began. */
+export const LINK_ENDED = "cr_status.link.ended";
+/** On owner and source links: the parent's kind. */
+export const LINK_KIND = "cr_status.link.kind";
+/** On roots: what the root hangs under when it is not a trace of its own (`owner`, `source`, `request`). */
+export const PARENT = "cr_status.parent";

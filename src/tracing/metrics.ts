@@ -8,6 +8,8 @@ export interface TracingMetrics {
   spansEmitted: Counter;
   spansDeduplicated: Counter;
   spansExportFailed: Counter;
+  /** Trace-context annotations that could not be parsed (each counted once, when its generation opened). */
+  traceContextMalformed: Counter;
   /** Where the gauges read from, once the tracer and the elector exist. */
   follow(sources: { isLeader: () => boolean; openEpisodes: () => number }): void;
 }
@@ -25,6 +27,7 @@ export function registerTracingMetrics(registry: Registry, prefix: string): Trac
     spansEmitted: f.counter("tracingSpansEmitted"),
     spansDeduplicated: f.counter("tracingSpansDeduplicated"),
     spansExportFailed: f.counter("tracingSpansExportFailed"),
+    traceContextMalformed: f.counter("tracingTraceContextMalformed"),
     follow(next) {
       sources = next;
     },

@@ -5,6 +5,7 @@
 // (sdk-setup.ts builds the real one), and no object is kept here.
 import type { TraceRecord } from "../core/entry.ts";
 import type { Logger } from "../log.ts";
+import { noJoinRules, TraceDirectory } from "./directory.ts";
 import { EmittedSpanIds } from "./emitted-span-ids.ts";
 import { generationTraceKey, traceIdOf } from "./ids.ts";
 import type { TracingMetrics } from "./metrics.ts";
@@ -31,7 +32,8 @@ export interface StateTracerOptions {
   endOpenSpansOnShutdown?: boolean;
   /** The clock for shutdown (epoch milliseconds). */
   nowMs?: () => number;
-  metrics?: Pick<TracingMetrics, "spansEmitted" | "spansDeduplicated">;
+  metrics?: Pick<TracingMetrics, "spansEmitted" | "spansDeduplicated"> &
+    Partial<Pick<TracingMetrics, "traceContextMalformed">>;
 }
 
 export function createStateTracer(options: StateTracerOptions): StateTracer {
@@ -47,6 +49,8 @@ class PlanningTracer implements StateTracer {
   readonly #nowMs: () => number;
   readonly #metrics: StateTracerOptions["metrics"];
   readonly endsOpenSpansOnShutdown: boolean;
+  /** The traced objects other objects' roots may join, shared by every collector. */
+  readonly #directory: TraceDirectory;
   #stopped = false;
 
   constructor(options: StateTracerOptions) {
@@ -58,29 +62,70 @@ class PlanningTracer implements StateTracer {
     this.endsOpenSpansOnShutdown = options.endOpenSpansOnShutdown ?? false;
     this.#nowMs = options.nowMs ?? Date.now;
     this.#metrics = options.metrics;
+    this.#directory = new TraceDirectory(this.#settings.cluster, this.#settings.timeoutMs);
   }
 
   observe(o: ObjectObservation, record: TraceRecord | undefined): TraceStep {
     if (this.#stopped) return { record, traced: undefined };
     const uid = o.current?.uid ?? o.previous?.uid;
     if (uid === undefined) return { record, traced: undefined };
-    const result = planObservation(this.#settings, record as ObjectTraceState | undefined, o);
+    const joinRules = o.joinRules ?? noJoinRules;
+    const joins = o.current ? this.#directory.joinsOf(o.current, joinRules) : undefined;
+    const result = planObservation(this.#settings, record as ObjectTraceState | undefined, { ...o, joins });
+    if (result.malformedTraceContext) {
+      this.#metrics?.traceContextMalformed?.inc();
+      this.#logger.debug("trace-context annotation malformed: ignored", { uid, kind: o.resource.kind });
+    }
     this.#emit(result.spans);
-    const generation = result.state?.tracedGeneration;
+    const state = result.state;
+    const generation = state?.tracedGeneration;
+    if (o.current && state) {
+      const traced =
+        state.tracedGeneration === o.current.generation && generation !== undefined
+          ? (state.tracedTraceId ?? this.#ownTraceId(uid, generation))
+          : undefined;
+      this.#directory.note(
+        o.resource,
+        o.statusSubresource,
+        o.readiness,
+        joinRules,
+        o.current,
+        traced,
+        o.nowMs,
+      );
+    } else this.#directory.forget(uid);
     const traced =
       generation === undefined
         ? undefined
-        : { generation, traceId: () => this.#sampledTraceId(uid, generation) };
-    return { record: result.state, traced };
+        : {
+            generation,
+            traceId: () => this.#sampled(state?.tracedTraceId ?? this.#ownTraceId(uid, generation)),
+          };
+    return { record: state, traced };
+  }
+
+  index(o: ObjectObservation): void {
+    if (this.#stopped) return;
+    if (!o.current) {
+      const uid = o.previous?.uid;
+      if (uid !== undefined) this.#directory.forget(uid);
+      return;
+    }
+    const rules = o.joinRules ?? noJoinRules;
+    this.#directory.note(o.resource, o.statusSubresource, o.readiness, rules, o.current, undefined, o.nowMs);
   }
 
   traceIdFor(uid: string, record: TraceRecord | undefined, generation: number): string | undefined {
     if (record?.tracedGeneration !== generation) return undefined;
-    return this.#sampledTraceId(uid, generation);
+    const joined = (record as ObjectTraceState).tracedTraceId;
+    return this.#sampled(joined ?? this.#ownTraceId(uid, generation));
   }
 
-  #sampledTraceId(uid: string, generation: number): string | undefined {
-    const traceId = traceIdOf(generationTraceKey(this.#settings.cluster, uid, generation));
+  #ownTraceId(uid: string, generation: number): string {
+    return traceIdOf(generationTraceKey(this.#settings.cluster, uid, generation));
+  }
+
+  #sampled(traceId: string): string | undefined {
     return this.#sink.isSampled(traceId) ? traceId : undefined;
   }
 

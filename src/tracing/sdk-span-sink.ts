@@ -4,6 +4,7 @@
 // milliseconds are never mistaken for performance.now() offsets.
 import {
   type Attributes,
+  createTraceState,
   type HrTime,
   type Link,
   ROOT_CONTEXT,
@@ -57,6 +58,7 @@ export class SdkSpanSink implements SpanSink {
             spanId: plan.parentSpanId,
             traceFlags: this.isSampled(plan.traceId) ? TraceFlags.SAMPLED : TraceFlags.NONE,
             isRemote: true,
+            ...(plan.traceState !== undefined && { traceState: createTraceState(plan.traceState) }),
           });
     const links: Link[] = plan.links.map((link) => ({
       context: { traceId: link.traceId, spanId: link.spanId, traceFlags: TraceFlags.SAMPLED, isRemote: true },

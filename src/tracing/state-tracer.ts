@@ -5,6 +5,8 @@
 import type { TraceRecord } from "../core/entry.ts";
 import type { ReadinessRules } from "../core/judge/readiness.ts";
 import type { ObjectState, ResourceIdentity } from "../core/state.ts";
+import type { JoinRules } from "./directory.ts";
+import type { Joins } from "./planner/model.ts";
 
 export interface ObjectObservation {
   resource: ResourceIdentity;
@@ -20,6 +22,10 @@ export interface ObjectObservation {
   nowMs: number;
   /** True when the object came from an initial list or a relist, not from a watch event. */
   replay: boolean;
+  /** How the resource's roots join others (its tracing options); undefined: links only. */
+  joinRules?: JoinRules | undefined;
+  /** What its root spans may join (tracing/joins.ts), filled in by the tracer from its directory. */
+  joins?: Joins | undefined;
 }
 
 /** The generation root span an object is traced under, as an exemplar names it. */
@@ -52,6 +58,12 @@ export interface StateTracer {
    * same change may observe.
    */
   observe(o: ObjectObservation, record: TraceRecord | undefined): TraceStep;
+  /**
+   * Enters an object of another shard in the directory of join targets
+   * (tracing.joinAcrossShards): no trace state, no spans. `current`
+   * undefined: it is gone.
+   */
+  index?(o: ObjectObservation): void;
   /** Periodic check (epoch milliseconds): ends an open root span whose timeout has passed. The same record when nothing is due. */
   tick(record: TraceRecord, nowMs: number): TraceRecord;
   /**

@@ -18,10 +18,12 @@ import {
   type StateSource,
   type ValueSource,
 } from "./fields.ts";
+import { projectRefs, type RefSources } from "./refs.ts";
 import { parseTimestamp } from "./timestamps.ts";
 
 export type { LabelSource, StateSource, ValueKind, ValueSource } from "./fields.ts";
 export { parseQuantity, projectStates, projectValues, readPath } from "./fields.ts";
+export type { RefField, RefSources, SourceRefSource } from "./refs.ts";
 export { parseTimestamp } from "./timestamps.ts";
 
 export interface ProjectionSettings {
@@ -50,6 +52,8 @@ export interface ProjectionSettings {
    * status write bumps generation too, so a spec change is told by its content.
    */
   specDigest: boolean;
+  /** Tracing's parent references to read (owner, source, trace context); undefined: none (tracing off). */
+  refs?: RefSources | undefined;
 }
 
 export const defaultProjectionSettings: ProjectionSettings = {
@@ -381,6 +385,10 @@ export function projectObject(raw: Json, settings: ProjectionSettings): ObjectSt
   };
   // Only kinds with a readiness expression carry a verdict (no field per object elsewhere).
   if (settings.readiness) state.celVerdict = celVerdict(raw, settings.readiness, cuts);
+  if (settings.refs) {
+    const refs = projectRefs(raw, metadata, state.namespace, settings.refs);
+    if (refs) state.refs = refs;
+  }
   state.cuts =
     cuts.labelValues + cuts.conditions + cuts.unreadableValues > 0 || cuts.celErrors ? cuts : noCuts;
   return state;

@@ -265,6 +265,12 @@ const exporterSpecs = {
     help: "Spans the OTLP exporter could not deliver.",
     labels: [],
   },
+  tracingTraceContextMalformed: {
+    suffix: "exporter_tracing_trace_context_malformed_total",
+    type: "counter",
+    help: "Trace-context annotations that were not a valid W3C traceparent (ignored; counted once per generation).",
+    labels: [],
+  },
 } as const satisfies Record<string, ExporterFamilySpec>;
 
 export type ExporterFamilyKey = keyof typeof exporterSpecs;

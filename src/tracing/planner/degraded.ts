@@ -8,6 +8,7 @@ import { degradedTraceKey, spanIdOf, traceIdOf } from "../ids.ts";
 import type { ObjectObservation } from "../state-tracer.ts";
 import { advance } from "./episode-end.ts";
 import { openPhase, updateChildren } from "./intervals.ts";
+import { joinDegraded } from "./joins.ts";
 import type { Episode, SpanAttributes, SpanLinkPlan } from "./model.ts";
 import { firstReason, noteReason } from "./reasons.ts";
 import { generationLink, identityAttributes } from "./span-fields.ts";
@@ -79,8 +80,9 @@ function openDegraded(
   const links: SpanLinkPlan[] = [];
   if (mode === "generation" && current.generation !== undefined) {
     attributes[attr.K8S_OBJECT_GENERATION] = current.generation;
-    links.push(generationLink(settings, current.uid, current.generation, "generation"));
+    links.push(generationLink(settings, state, current.generation, "generation"));
   }
+  links.push(...joinDegraded(step, o.joins, start.ms));
   if (ready.lastTransitionTime !== undefined) {
     attributes[attr.CONDITION_LAST_TRANSITION_TIME] = rfc3339(ready.lastTransitionTime);
   }

@@ -54,7 +54,7 @@ export function closeEpisode(step: Step, episode: Episode, ending: EpisodeEnd): 
   step.spans.push({
     traceId: episode.traceId,
     spanId: episode.rootSpanId,
-    parentSpanId: undefined,
+    parentSpanId: episode.parentSpanId,
     name: episode.rootName,
     startMs: episode.startMs,
     endMs,
@@ -66,6 +66,7 @@ export function closeEpisode(step: Step, episode: Episode, ending: EpisodeEnd): 
       : outcome === "ready" || outcome === "recovered"
         ? { code: "ok" }
         : { code: "unset" },
+    ...(episode.traceState !== undefined && { traceState: episode.traceState }),
   });
 
   step.state.open = undefined;

@@ -9,7 +9,8 @@ import type { ObjectObservation } from "../state-tracer.ts";
 import { planDegraded } from "./degraded.ts";
 import { advance, closeEpisode, type EpisodeEnd, settle } from "./episode-end.ts";
 import { openPhase } from "./intervals.ts";
-import type { Episode, SpanLinkPlan } from "./model.ts";
+import { joinGeneration } from "./joins.ts";
+import type { Episode, SpanAttributes, SpanLinkPlan } from "./model.ts";
 import { generationLink, identityAttributes } from "./span-fields.ts";
 import { bumpTime, conditionStart, observed, type Stamp, transitionEnd } from "./stamps.ts";
 import type { Step } from "./step.ts";
@@ -48,6 +49,7 @@ export function planGeneration(
 
   const open = state.open;
   if (open?.kind === "generation" && open.generation === generation) {
+    if (!open.childEmitted && o.joins && open.attributes[attr.PARENT] !== "request") rejoin(step, open, o);
     advance(step, open, current, o.previous, generationEnd(step, open, current, generation));
   } else if (open?.kind !== "generation" && state.closedGeneration === generation) {
     planDegraded(step, o, current, "generation");
@@ -72,21 +74,27 @@ function openGeneration(
         ? generation - 1
         : undefined;
   if (previous !== undefined) {
-    links.push(generationLink(settings, current.uid, previous, "previous_generation"));
+    links.push(generationLink(settings, state, previous, "previous_generation"));
   }
+  const join = joinGeneration(step, o.joins, bump.ms);
+  links.push(...join.links);
+  const attributes: SpanAttributes = {
+    ...identityAttributes(o.resource, current),
+    [attr.K8S_OBJECT_GENERATION]: generation,
+    [attr.START_SOURCE]: bump.source,
+  };
+  if (join.parent) attributes[attr.PARENT] = join.parent;
   const episode: Episode = {
     kind: "generation",
     generation,
     traceKey: key,
-    traceId: traceIdOf(key),
+    traceId: join.traceId ?? traceIdOf(key),
     rootSpanId: spanIdOf(key, "root"),
     rootName: `${o.resource.kind} generation`,
+    ...(join.parentSpanId !== undefined && { parentSpanId: join.parentSpanId }),
+    ...(join.traceState !== undefined && { traceState: join.traceState }),
     startMs: bump.ms,
-    attributes: {
-      ...identityAttributes(o.resource, current),
-      [attr.K8S_OBJECT_GENERATION]: generation,
-      [attr.START_SOURCE]: bump.source,
-    },
+    attributes,
     links,
     conditions: {},
     phase: undefined,
@@ -98,6 +106,35 @@ function openGeneration(
   }
   state.open = episode;
   state.tracedGeneration = generation;
+  state.tracedTraceId = join.traceId;
+  if (join.requestContext !== undefined) state.requestContext = join.requestContext;
+}
+
+/**
+ * Joins the open root again to the owner or source known now, while none of
+ * its spans is out: a child listed or watched before its parent (watches of
+ * different kinds are independent streams, and a restart lists them in any
+ * order) still lands under the parent's root. The request context, decided
+ * when the root opened, stays.
+ */
+function rejoin(step: Step, episode: Episode, o: ObjectObservation): void {
+  const joins = o.joins;
+  if (!joins || (!joins.owner && !joins.source)) return;
+  const join = joinGeneration(step, { ...joins, traceContext: undefined }, episode.startMs);
+  const kept = episode.links.filter((l) => {
+    const reason = l.attributes[attr.LINK_REASON];
+    return reason !== "owner" && reason !== "source";
+  });
+  const own = traceIdOf(episode.traceKey);
+  episode.links = [...kept, ...join.links];
+  episode.traceId = join.traceId ?? own;
+  const attributes = { ...episode.attributes };
+  if (join.parent) attributes[attr.PARENT] = join.parent;
+  else delete attributes[attr.PARENT];
+  episode.attributes = attributes;
+  if (join.parentSpanId !== undefined) episode.parentSpanId = join.parentSpanId;
+  else delete episode.parentSpanId;
+  step.state.tracedTraceId = join.traceId;
 }
 
 /**

@@ -148,10 +148,12 @@ export function endInterval(
 ): void {
   const endMs = Math.max(end.ms, interval.startMs);
   const reasons = reasonEvents(interval.reasons, interval.startMs, endMs);
+  episode.childEmitted = true;
   step.spans.push({
     traceId: episode.traceId,
     spanId: interval.spanId,
     parentSpanId: episode.rootSpanId,
+    ...(episode.traceState !== undefined && { traceState: episode.traceState }),
     name: interval.name,
     startMs: interval.startMs,
     endMs,

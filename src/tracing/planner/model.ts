@@ -1,6 +1,7 @@
 // The data the planner works with: span plans (what to emit, fully decided),
 // the small per-object tracing state, and the planner's settings.
 import type { ConditionStatus } from "../../core/state.ts";
+import type { JoinTarget } from "../joins.ts";
 
 export type AttributeValue = string | number | boolean;
 export type SpanAttributes = Record<string, AttributeValue>;
@@ -34,6 +35,8 @@ export interface SpanPlan {
   links: SpanLinkPlan[];
   events: SpanEventPlan[];
   status: { code: "unset" | "ok" | "error"; message?: string };
+  /** W3C tracestate of a trace joined through a request's trace context; undefined: none. */
+  traceState?: string;
 }
 
 /**
@@ -80,6 +83,16 @@ export interface Episode {
   traceId: string;
   rootSpanId: string;
   rootName: string;
+  /** The span the root hangs under (an owner's or source's root, or a request's span); undefined: a trace of its own. */
+  parentSpanId?: string;
+  /** W3C tracestate carried from a request's trace context. */
+  traceState?: string;
+  /**
+   * A child span of this episode has been emitted: its trace id is out, so
+   * the root's parent is no longer looked up again (until then, each
+   * observation joins the owner or source it finds by then).
+   */
+  childEmitted?: boolean;
   startMs: number;
   /** Root attributes fixed at the start; outcome attributes are added at the end. */
   attributes: SpanAttributes;
@@ -105,6 +118,28 @@ export interface ObjectTraceState {
   tracedGeneration: number | undefined;
   /** The key of the last degraded episode that ended, so the same interval is not reopened. */
   closedDegradedSince: string | undefined;
+  /**
+   * The trace id of `tracedGeneration`'s root when it joined another trace (a
+   * parent's or a request's); undefined: its own hash (generationTraceKey).
+   */
+  tracedTraceId?: string;
+  /** `<trace id>-<span id>` of the request context that parented the newest generation: a repeat only links. */
+  requestContext?: string;
+}
+
+/**
+ * What an object's root spans may join, resolved by the caller from what it
+ * knows of other objects (plain values: tracing/joins.ts).
+ */
+export interface Joins {
+  /** tracing.parent: which join makes the generation root a child of its parent's root (when that was open). */
+  parent: "owner" | "source" | undefined;
+  /** The controller owner, when it is a traced object the caller knows. */
+  owner: JoinTarget | undefined;
+  /** The configured source, when it is a traced object the caller knows. */
+  source: JoinTarget | undefined;
+  /** The trace-context annotation's value, as given. */
+  traceContext: string | undefined;
 }
 
 /**

@@ -51,7 +51,11 @@ export function planObservation(
     planDegraded(step, o, current, "conditions");
   }
   expire(step);
-  return { state: step.state, spans: step.spans };
+  return {
+    state: step.state,
+    spans: step.spans,
+    ...(step.malformedTraceContext && { malformedTraceContext: true }),
+  };
 }
 
 /** Plans what the passage of time alone ends: open root spans past their timeout. */

@@ -5,7 +5,7 @@ import type { ObjectState, ResourceIdentity } from "../../core/state.ts";
 import type { LinkReason } from "../attributes.ts";
 import * as attr from "../attributes.ts";
 import { generationTraceKey, spanIdOf, traceIdOf } from "../ids.ts";
-import type { Episode, PlannerSettings, SpanAttributes, SpanLinkPlan } from "./model.ts";
+import type { Episode, ObjectTraceState, PlannerSettings, SpanAttributes, SpanLinkPlan } from "./model.ts";
 
 const identityKeys = [
   attr.K8S_NAMESPACE_NAME,
@@ -39,15 +39,17 @@ export function identityOf(episode: Episode): SpanAttributes {
   return identity;
 }
 
+/** The link to `generation`'s root: in the trace it joined when this process traced it, else in its own. */
 export function generationLink(
   settings: PlannerSettings,
-  uid: string,
+  state: ObjectTraceState,
   generation: number,
   reason: LinkReason,
 ): SpanLinkPlan {
-  const key = generationTraceKey(settings.cluster, uid, generation);
+  const key = generationTraceKey(settings.cluster, state.uid, generation);
+  const joined = state.tracedGeneration === generation ? state.tracedTraceId : undefined;
   return {
-    traceId: traceIdOf(key),
+    traceId: joined ?? traceIdOf(key),
     spanId: spanIdOf(key, "root"),
     attributes: { [attr.LINK_REASON]: reason },
   };

@@ -11,12 +11,16 @@ export interface Step {
   nowMs: number;
   state: ObjectTraceState;
   spans: SpanPlan[];
+  /** A generation opened with a trace-context annotation that could not be parsed (counted by the tracer). */
+  malformedTraceContext?: boolean;
 }
 
 export interface PlanResult {
   /** Undefined when there is nothing left to remember (the object is gone). */
   state: ObjectTraceState | undefined;
   spans: SpanPlan[];
+  /** A generation opened with a malformed trace-context annotation (ignored). */
+  malformedTraceContext?: boolean;
 }
 
 export function emptyTraceState(uid: string): ObjectTraceState {
