@@ -361,7 +361,23 @@ export class ResourceCollector {
       applyWarning(entry, this.#kind, event, reason, occurrences),
     );
     if (next && next !== entry) this.#replace(uid as string, entry, next);
+    if (occurrences > 0 && entry.trace?.open)
+      this.#traceWarning(uid as string, entry.trace, event, occurrences);
     this.#updateGauges();
+  }
+
+  /** A counted Warning event on the object's open root span (a `k8s.event` span event). */
+  #traceWarning(uid: string, record: TraceRecord, event: WarningEvent, occurrences: number): void {
+    const tracer = this.#deps.tracer;
+    if (!tracer?.warning) return;
+    const warning = {
+      reason: event.reason,
+      message: event.message,
+      count: occurrences,
+      atMs: event.lastAt === undefined ? undefined : event.lastAt * 1000,
+    };
+    const next = this.#guarded("tracing", () => tracer.warning?.(record, warning, this.#deps.clock() * 1000));
+    if (next && next !== record) this.#store.setTrace(uid, next);
   }
 
   #pend(uid: string, event: WarningEvent): void {

@@ -51,6 +51,17 @@ export const NEXT_PHASE = "cr_status.next_phase";
 /** Span event: the condition kept its status but changed its reason (`CONDITION_REASON` is the new one). */
 export const REASON_CHANGED = "condition reason changed";
 
+/** Span event on an open root: a Kubernetes Warning event about the object was counted. */
+export const K8S_EVENT = "k8s.event";
+export const K8S_EVENT_REASON = "k8s.event.reason";
+/** Cut as the object's latest warning keeps it (256 characters). */
+export const K8S_EVENT_MESSAGE = "k8s.event.message";
+/** Occurrences the update added. */
+export const K8S_EVENT_COUNT = "k8s.event.count";
+export const K8S_EVENT_TYPE = "k8s.event.type";
+/** On roots: Warning event updates beyond the bound on `K8S_EVENT` events (counted, not recorded). */
+export const K8S_EVENT_DROPPED = "k8s.event.dropped";
+
 /** How a root span (a generation or a degraded episode) ended. */
 export type Outcome =
   | "ready"

@@ -9,8 +9,9 @@ import { noJoinRules, TraceDirectory } from "./directory.ts";
 import { EmittedSpanIds } from "./emitted-span-ids.ts";
 import { generationTraceKey, traceIdOf } from "./ids.ts";
 import type { TracingMetrics } from "./metrics.ts";
-import type { ObjectTraceState, PlannerSettings, SpanPlan } from "./planner/model.ts";
+import type { ObjectTraceState, PlannerSettings, SpanPlan, WarningObservation } from "./planner/model.ts";
 import { planInterrupt, planObservation, planTick } from "./planner/plan.ts";
+import { planWarning } from "./planner/warnings.ts";
 import type { ObjectObservation, StateTracer, TraceStep } from "./state-tracer.ts";
 
 export interface SpanSink {
@@ -127,6 +128,12 @@ class PlanningTracer implements StateTracer {
 
   #sampled(traceId: string): string | undefined {
     return this.#sink.isSampled(traceId) ? traceId : undefined;
+  }
+
+  warning(record: TraceRecord, warning: WarningObservation, nowMs: number): TraceRecord {
+    // Kept on every replica (a new leader ends the root with them); only the leader emits the root.
+    if (this.#stopped || !record.open) return record;
+    return planWarning(this.#settings, record as ObjectTraceState, warning, nowMs);
   }
 
   tick(record: TraceRecord, nowMs: number): TraceRecord {

@@ -6,7 +6,7 @@ import type { TraceRecord } from "../core/entry.ts";
 import type { ReadinessRules } from "../core/judge/readiness.ts";
 import type { ObjectState, ResourceIdentity } from "../core/state.ts";
 import type { JoinRules } from "./directory.ts";
-import type { Joins } from "./planner/model.ts";
+import type { Joins, WarningObservation } from "./planner/model.ts";
 
 export interface ObjectObservation {
   resource: ResourceIdentity;
@@ -64,6 +64,12 @@ export interface StateTracer {
    * undefined: it is gone.
    */
   index?(o: ObjectObservation): void;
+  /**
+   * A Warning event update counted for the object (occurrences > 0): recorded
+   * on its open root as a `k8s.event` span event, emitted when the root ends.
+   * The same record when no root is open.
+   */
+  warning?(record: TraceRecord, warning: WarningObservation, nowMs: number): TraceRecord;
   /** Periodic check (epoch milliseconds): ends an open root span whose timeout has passed. The same record when nothing is due. */
   tick(record: TraceRecord, nowMs: number): TraceRecord;
   /**

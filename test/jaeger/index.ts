@@ -38,6 +38,8 @@ export interface JaegerSpan {
   /** Microseconds. */
   duration: number;
   tags: { key: string; type: string; value: unknown }[];
+  /** Span events, as Jaeger calls them (timestamp in microseconds since the epoch). */
+  logs?: { timestamp: number; fields: { key: string; type: string; value: unknown }[] }[];
   processID: string;
 }
 

@@ -9,6 +9,7 @@ import type { Episode, ObjectTraceState, OpenInterval, SpanAttributes } from "./
 import { reasonEvents } from "./reasons.ts";
 import type { Stamp } from "./stamps.ts";
 import type { Step } from "./step.ts";
+import { warningEvents } from "./warnings.ts";
 
 /** How and when an episode ends. */
 export interface EpisodeEnd {
@@ -39,9 +40,11 @@ export function closeEpisode(step: Step, episode: Episode, ending: EpisodeEnd): 
   }
 
   const reasons = reasonEvents(episode.reasons, episode.startMs, endMs);
+  const warnings = warningEvents(episode.warnings, episode.startMs, endMs);
   const attributes: SpanAttributes = {
     ...episode.attributes,
     ...reasons.attributes,
+    ...warnings.attributes,
     [attr.OUTCOME]: outcome,
     [attr.END_SOURCE]: end.source,
   };
@@ -60,7 +63,7 @@ export function closeEpisode(step: Step, episode: Episode, ending: EpisodeEnd): 
     endMs,
     attributes,
     links: episode.links,
-    events: reasons.events,
+    events: [...reasons.events, ...warnings.events],
     status: failed
       ? { code: "error", message: errorType ?? outcome }
       : outcome === "ready" || outcome === "recovered"

@@ -104,6 +104,29 @@ export interface Episode {
   degradedSince?: string;
   /** For degraded episodes: the root span is the ready condition's interval, with its reasons. */
   reasons?: ReasonHistory;
+  /** Kubernetes Warning events counted while the root is open: span events of the root (warnings.ts). */
+  warnings?: WarningHistory;
+}
+
+/**
+ * The Warning events about the object counted while a root is open, as the
+ * root's `k8s.event` span events: at most `maxWarningEvents`, the rest counted.
+ */
+export interface WarningHistory {
+  events: SpanEventPlan[];
+  /** Event updates beyond the bound: span events not recorded. */
+  dropped: number;
+}
+
+/** One counted update of a Warning event about the object, as the planner takes it (plain values). */
+export interface WarningObservation {
+  reason: string;
+  /** Cut as stored (core/events/warning-event.ts). */
+  message: string;
+  /** Occurrences this update adds (> 0). */
+  count: number;
+  /** Epoch ms of the latest occurrence (eventTime / series.lastObservedTime); undefined: the observation's time. */
+  atMs: number | undefined;
 }
 
 /** What tracing remembers about one object between observations. */
@@ -157,6 +180,8 @@ export interface PlannerSettings {
   timeoutMs: number;
   /** Reason changes recorded as span events per interval; later ones are only counted. */
   maxReasonChangeEvents: number;
+  /** Warning events recorded as span events per root; later ones are only counted. */
+  maxWarningEvents: number;
 }
 
 /** How long a generation's root stays open by default: `tracing.generationTimeout`'s default is this value. */
@@ -166,6 +191,7 @@ export const defaultPlannerSettings: Omit<PlannerSettings, "cluster"> = {
   trackedConditions: undefined,
   timeoutMs: defaultGenerationTimeoutSeconds * 1000,
   maxReasonChangeEvents: 16,
+  maxWarningEvents: 16,
 };
 
 export function plannerSettings(

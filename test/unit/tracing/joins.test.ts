@@ -8,6 +8,7 @@ import { test } from "node:test";
 import { defaultReadinessRules } from "../../../src/core/judge/readiness.ts";
 import type { ObjectState } from "../../../src/core/state.ts";
 import * as attr from "../../../src/tracing/attributes.ts";
+import { TraceDirectory } from "../../../src/tracing/directory.ts";
 import { generationTraceKey, spanIdOf, traceIdOf } from "../../../src/tracing/ids.ts";
 import { type JoinTarget, parseTraceContext } from "../../../src/tracing/joins.ts";
 import {
@@ -497,4 +498,60 @@ test("a child seen before its owner joins the owner's root once the owner is kno
     c.spans.every((s) => s.traceId === own.traceId),
     "the root stays with its emitted child",
   );
+});
+
+test("a source without generation roots (an Argo CD Application: no status subresource) is no join target: links only to roots that exist, nothing invented", () => {
+  const applications = {
+    group: "argoproj.io",
+    version: "v1alpha1",
+    kind: "Application",
+    resource: "applications",
+    namespaced: true,
+  };
+  const rules = { parent: "source" as const, source: { group: "argoproj.io", kind: "Application" } };
+  const appRules = {
+    ...defaultReadinessRules,
+    readyCondition: undefined,
+    states: [{ name: "health", ready: ["Healthy"], failed: ["Degraded"] }],
+  };
+  const parent = object({
+    uid: "app-uid",
+    namespace: "argocd",
+    name: "apps",
+    generation: 7,
+    observedGeneration: undefined,
+    states: [
+      { name: "health", value: "Progressing", since: 1_767_225_605, sinceSource: "lastTransitionTime" },
+    ],
+  } as Partial<ObjectState>);
+  const child = object({ refs: { source: { namespace: "argocd", name: "apps" } } });
+  const rows = [
+    {
+      name: "Application, no status subresource (degraded roots only)",
+      statusSubresource: false,
+      joined: false,
+    },
+    {
+      name: "the same parent with a status subresource (generation roots)",
+      statusSubresource: true,
+      joined: true,
+    },
+  ];
+  for (const row of rows) {
+    const directory = new TraceDirectory(cluster, settings.timeoutMs);
+    directory.note(applications, row.statusSubresource, appRules, rules, parent, undefined, at(10));
+    const joins = directory.joinsOf(child, rules);
+    assert.equal(joins?.source !== undefined, row.joined, row.name);
+    const opened = observe(undefined, undefined, child, 12, joins);
+    const root = opened.state?.open;
+    assert.equal(root?.parentSpanId !== undefined, row.joined, `${row.name}: parent`);
+    if (!row.joined) {
+      assert.equal(root?.traceId, generationIds(1).traceId, `${row.name}: a trace of its own`);
+      assert.deepEqual(
+        root?.links.filter((l) => l.attributes[attr.LINK_REASON] === "source"),
+        [],
+        `${row.name}: no source link`,
+      );
+    }
+  }
 });
