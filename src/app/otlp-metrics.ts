@@ -10,9 +10,9 @@ import type { Config } from "../config/schema.ts";
 import type { KubeClient } from "../kube/client.ts";
 import type { LeaseElector } from "../kube/lease-elector.ts";
 import type { Logger } from "../log.ts";
-import { ExporterFamilies } from "../metrics/families.ts";
 import type { SeriesSource } from "../metrics/writer.ts";
 import type { ExportReport } from "../otlp-metrics/exporter.ts";
+import { registerOtlpMetricsMetrics } from "../otlp-metrics/metrics.ts";
 import { keyValueList, resolveOtlpMetrics } from "../otlp-metrics/settings.ts";
 import type { Environment } from "../tracing/otel-env.ts";
 import { version } from "../version.ts";
@@ -83,11 +83,7 @@ export async function buildOtlpMetrics(config: Config, deps: OtlpMetricsDeps): P
   const { settings } = decision;
   if (settings.target.warning) logger.warn("OTLP metrics endpoint", { warning: settings.target.warning });
   const lease = electorFor(config, deps);
-  const families = new ExporterFamilies(deps.registry, config.metricPrefix);
-  const metrics = {
-    exports: families.counter("otlpMetricsExports"),
-    lastSuccess: families.gauge("otlpMetricsLastSuccess"),
-  };
+  const metrics = registerOtlpMetricsMetrics(deps.registry, config.metricPrefix);
   const [{ OtlpMetricsExporter }, { resourceFromAttributes }] = await Promise.all([
     import("../otlp-metrics/exporter.ts"),
     import("@opentelemetry/resources"),

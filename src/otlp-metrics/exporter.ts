@@ -10,9 +10,10 @@
 
 import { JsonMetricsSerializer, ProtobufMetricsSerializer } from "@opentelemetry/otlp-transformer";
 import type { Resource } from "@opentelemetry/resources";
-import type { Counter, Gauge, Registry } from "@prometheus-io/client";
+import type { Registry } from "@prometheus-io/client";
 import type { Logger } from "../log.ts";
 import type { SeriesSource } from "../metrics/writer.ts";
+import type { OtlpMetricsMetrics } from "./metrics.ts";
 import { readBatches } from "./points.ts";
 import type { OtlpMetricsSettings } from "./settings.ts";
 import { type RequestSettings, send } from "./transport.ts";
@@ -40,7 +41,7 @@ export interface OtlpMetricsExporterOptions {
   version: string;
   /** Only the Lease holder pushes (default: always). */
   isLeader?: () => boolean;
-  metrics?: { exports: Counter<"result">; lastSuccess: Gauge };
+  metrics?: OtlpMetricsMetrics;
   logger: Logger;
   /** Epoch milliseconds. */
   nowMs?: () => number;

@@ -13,6 +13,7 @@ import { defaultProjectionSettings } from "../../src/core/project/project.ts";
 import { aggregateFamilies, objectFamilies, perKindFamilies } from "../../src/core/series/catalog.ts";
 import { selectFamilies } from "../../src/core/series/family-selection.ts";
 import { createSelfMetrics } from "../../src/metrics/self-metrics.ts";
+import { registerOtlpMetricsMetrics } from "../../src/otlp-metrics/metrics.ts";
 import { createStatusWriteMetrics } from "../../src/statuswrites/index.ts";
 import { registerTracingMetrics } from "../../src/tracing/metrics.ts";
 import { documentedDefaultSet, documentedFamilies } from "../support/metrics-doc.ts";
@@ -44,6 +45,7 @@ async function emittable(): Promise<Map<string, Expected>> {
   }
   const self = createSelfMetrics("cr_", "test");
   registerTracingMetrics(self.registry, "cr_");
+  registerOtlpMetricsMetrics(self.registry, "cr_");
   const statusWrites = new Registry();
   createStatusWriteMetrics(statusWrites, "cr_");
   for (const registry of [self.registry, statusWrites]) {
