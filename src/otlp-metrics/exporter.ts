@@ -10,6 +10,7 @@
 
 import { JsonMetricsSerializer, ProtobufMetricsSerializer } from "@opentelemetry/otlp-transformer";
 import type { Resource } from "@opentelemetry/resources";
+import type { ResourceMetrics } from "@opentelemetry/sdk-metrics";
 import type { Registry } from "@prometheus-io/client";
 import type { Logger } from "../log.ts";
 import type { SeriesSource } from "../metrics/writer.ts";
@@ -47,8 +48,13 @@ export interface OtlpMetricsExporterOptions {
   nowMs?: () => number;
   /** Epoch milliseconds: the start time of cumulative points. */
   startMs: number;
-  /** Points per request (default 2,000: about 10 ms to serialize). */
+  /**
+   * Most points per request (default 2,000). Within it, a batch holds as many
+   * points as serialize in about `serializeMs` (default 8 ms), measured as the
+   * export goes: the serializers are synchronous, so this bounds the stall.
+   */
   maxPoints?: number;
+  serializeMs?: number;
   /** Longest synchronous stretch of reading (default 5 ms). */
   sliceMs?: number;
 }
@@ -63,6 +69,9 @@ export class OtlpMetricsExporter {
   #inFlight: Promise<ExportReport> | undefined;
   #stopping = false;
   #failing = false;
+  /** Points of the next batch, adapted to the serializer's pace (see maxPoints). */
+  #batchPoints = 500;
+  #msPerPoint: number | undefined;
   /** The last export's figures (undefined before the first). */
   lastReport: ExportReport | undefined;
 
@@ -131,39 +140,70 @@ export class OtlpMetricsExporter {
     const deadline = Date.now() + o.settings.exportTimeoutMs;
     const serializer =
       o.settings.target.protocol === "http/json" ? JsonMetricsSerializer : ProtobufMetricsSerializer;
+    const most = o.maxPoints ?? 2_000;
+    const target = o.serializeMs ?? 8;
+    const batches = readBatches({
+      sources: o.sources(),
+      registry: o.registry,
+      resource: o.resource,
+      scope: { name: "cr-status-exporter", version: o.version },
+      nowMs,
+      startMs: o.startMs,
+      maxPoints: () => Math.min(most, this.#batchPoints),
+      sliceMs: o.sliceMs ?? 5,
+    });
     try {
-      for await (const batch of readBatches({
-        sources: o.sources(),
-        registry: o.registry,
-        resource: o.resource,
-        scope: { name: "cr-status-exporter", version: o.version },
-        nowMs,
-        startMs: o.startMs,
-        maxPoints: o.maxPoints ?? 2_000,
-        sliceMs: o.sliceMs ?? 5,
-      })) {
-        const t = performance.now();
-        const payload = serializer.serializeRequest(batch);
-        report.maxSerializeMs = Math.max(report.maxSerializeMs, performance.now() - t);
-        if (!payload) throw new Error("the serializer returned nothing");
-        const points = batch.scopeMetrics[0]?.metrics.reduce((n, m) => n + m.dataPoints.length, 0) ?? 0;
-        const sent = await send(this.#request, payload, deadline);
+      for (;;) {
+        const next = await this.#nextPayload(batches, serializer, most, target, report);
+        if (!next) break;
+        const sent = await send(this.#request, next.payload, deadline);
         report.requests++;
-        report.rawBytes += payload.length;
+        report.rawBytes += next.payload.length;
         report.bytes += sent.bytes;
         if (!sent.ok) {
           // The rest of this export is dropped: the next one reads the store again.
           report.result = "failure";
           report.error = sent.error;
+          await batches.return(undefined);
           break;
         }
-        report.points += points - sent.rejectedPoints;
+        report.points += next.points - sent.rejectedPoints;
       }
     } catch (error) {
       report.result = "failure";
       report.error = String(error);
     }
     return this.#finish(report, started);
+  }
+
+  /**
+   * The next batch serialized, the batch itself let go before its request is
+   * sent (its points would otherwise live through the request and be
+   * promoted to the old generation, each export a major collection).
+   */
+  async #nextPayload(
+    batches: AsyncGenerator<ResourceMetrics>,
+    serializer: typeof ProtobufMetricsSerializer,
+    most: number,
+    target: number,
+    report: ExportReport,
+  ): Promise<{ payload: Uint8Array; points: number } | undefined> {
+    const next = await batches.next();
+    if (next.done) return undefined;
+    const t = performance.now();
+    const payload = serializer.serializeRequest(next.value);
+    const took = performance.now() - t;
+    report.maxSerializeMs = Math.max(report.maxSerializeMs, took);
+    if (!payload) throw new Error("the serializer returned nothing");
+    const points = next.value.scopeMetrics[0]?.metrics.reduce((n, m) => n + m.dataPoints.length, 0) ?? 0;
+    // The next batch: as many points as serialize in the target time at the slowest recent pace
+    // (it rises at once, decays by a tenth per batch: one fast batch does not make the next one long).
+    if (points > 0) {
+      const pace = took / points;
+      this.#msPerPoint = Math.max(pace, (this.#msPerPoint ?? pace) * 0.9);
+      this.#batchPoints = Math.max(100, Math.min(most, Math.floor(target / this.#msPerPoint)));
+    }
+    return { payload, points };
   }
 
   #finish(report: ExportReport, started: number): ExportReport {

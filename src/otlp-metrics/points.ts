@@ -33,8 +33,8 @@ export interface ReadOptions {
   nowMs: number;
   /** Epoch milliseconds: the start of cumulative points (this process's start). */
   startMs: number;
-  /** Points per batch (one request each). */
-  maxPoints: number;
+  /** Points per batch (one request each): read before each batch, so the caller may adapt it. */
+  maxPoints: number | (() => number);
   /** Longest stretch of synchronous reading before yielding to the event loop. */
   sliceMs: number;
 }
@@ -180,6 +180,9 @@ function* slotsOf(slots: number): Generator<[slot: number, index: number]> {
   }
 }
 
+const limit = (options: ReadOptions): number =>
+  typeof options.maxPoints === "number" ? options.maxPoints : options.maxPoints();
+
 /** Every selected per-object family of every object of every per-object source. */
 async function* objectBatches(
   options: ReadOptions,
@@ -223,7 +226,7 @@ async function* objectBatches(
           from = end + 1;
         }
       }
-      if (batch.points >= options.maxPoints) {
+      if (batch.points >= limit(options)) {
         yield batch.take(options);
         clock.restart();
       } else if (clock.due()) await clock.turn();
