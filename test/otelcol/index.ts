@@ -89,8 +89,9 @@ export class Collector {
     return collector;
   }
 
-  /** Starts the process (again), on the same port; resolves once its receiver listens. */
+  /** Starts the process (again), on the same port; resolves once its receiver listens. A no-op while it runs. */
   async resume(timeoutMs = 60_000): Promise<void> {
+    if (this.#child && this.#child.exitCode === null && this.#child.signalCode === null) return;
     const fd = openSync(this.#logPath, "a");
     const child = spawn(this.#binary, ["--config", this.#configPath], { stdio: ["ignore", fd, fd] });
     closeSync(fd);
