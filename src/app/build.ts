@@ -9,6 +9,7 @@
 //   http           /metrics, /healthz, /readyz, the status page (/) and its API (/api/v1/)
 //   status writes  the sidecar API proxy and the audit receiver, when configured
 //   collectors     the CRD watch and one list/watch per selected resource
+//   otlp metrics   every family of /metrics pushed over OTLP, when asked for
 //   tracing clock  ends open root spans whose timeout passed
 // stop() runs their stops in the reverse order; reload() hands each the new
 // configuration in start order.
@@ -30,6 +31,7 @@ import type { Environment } from "../tracing/otel-env.ts";
 import type { StateTracer } from "../tracing/state-tracer.ts";
 import { version } from "../version.ts";
 import { type Component, startInOrder, stopInReverse } from "./component.ts";
+import { buildOtlpMetrics, type OtlpMetricsPart } from "./otlp-metrics.ts";
 import { buildSharding, type Sharding } from "./sharding.ts";
 import { buildStatusWriteSources, type StatusWriteSources } from "./status-writes.ts";
 import { buildTracing } from "./tracing.ts";
@@ -64,6 +66,8 @@ export interface App {
   readonly sharding: Pick<Sharding, "assignment" | "owns">;
   /** Undefined when tracing is off. */
   readonly tracer: StateTracer | undefined;
+  /** Undefined when the OTLP metrics export is off. */
+  readonly otlpMetrics: OtlpMetricsPart["exporter"];
   readonly statusWrites: Pick<StatusWriteSources, "proxyUrl" | "proxyCaPem" | "auditUrl">;
   /** Base URL of /metrics, /healthz, /readyz, the status page and its API; set by start(). */
   readonly url: string;
@@ -192,7 +196,16 @@ export async function buildApp(initial: Config, deps: AppDeps): Promise<App> {
     reload: (next) => manager.applyConfig(next),
     stop: () => manager.stop(),
   };
-  const components = [tracing.tracing, sharding, http, statusWrites, collectors, tracing.clock];
+  const otlpMetrics = await buildOtlpMetrics(config, {
+    client,
+    registry: metrics.registry,
+    logger,
+    env: deps.env ?? process.env,
+    nowMs,
+    sources: () => manager.collectors().flatMap((c) => c.sources),
+    tracingElector: tracing.elector,
+  });
+  const components = [tracing.tracing, sharding, http, statusWrites, collectors, otlpMetrics, tracing.clock];
 
   let stopping: Promise<void> | undefined;
   return {
@@ -201,6 +214,7 @@ export async function buildApp(initial: Config, deps: AppDeps): Promise<App> {
     manager,
     sharding,
     tracer: tracing.tracer,
+    otlpMetrics: otlpMetrics.exporter,
     statusWrites,
     get url() {
       if (!server) throw new Error("the exporter is not started");

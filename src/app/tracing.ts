@@ -22,6 +22,8 @@ export interface TracingParts {
   tracing: Component;
   /** The periodic timeout check: started last, stopped first. */
   clock: Component;
+  /** The tracing Lease's elector (undefined: tracing off, or no Lease), which the OTLP metrics export may share. */
+  elector: { namespace: string; name: string; elector: LeaseElector } | undefined;
 }
 
 export interface TracingDeps {
@@ -59,11 +61,11 @@ export function shardLeaseName(name: string | undefined, sharding: Config["shard
   return `${name}-shard-${sharding.shard}`;
 }
 
-/** The Lease elector that lets one replica of a shard export spans; undefined without a Lease name and namespace. */
-function leaseElector(
+/** The Lease elector that lets one replica of a shard export spans (or push metrics); undefined without a Lease name and namespace. */
+export function leaseElector(
   name: string | undefined,
   namespace: string | undefined,
-  deps: TracingDeps,
+  deps: Pick<TracingDeps, "client" | "env" | "logger" | "nowMs">,
 ): LeaseElector | undefined {
   if (!name || !namespace) return undefined;
   return new LeaseElector({
@@ -92,6 +94,7 @@ export async function buildTracing(config: Config, deps: TracingDeps): Promise<T
       tracer: undefined,
       tracing: { name: "tracing", start: idle, reload: restartNotice(logger), stop: idle },
       clock: { name: "tracing clock", start: idle, reload: idle, stop: idle },
+      elector: undefined,
     };
   }
   if (target?.otlp.warning) logger.warn("tracing endpoint", { warning: target.otlp.warning });
@@ -115,6 +118,7 @@ export async function buildTracing(config: Config, deps: TracingDeps): Promise<T
   let ticker: NodeJS.Timeout | undefined;
   return {
     tracer,
+    elector: elector && { namespace: t.leaseNamespace as string, name: leaseName as string, elector },
     tracing: {
       name: "tracing",
       async start() {

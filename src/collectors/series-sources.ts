@@ -6,7 +6,7 @@ import type { AggregateCounts } from "../core/series/aggregate.ts";
 import { aggregateFamilies } from "../core/series/catalog.ts";
 import { type KindRender, slotTails, slotText } from "../core/series/render.ts";
 import type { ChunkWriter } from "../metrics/chunks.ts";
-import type { FamilyRef, SeriesSource } from "../metrics/writer.ts";
+import type { FamilyRef, ObjectSlots, SeriesSource } from "../metrics/writer.ts";
 import type { ObjectStore } from "./object-store.ts";
 
 export class ObjectSeriesSource implements SeriesSource {
@@ -17,6 +17,12 @@ export class ObjectSeriesSource implements SeriesSource {
   constructor(store: ObjectStore, render: () => Pick<KindRender, "names" | "selected"> | undefined) {
     this.#store = store;
     this.#render = render;
+  }
+
+  objects(): ObjectSlots | undefined {
+    const render = this.#render();
+    if (!render || render.selected === 0) return undefined;
+    return { names: render.names, selected: render.selected, entries: this.#store.values() };
   }
 
   *write(family: FamilyRef, out: ChunkWriter): Iterable<void> {

@@ -21,6 +21,7 @@ import {
   textWithDefault,
   toggle,
 } from "./option.ts";
+import { otlpMetricsSection } from "./otlp-metrics.ts";
 import { dns1123, prefixPattern } from "./resource-fields.ts";
 import { defaultResourceOptions } from "./resource-options.ts";
 import { statusPageSection } from "./status-page.ts";
@@ -158,6 +159,7 @@ export const configTable = {
   ),
   resources,
   tracing: tracingSection,
+  otlpMetrics: otlpMetricsSection,
   apiProxy: apiProxySection,
   auditReceiver: auditReceiverSection,
   webConfigFile: text(

@@ -7,6 +7,7 @@ import { type OptionValues, tableDefaults } from "./option.ts";
 import { configTable } from "./options.ts";
 
 export type { TracingConfig } from "./options.ts";
+export type { OtlpMetricsConfig } from "./otlp-metrics.ts";
 export type { LabelMapping } from "./resource-fields.ts";
 export type { ResourceOptions } from "./resource-options.ts";
 export { defaultResourceOptions } from "./resource-options.ts";

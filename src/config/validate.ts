@@ -30,6 +30,13 @@ export function validateConfig(input: unknown): Config {
       config.tracing.leaseName,
     );
   }
+  if (config.sharding?.kind === "statefulset" && config.otlpMetrics.leaseName !== undefined) {
+    c.fail(
+      "otlpMetrics.leaseName",
+      "no Lease with StatefulSet sharding (each pod is the only one of its shard and pushes its own objects' series)",
+      config.otlpMetrics.leaseName,
+    );
+  }
   if (c.problems.length > 0) throw new ConfigError(c.problems);
   return config;
 }

@@ -5,6 +5,7 @@
 // chunks. The event loop gets a turn whenever the writer has worked for a few
 // milliseconds, so serving a million series never stalls the watches.
 import { Registry } from "@prometheus-io/client";
+import type { ObjectEntry } from "../core/entry.ts";
 import { aggregateFamilies, type FamilyType, objectFamilies } from "../core/series/catalog.ts";
 import { byteString, escapeHelp } from "../core/series/exposition.ts";
 import { ChunkWriter } from "./chunks.ts";
@@ -14,10 +15,21 @@ export const openMetricsType = "application/openmetrics-text; version=1.0.0; cha
 
 export type FamilyRef = { kind: "object"; slot: number } | { kind: "aggregate"; index: number };
 
+/** A per-object store as the OTLP export reads it (src/otlp-metrics/points.ts): entries, not text. */
+export interface ObjectSlots {
+  /** Full family names by object family slot. */
+  names: readonly string[];
+  /** Bit per object family slot: the families this resource exports. */
+  selected: number;
+  entries: Iterable<ObjectEntry>;
+}
+
 /** Something that holds series: a resource's per-object store, or its aggregate counts. */
 export interface SeriesSource {
   /** Writes this source's lines of `family` to `out`, yielding whenever `out` has chunks ready. */
   write(family: FamilyRef, out: ChunkWriter): Iterable<void>;
+  /** A per-object store's entries and selection (undefined: not a per-object store, or nothing selected). */
+  objects?(): ObjectSlots | undefined;
 }
 
 export interface WriteOptions {
@@ -30,14 +42,14 @@ export interface WriteOptions {
   chunkBytes?: number;
 }
 
-interface WrittenFamily {
+export interface WrittenFamily {
   ref: FamilyRef;
   suffix: string;
   type: FamilyType;
   help: string;
 }
 
-const writtenFamilies: readonly WrittenFamily[] = [
+export const writtenFamilies: readonly WrittenFamily[] = [
   ...objectFamilies.map((f) => ({ ref: { kind: "object" as const, slot: f.slot }, ...f })),
   ...aggregateFamilies.map((f) => ({ ref: { kind: "aggregate" as const, index: f.index }, ...f })),
 ];
@@ -65,7 +77,7 @@ function restoreCounterNames(registry: Registry): void {
 }
 
 /** Renders the registry in the requested format; serialized because the format is registry state. */
-function renderRegistry(registry: Registry, openMetrics: boolean): Promise<string> {
+export function renderRegistry(registry: Registry, openMetrics: boolean): Promise<string> {
   const run = registryLock.then(async () => {
     registry.setContentType(
       openMetrics ? Registry.OPENMETRICS_CONTENT_TYPE : Registry.PROMETHEUS_CONTENT_TYPE,

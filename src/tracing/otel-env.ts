@@ -5,6 +5,8 @@
 // gets `/v1/traces` appended, a traces endpoint is used as given; the
 // configuration wins over the environment, a traces endpoint over a base one.
 // Errors are configuration errors naming the variable or field and the value.
+// The same rules decide where metrics go (src/otlp-metrics/settings.ts): the
+// helpers take the signal, `traces` or `metrics`.
 import { ConfigError } from "../config/validate.ts";
 
 export type OtlpProtocol = "http/protobuf" | "http/json";
@@ -32,15 +34,17 @@ export interface TracingEndpointSettings {
 
 export type Environment = Readonly<Record<string, string | undefined>>;
 
-/** The OTLP/HTTP default of the specification, used when tracing is enabled without an endpoint. */
-const defaultBaseEndpoint = "http://localhost:4318";
-const tracesPath = "v1/traces";
+/** An OTLP signal this exporter sends. */
+export type OtlpSignal = "traces" | "metrics";
 
-function set(value: string | undefined): value is string {
+/** The OTLP/HTTP default of the specification, used when a signal is enabled without an endpoint. */
+export const defaultBaseEndpoint = "http://localhost:4318";
+
+export function set(value: string | undefined): value is string {
   return value !== undefined && value.trim() !== "";
 }
 
-function httpUrl(source: string, value: string): URL {
+export function httpUrl(source: string, value: string): URL {
   let url: URL;
   try {
     url = new URL(value.trim());
@@ -53,25 +57,41 @@ function httpUrl(source: string, value: string): URL {
   return url;
 }
 
-function fromBase(source: string, value: string): Omit<OtlpTarget, "protocol"> {
+/** A base endpoint: `/v1/<signal>` appended. */
+export function fromBase(
+  source: string,
+  value: string,
+  signal: OtlpSignal = "traces",
+): Omit<OtlpTarget, "protocol"> {
+  const path = `v1/${signal}`;
   const url = httpUrl(source, value);
-  url.pathname = `${url.pathname.replace(/\/+$/, "")}/${tracesPath}`;
+  url.pathname = `${url.pathname.replace(/\/+$/, "")}/${path}`;
   const target: Omit<OtlpTarget, "protocol"> = { url: url.href, source };
-  if (url.pathname.endsWith(`/${tracesPath}/${tracesPath}`)) {
-    target.warning = `${source} is a base endpoint (/${tracesPath} is appended) but already ends in /${tracesPath}; give the full URL as the traces endpoint instead`;
+  if (url.pathname.endsWith(`/${path}/${path}`)) {
+    target.warning = `${source} is a base endpoint (/${path} is appended) but already ends in /${path}; give the full URL as the ${signal} endpoint instead`;
   }
   return target;
 }
 
-function fromTraces(source: string, value: string): Omit<OtlpTarget, "protocol"> {
+/** A signal's own endpoint: used as given. */
+export function fromSignal(source: string, value: string): Omit<OtlpTarget, "protocol"> {
   return { url: httpUrl(source, value).href, source };
 }
 
-/** OTEL_EXPORTER_OTLP_TRACES_PROTOCOL, else OTEL_EXPORTER_OTLP_PROTOCOL, else the specification's default. */
-export function otlpProtocol(env: Environment): OtlpProtocol {
-  const [source, raw] = set(env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL)
-    ? ["OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL]
-    : ["OTEL_EXPORTER_OTLP_PROTOCOL", env.OTEL_EXPORTER_OTLP_PROTOCOL];
+/** The per-signal variable (`OTEL_EXPORTER_OTLP_<SIGNAL>_<what>`) when set, else the general one, with its name. */
+export function signalVariable(
+  env: Environment,
+  signal: OtlpSignal,
+  what: string,
+): [source: string, value: string | undefined] {
+  const specific = `OTEL_EXPORTER_OTLP_${signal.toUpperCase()}_${what}`;
+  if (set(env[specific])) return [specific, env[specific]];
+  return [`OTEL_EXPORTER_OTLP_${what}`, env[`OTEL_EXPORTER_OTLP_${what}`]];
+}
+
+/** OTEL_EXPORTER_OTLP_<SIGNAL>_PROTOCOL, else OTEL_EXPORTER_OTLP_PROTOCOL, else the specification's default. */
+export function otlpProtocol(env: Environment, signal: OtlpSignal = "traces"): OtlpProtocol {
+  const [source, raw] = signalVariable(env, signal, "PROTOCOL");
   const value = raw?.trim() || "http/protobuf";
   if (value === "http/protobuf" || value === "http/json") return value;
   if (value === "grpc") {
@@ -99,10 +119,10 @@ export function resolveTracingTarget(config: TracingEndpointSettings, env: Envir
     ]);
   }
   let target: Omit<OtlpTarget, "protocol"> | undefined;
-  if (set(config.tracesEndpoint)) target = fromTraces("tracing.tracesEndpoint", config.tracesEndpoint);
+  if (set(config.tracesEndpoint)) target = fromSignal("tracing.tracesEndpoint", config.tracesEndpoint);
   else if (set(config.endpoint)) target = fromBase("tracing.endpoint", config.endpoint);
   else if (set(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT)) {
-    target = fromTraces("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
+    target = fromSignal("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
   } else if (set(env.OTEL_EXPORTER_OTLP_ENDPOINT)) {
     target = fromBase("OTEL_EXPORTER_OTLP_ENDPOINT", env.OTEL_EXPORTER_OTLP_ENDPOINT);
   } else if (config.enabled === true) {

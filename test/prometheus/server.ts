@@ -35,6 +35,11 @@ export interface PrometheusOptions {
   readonly startTimeoutMs?: number;
   /** Which Prometheus (binaries.ts); default 2, Debian's. */
   readonly major?: PrometheusMajor;
+  /**
+   * Prometheus 3's OTLP receiver (`--web.enable-otlp-receiver`, POST
+   * /api/v1/otlp/v1/metrics) with this `otlp:` configuration section ({}: the defaults).
+   */
+  readonly otlp?: Readonly<Record<string, unknown>>;
 }
 
 export interface PromSample {
@@ -109,6 +114,7 @@ export class PrometheusServer {
         evaluation_interval: options.evaluationInterval ?? "1s",
       },
       rule_files: options.ruleFiles ?? [],
+      ...(options.otlp && Object.keys(options.otlp).length > 0 && { otlp: options.otlp }),
       scrape_configs: (options.scrape ?? []).map((s) => ({
         job_name: s.job,
         metrics_path: s.metricsPath ?? "/metrics",
@@ -136,6 +142,7 @@ export class PrometheusServer {
         `--web.listen-address=127.0.0.1:${port}`,
         "--web.enable-lifecycle",
         "--log.level=info",
+        ...(options.otlp ? ["--web.enable-otlp-receiver"] : []),
       ],
       { stdio: ["ignore", "pipe", "pipe"] },
     );
@@ -182,6 +189,11 @@ export class PrometheusServer {
     const body = (await response.json()) as ApiResponse<T>;
     if (body.status !== "success") throw new Error(`prometheus ${path}: ${body.errorType}: ${body.error}`);
     return body.data;
+  }
+
+  /** Where an OTLP/HTTP exporter posts metrics (options.otlp). */
+  get otlpMetricsUrl(): string {
+    return `${this.url}/api/v1/otlp/v1/metrics`;
   }
 
   /** Instant query; throws with Prometheus' error text on a bad query. */

@@ -79,7 +79,7 @@ test("buildApp: the components in start order; start serves, reload reaches each
   );
   assert.deepEqual(
     app.components.map((c) => c.name),
-    ["tracing", "sharding", "http", "status-write sources", "collectors", "tracing clock"],
+    ["tracing", "sharding", "http", "status-write sources", "collectors", "otlp metrics", "tracing clock"],
   );
   assert.equal(app.tracer, undefined, "no endpoint: tracing off");
   await app.start();

@@ -13,6 +13,7 @@ import { defaultProjectionSettings } from "../../src/core/project/project.ts";
 import { aggregateFamilies, objectFamilies, perKindFamilies } from "../../src/core/series/catalog.ts";
 import { selectFamilies } from "../../src/core/series/family-selection.ts";
 import { createSelfMetrics } from "../../src/metrics/self-metrics.ts";
+import { registerOtlpMetricsMetrics } from "../../src/otlp-metrics/metrics.ts";
 import { createStatusWriteMetrics } from "../../src/statuswrites/index.ts";
 import { registerProxyProcessMetrics } from "../../src/statuswrites/process/proxy-counters.ts";
 import { registerTracingMetrics } from "../../src/tracing/metrics.ts";
@@ -45,6 +46,7 @@ async function emittable(): Promise<Map<string, Expected>> {
   }
   const self = createSelfMetrics("cr_", "test");
   registerTracingMetrics(self.registry, "cr_");
+  registerOtlpMetricsMetrics(self.registry, "cr_");
   const statusWrites = new Registry();
   createStatusWriteMetrics(statusWrites, "cr_");
   // Exported when the API proxy runs in its own process (under the supervisor).

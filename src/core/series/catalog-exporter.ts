@@ -271,6 +271,18 @@ const exporterSpecs = {
     help: "Trace-context annotations that were not a valid W3C traceparent (ignored; counted once per generation).",
     labels: [],
   },
+  otlpMetricsExports: {
+    suffix: "exporter_otlp_metrics_exports_total",
+    type: "counter",
+    help: "OTLP metrics exports by result: success (every request of the export accepted), failure (a request refused or not answered after its retries; the rest of that export is dropped, the next reads the store again), skipped (another replica holds the Lease).",
+    labels: ["result"],
+  },
+  otlpMetricsLastSuccess: {
+    suffix: "exporter_otlp_metrics_last_success_timestamp_seconds",
+    type: "gauge",
+    help: "When the last OTLP metrics export that succeeded ended; 0 before the first.",
+    labels: [],
+  },
 } as const satisfies Record<string, ExporterFamilySpec>;
 
 export type ExporterFamilyKey = keyof typeof exporterSpecs;

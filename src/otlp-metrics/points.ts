@@ -1,0 +1,375 @@
+// The points of one OTLP export, read at export time from what /metrics
+// serves (no second copy of any series): the per-object stores' pre-rendered
+// lines (each object's labels parsed once, then each line's own labels and
+// value), the aggregate sources' lines, and the registry (self metrics,
+// per-kind histograms, process metrics) as the client library reports it.
+// Read in batches of at most `maxPoints` points, each a ResourceMetrics the
+// otlp-transformer serializers take; the event loop gets a turn whenever
+// reading has taken `sliceMs`, so a 50k-object store never stalls the watches.
+import type { Attributes, HrTime } from "@opentelemetry/api";
+import { ValueType } from "@opentelemetry/api";
+import type { Resource } from "@opentelemetry/resources";
+import {
+  AggregationTemporality,
+  type DataPoint,
+  DataPointType,
+  type Histogram,
+  type MetricData,
+  type ResourceMetrics,
+} from "@opentelemetry/sdk-metrics";
+import type { Registry } from "@prometheus-io/client";
+import { aggregateFamilies, type FamilyType, objectFamilies } from "../core/series/catalog.ts";
+import { fromByteString } from "../core/series/exposition.ts";
+import { ChunkWriter } from "../metrics/chunks.ts";
+import type { SeriesSource } from "../metrics/writer.ts";
+import { attributeName, unitOf } from "./mapping.ts";
+
+export interface ReadOptions {
+  sources: readonly SeriesSource[];
+  registry: Registry;
+  resource: Resource;
+  scope: { name: string; version: string };
+  /** Epoch milliseconds: the points' time (one per export). */
+  nowMs: number;
+  /** Epoch milliseconds: the start of cumulative points (this process's start). */
+  startMs: number;
+  /** Points per batch (one request each): read before each batch, so the caller may adapt it. */
+  maxPoints: number | (() => number);
+  /** Longest stretch of synchronous reading before yielding to the event loop. */
+  sliceMs: number;
+}
+
+const hrTime = (ms: number): HrTime => {
+  const seconds = Math.floor(ms / 1000);
+  return [seconds, Math.round((ms - seconds * 1000) * 1e6)];
+};
+
+/** A gauge's start: unset (0), as OTLP allows for gauges. */
+const noStart: HrTime = [0, 0];
+
+const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+interface Family {
+  name: string;
+  type: FamilyType;
+  help: string;
+}
+
+/** The points of one request, by family. */
+class Batch {
+  readonly #metrics = new Map<string, MetricData>();
+  points = 0;
+
+  add(family: Family, point: DataPoint<number> | DataPoint<Histogram>): void {
+    let metric = this.#metrics.get(family.name);
+    if (!metric) {
+      metric = newMetric(family);
+      this.#metrics.set(family.name, metric);
+    }
+    (metric.dataPoints as unknown[]).push(point);
+    this.points++;
+  }
+
+  take(options: ReadOptions): ResourceMetrics {
+    const metrics = [...this.#metrics.values()];
+    this.#metrics.clear();
+    this.points = 0;
+    return { resource: options.resource, scopeMetrics: [{ scope: options.scope, metrics }] };
+  }
+}
+
+function newMetric(family: Family): MetricData {
+  const descriptor = {
+    name: family.name,
+    description: family.help,
+    unit: unitOf(family.name),
+    valueType: ValueType.DOUBLE,
+  };
+  const aggregationTemporality = AggregationTemporality.CUMULATIVE;
+  switch (family.type) {
+    case "gauge":
+      return { descriptor, aggregationTemporality, dataPointType: DataPointType.GAUGE, dataPoints: [] };
+    case "counter":
+      return {
+        descriptor,
+        aggregationTemporality,
+        dataPointType: DataPointType.SUM,
+        isMonotonic: true,
+        dataPoints: [],
+      };
+    case "histogram":
+      return { descriptor, aggregationTemporality, dataPointType: DataPointType.HISTOGRAM, dataPoints: [] };
+  }
+}
+
+/** A sample value as the exposition writes it (formatValue). */
+export function parseValue(text: string): number {
+  if (text === "+Inf") return Number.POSITIVE_INFINITY;
+  if (text === "-Inf") return Number.NEGATIVE_INFINITY;
+  return Number(text);
+}
+
+/**
+ * Reads `{a="x",b="y"` or `,a="x",b="y"` from `text` at `at` into `into`
+ * (names renamed to attributes, values unescaped and decoded from byte
+ * strings, empty values left out as Prometheus leaves them out), up to the
+ * first character that starts no label; returns its index.
+ */
+export function readLabels(text: string, at: number, into: Record<string, string>): number {
+  let i = at;
+  for (;;) {
+    const c = text.charCodeAt(i);
+    if (c !== 44 /* , */ && c !== 123 /* { */) return i;
+    const eq = text.indexOf('="', i + 1);
+    if (eq === -1) return i;
+    const name = text.slice(i + 1, eq);
+    let from = eq + 2;
+    let value = "";
+    for (;;) {
+      const quote = text.indexOf('"', from);
+      const slash = text.indexOf("\\", from);
+      if (slash === -1 || slash > quote) {
+        value += text.slice(from, quote);
+        i = quote + 1;
+        break;
+      }
+      value += text.slice(from, slash);
+      const escaped = text[slash + 1];
+      value += escaped === "n" ? "\n" : (escaped ?? "");
+      from = slash + 2;
+    }
+    if (value !== "") into[attributeName(name)] = fromByteString(value);
+  }
+}
+
+/** One line's tail (`,type="Ready",status="True"} 1`) as a point over the object's attributes. */
+function tailPoint(
+  tail: string,
+  base: Attributes,
+  startTime: HrTime,
+  endTime: HrTime,
+): DataPoint<number> | undefined {
+  const own: Record<string, string> = {};
+  const close = readLabels(tail, 0, own);
+  if (tail.charCodeAt(close) !== 125 /* } */) return undefined;
+  return { startTime, endTime, attributes: { ...base, ...own }, value: parseValue(tail.slice(close + 2)) };
+}
+
+/** A whole exposition line (`name{labels} value`) of an aggregate source. */
+function linePoint(line: string, endTime: HrTime): { name: string; point: DataPoint<number> } | undefined {
+  const brace = line.indexOf("{");
+  const space = line.lastIndexOf(" ");
+  if (space === -1) return undefined;
+  const attributes: Record<string, string> = {};
+  let name = line.slice(0, space);
+  if (brace !== -1 && brace < space) {
+    name = line.slice(0, brace);
+    readLabels(line, brace, attributes);
+  }
+  return {
+    name,
+    point: { startTime: noStart, endTime, attributes, value: parseValue(line.slice(space + 1)) },
+  };
+}
+
+/** Where a family's lines are in an entry's packed tails (see render.ts). */
+function* slotsOf(slots: number): Generator<[slot: number, index: number]> {
+  let index = 0;
+  for (let slot = 0; slot < objectFamilies.length; slot++) {
+    if (slots & (1 << slot)) yield [slot, index++];
+  }
+}
+
+const limit = (options: ReadOptions): number =>
+  typeof options.maxPoints === "number" ? options.maxPoints : options.maxPoints();
+
+/** Every selected per-object family of every object of every per-object source. */
+async function* objectBatches(
+  options: ReadOptions,
+  batch: Batch,
+  clock: Slicer,
+): AsyncGenerator<ResourceMetrics> {
+  const endTime = hrTime(options.nowMs);
+  const processStart = options.startMs;
+  for (const source of options.sources) {
+    const objects = source.objects?.();
+    if (!objects) continue;
+    const families: Family[] = objectFamilies.map((f) => ({
+      name: objects.names[f.slot] as string,
+      type: f.type,
+      help: f.help,
+    }));
+    for (const entry of objects.entries) {
+      const series = entry.series;
+      if (!series || !(series.slots & objects.selected)) continue;
+      const base: Record<string, string> = {};
+      readLabels(series.open, 0, base);
+      // A counter counts from when its series first appeared: this process's start, or the object's creation after it.
+      const created = (entry.state.creationTimestamp ?? 0) * 1000;
+      const counterStart = hrTime(Math.max(processStart, created));
+      for (const [slot, index] of slotsOf(series.slots)) {
+        if (!(objects.selected & (1 << slot))) continue;
+        const family = families[slot] as Family;
+        const start = family.type === "counter" ? counterStart : noStart;
+        const tails = series.tails[index] as string;
+        let from = 0;
+        for (;;) {
+          const end = tails.indexOf("\n", from);
+          const point = tailPoint(
+            end === -1 ? tails.slice(from) : tails.slice(from, end),
+            base,
+            start,
+            endTime,
+          );
+          if (point) batch.add(family, point);
+          if (end === -1) break;
+          from = end + 1;
+        }
+      }
+      if (batch.points >= limit(options)) {
+        yield batch.take(options);
+        clock.restart();
+      } else if (clock.due()) await clock.turn();
+    }
+  }
+}
+
+/** The aggregate families' lines, as the /metrics writer would write them. */
+function aggregatePoints(options: ReadOptions, batch: Batch): void {
+  const endTime = hrTime(options.nowMs);
+  for (const definition of aggregateFamilies) {
+    const out = new ChunkWriter(Number.MAX_SAFE_INTEGER);
+    for (const source of options.sources) {
+      for (const _ of source.write({ kind: "aggregate", index: definition.index }, out)) {
+        // A chunk is never ready with an unbounded chunk size.
+      }
+    }
+    const text = out.end().join("");
+    for (const line of text.split("\n")) {
+      if (line === "") continue;
+      const parsed = linePoint(fromByteString(line), endTime);
+      if (parsed)
+        batch.add({ name: parsed.name, type: definition.type, help: definition.help }, parsed.point);
+    }
+  }
+}
+
+interface RegistryValue {
+  value: number;
+  labels: Record<string, string | number>;
+  metricName?: string;
+}
+
+interface RegistryMetric {
+  name: string;
+  help: string;
+  type: string;
+  values: RegistryValue[];
+}
+
+function renamed(labels: Record<string, string | number>, without?: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(labels)) {
+    if (name === without || value === "") continue;
+    out[attributeName(name)] = String(value);
+  }
+  return out;
+}
+
+/** A registry histogram's series (cumulative `le` buckets, `_sum`, `_count`) as OTLP histogram points. */
+function histogramPoints(metric: RegistryMetric, startTime: HrTime, endTime: HrTime): DataPoint<Histogram>[] {
+  const series = new Map<
+    string,
+    { attributes: Attributes; le: [number, number][]; sum: number; count: number }
+  >();
+  for (const v of metric.values) {
+    const attributes = renamed(v.labels, "le");
+    const key = JSON.stringify(attributes);
+    let s = series.get(key);
+    if (!s) {
+      s = { attributes, le: [], sum: 0, count: 0 };
+      series.set(key, s);
+    }
+    if (v.metricName?.endsWith("_bucket")) {
+      const le = v.labels.le;
+      if (le !== "+Inf") s.le.push([Number(le), v.value]);
+    } else if (v.metricName?.endsWith("_sum")) s.sum = v.value;
+    else if (v.metricName?.endsWith("_count")) s.count = v.value;
+  }
+  return [...series.values()].map((s) => {
+    const bounds = s.le.sort((a, b) => a[0] - b[0]);
+    const counts: number[] = [];
+    let below = 0;
+    for (const [, cumulative] of bounds) {
+      counts.push(cumulative - below);
+      below = cumulative;
+    }
+    counts.push(s.count - below);
+    return {
+      startTime,
+      endTime,
+      attributes: s.attributes,
+      value: { buckets: { boundaries: bounds.map(([b]) => b), counts }, sum: s.sum, count: s.count },
+    };
+  });
+}
+
+/** The registry's families (self metrics, per-kind histograms, process metrics), skipping those without series. */
+async function registryPoints(options: ReadOptions, batch: Batch): Promise<void> {
+  const endTime = hrTime(options.nowMs);
+  const startTime = hrTime(options.startMs);
+  const metrics = (await options.registry.getMetricsAsJSON()) as unknown as RegistryMetric[];
+  for (const metric of metrics) {
+    const type = metric.type as FamilyType;
+    if (type !== "gauge" && type !== "counter" && type !== "histogram") continue;
+    // OpenMetrics rendering may have taken `_total` off a counter's name (see writer.ts).
+    const name = type === "counter" && !metric.name.endsWith("_total") ? `${metric.name}_total` : metric.name;
+    const family: Family = { name, type, help: metric.help };
+    if (type === "histogram") {
+      for (const point of histogramPoints(metric, startTime, endTime)) batch.add(family, point);
+      continue;
+    }
+    const start = type === "counter" ? startTime : noStart;
+    for (const v of metric.values) {
+      batch.add(family, { startTime: start, endTime, attributes: renamed(v.labels), value: v.value });
+    }
+  }
+}
+
+/** Whether the current stretch of synchronous work has lasted long enough to yield. */
+class Slicer {
+  readonly #sliceMs: number;
+  #since = performance.now();
+
+  constructor(sliceMs: number) {
+    this.#sliceMs = sliceMs;
+  }
+
+  due(): boolean {
+    return performance.now() - this.#since >= this.#sliceMs;
+  }
+
+  async turn(): Promise<void> {
+    await turn();
+    this.restart();
+  }
+
+  /** The caller awaited between two batches (a request): a new stretch begins. */
+  restart(): void {
+    this.#since = performance.now();
+  }
+}
+
+/**
+ * The export's batches, read lazily: the caller sends each before the next
+ * is read, so at most one batch is held. The per-object families come first,
+ * then the aggregate and registry families in the last batch.
+ */
+export async function* readBatches(options: ReadOptions): AsyncGenerator<ResourceMetrics> {
+  const batch = new Batch();
+  const clock = new Slicer(options.sliceMs);
+  yield* objectBatches(options, batch, clock);
+  aggregatePoints(options, batch);
+  await registryPoints(options, batch);
+  if (batch.points > 0) yield batch.take(options);
+}

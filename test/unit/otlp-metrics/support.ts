@@ -1,0 +1,104 @@
+// An offline collector's export, read back from the OTLP/JSON the exporter
+// would send: the same requests (readBatches + JsonMetricsSerializer),
+// decoded into metrics and points for assertions.
+import { JsonMetricsSerializer, ProtobufMetricsSerializer } from "@opentelemetry/otlp-transformer";
+import { resourceFromAttributes } from "@opentelemetry/resources";
+import type { Registry } from "@prometheus-io/client";
+import type { SeriesSource } from "../../../src/metrics/writer.ts";
+import { type ReadOptions, readBatches } from "../../../src/otlp-metrics/points.ts";
+
+export interface SentPoint {
+  attributes: Record<string, string>;
+  value: number | undefined;
+  startTimeUnixNano: string;
+  timeUnixNano: string;
+  bucketCounts?: number[];
+  explicitBounds?: number[];
+  sum?: number;
+  count?: number;
+}
+
+export interface SentMetric {
+  name: string;
+  unit: string;
+  kind: "gauge" | "sum" | "histogram";
+  temporality: number | undefined;
+  monotonic: boolean | undefined;
+  points: SentPoint[];
+}
+
+export interface SentExport {
+  requests: number;
+  /** Points per request. */
+  sizes: number[];
+  protobufBytes: number;
+  resource: Record<string, string>;
+  metrics: Map<string, SentMetric>;
+}
+
+interface JsonKeyValue {
+  key: string;
+  value: { stringValue?: string };
+}
+
+const attributes = (list: JsonKeyValue[] | undefined): Record<string, string> =>
+  Object.fromEntries((list ?? []).map((kv) => [kv.key, kv.value.stringValue ?? ""]));
+
+export async function sentExport(
+  sources: readonly SeriesSource[],
+  registry: Registry,
+  over: Partial<ReadOptions> = {},
+): Promise<SentExport> {
+  const out: SentExport = { requests: 0, sizes: [], protobufBytes: 0, resource: {}, metrics: new Map() };
+  for await (const batch of readBatches({
+    sources,
+    registry,
+    resource: resourceFromAttributes({ "service.name": "cr-status-exporter" }),
+    scope: { name: "cr-status-exporter", version: "test" },
+    nowMs: Date.parse("2026-01-01T02:00:00Z"),
+    startMs: Date.parse("2026-01-01T00:30:00Z"),
+    maxPoints: 2_000,
+    sliceMs: 5,
+    ...over,
+  })) {
+    out.requests++;
+    out.protobufBytes += ProtobufMetricsSerializer.serializeRequest(batch)?.length ?? 0;
+    const json = JSON.parse(new TextDecoder().decode(JsonMetricsSerializer.serializeRequest(batch)));
+    const rm = json.resourceMetrics[0];
+    out.resource = attributes(rm.resource.attributes);
+    let size = 0;
+    for (const m of rm.scopeMetrics[0].metrics) {
+      const kind = m.gauge ? "gauge" : m.sum ? "sum" : "histogram";
+      const body = m.gauge ?? m.sum ?? m.histogram;
+      let metric = out.metrics.get(m.name);
+      if (!metric) {
+        metric = {
+          name: m.name,
+          unit: m.unit ?? "",
+          kind,
+          temporality: body.aggregationTemporality,
+          monotonic: body.isMonotonic,
+          points: [],
+        };
+        out.metrics.set(m.name, metric);
+      }
+      for (const p of body.dataPoints) {
+        size++;
+        metric.points.push({
+          attributes: attributes(p.attributes),
+          value: p.asDouble ?? p.asInt,
+          startTimeUnixNano: String(p.startTimeUnixNano),
+          timeUnixNano: String(p.timeUnixNano),
+          ...(kind === "histogram" && {
+            bucketCounts: p.bucketCounts.map(Number),
+            explicitBounds: p.explicitBounds,
+            sum: p.sum,
+            count: Number(p.count),
+          }),
+        });
+      }
+    }
+    out.sizes.push(size);
+  }
+  return out;
+}
