@@ -10,6 +10,11 @@
 #                                       true when fresh; else checks for Go (failing with
 #                                       the message), sets the build env and takes the
 #                                       lock, then true when another build finished meanwhile
+#   go_peer_paths <module dir> <module path> <cache name>
+#                                       mod, version, dest and want of a wrapper module's peer
+#   go_peer_build <script> <binary> <package> <cold note>
+#                                       after go_cache_begin said stale: builds <package> of $mod
+#                                       into $dest/<binary>, writes the stamp, prints the path
 
 go_cache_want() {
   cat "$1/go.mod" "$1/go.sum" | sha256sum | cut -d' ' -f1
@@ -59,4 +64,15 @@ go_peer_paths() {
   version=$(awk -v m="$2" '$1 == m && $2 ~ /^v/ {print $2; exit}' "$mod/go.mod")
   dest="${XDG_CACHE_HOME:-$HOME/.cache}/cr-status-exporter/$3-$version"
   want=$(go_cache_want "$mod")
+}
+
+go_peer_build() {
+  local script=$1 binary=$2 package=$3 cold=$4 start
+  start=$(date +%s)
+  echo "$script: building $binary $version into $dest ($cold)" >&2
+  (cd "$mod" && go mod download >&2 && go build -ldflags "-s -w" -o "$dest/$binary.tmp" "$package" >&2)
+  mv "$dest/$binary.tmp" "$dest/$binary"
+  go_cache_done "$dest" "$want"
+  echo "$script: done in $(($(date +%s) - start))s" >&2
+  echo "$dest/$binary"
 }
