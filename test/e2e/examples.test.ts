@@ -15,7 +15,7 @@ import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileS
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { before, test } from "node:test";
-import { parse } from "yaml";
+import { parse, stringify } from "yaml";
 import { renderRuleFile } from "../../alerts/src/index.ts";
 import { seconds } from "../../alerts/src/rule-text.ts";
 import { repositoryRoot } from "../../scripts/deploy-sync.ts";
@@ -24,6 +24,7 @@ import { find, helmTemplate, type KubeObject, minimalValues } from "../deploy/re
 import { bindClusterRole } from "../deploy/rendered-run.ts";
 import { resolveDeployTools } from "../deploy/tools.ts";
 import { runPromtool } from "../prometheus/binaries.ts";
+import { PrometheusServer } from "../prometheus/server.ts";
 import { projectCrds, type RealKind, realCrdsUnavailable, realKinds } from "../realcrds/index.ts";
 import { draftBuilders, type ObjectDraft } from "../realcrds/objects/index.ts";
 import { placeDraft } from "../realcrds/testbed.ts";
@@ -476,4 +477,113 @@ test("each example's alert values render through the chart into rules promtool a
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
+});
+
+/**
+ * The example alerts on values (cert-manager expiry and renewal, Cluster API replicas, CloudNativePG instances and
+ * backups), each fed by its example's configuration, with the objects' own fields deciding independently of the
+ * exporter which objects must alert.
+ */
+const valueAlerts: Record<string, (object: Placed, now: number) => boolean> = {
+  CertificateExpiringSoon: (o, now) =>
+    o.kind.kind === "Certificate" && timeOf(o.draft.status?.notAfter) - now < 14 * 86400,
+  CertificateRenewalOverdue: (o, now) =>
+    o.kind.kind === "Certificate" && now - timeOf(o.draft.status?.renewalTime) > 3600,
+  MachineDeploymentReplicasNotReady: (o) =>
+    o.kind.kind === "MachineDeployment" &&
+    typeof o.draft.status?.readyReplicas === "number" &&
+    typeof o.draft.spec?.replicas === "number" &&
+    o.draft.status.readyReplicas < o.draft.spec.replicas,
+  PostgresClusterInstancesNotReady: (o) =>
+    o.kind.id === "cloudnative-pg/Cluster" &&
+    typeof o.draft.status?.readyInstances === "number" &&
+    typeof o.draft.status?.instances === "number" &&
+    o.draft.status.readyInstances < o.draft.status.instances,
+  PostgresClusterBackupTooOld: (o, now) =>
+    o.kind.id === "cloudnative-pg/Cluster" && now - timeOf(o.draft.status?.lastSuccessfulBackup) > 26 * 3600,
+};
+
+/** Unix seconds of an RFC 3339 field; NaN (comparing false) when there is none. */
+function timeOf(value: unknown): number {
+  return typeof value === "string" ? Date.parse(value) / 1000 : Number.NaN;
+}
+
+test("the examples' value alerts fire in a real Prometheus on the exporter's series, exactly for the objects whose fields say so", {
+  skip: unavailable,
+}, async (t) => {
+  const { plane } = testbed;
+  const rest = plane.admin.rest;
+  const now = Date.now() / 1000;
+  const at = (seconds: number) => new Date((now + seconds) * 1000).toISOString().replace(/\.\d+Z$/, "Z");
+  // Objects that must alert, beside the placed ones (whose certificates expire in 2030 and have no backup).
+  const extra: Placed[] = [];
+  const variant = async (id: string, scenario: string, status: Record<string, unknown>) => {
+    const base = placed.find((p) => p.kind.id === id && p.draft.scenario === "healthy");
+    assert.ok(base, `a healthy ${id}`);
+    const draft = { ...base.draft, status: { ...base.draft.status, ...status } };
+    const name = `${base.kind.kind.toLowerCase()}-${scenario}`;
+    await placeDraft(rest, base.crd, namespace, name, draft);
+    extra.push({ ...base, draft, name });
+  };
+  await variant("cert-manager/Certificate", "expiring", {
+    notAfter: at(3 * 86400),
+    renewalTime: at(-2 * 3600),
+  });
+  await variant("cloudnative-pg/Cluster", "stale-backup", { lastSuccessfulBackup: at(-30 * 3600) });
+  await variant("cloudnative-pg/Cluster", "fresh-backup", { lastSuccessfulBackup: at(-3600) });
+
+  const examplesWithValues = ["cert-manager", "cluster-api", "cloudnative-pg"];
+  const configs = examplesWithValues.map(
+    (e) => parse(readFileSync(join(examples, e, "config.yaml"), "utf8")) as { resources: unknown[] },
+  );
+  const exporter = await runExporter(plane.kubeconfigPath, {
+    resources: configs.flatMap((c) => c.resources),
+  });
+  t.after(() => exporter.stop());
+  await ready(exporter, "/readyz: the three examples' kinds listed");
+  // The example rules as shipped, without their `for` (promtool's tests time those): the expressions decide here.
+  const scratch = mkdtempSync(join(tmpdir(), "cr-example-alerts-"));
+  t.after(() => rmSync(scratch, { recursive: true, force: true }));
+  const ruleFiles = examplesWithValues.map((e) => {
+    const rules = parse(readFileSync(join(examples, e, "rules.yaml"), "utf8")) as {
+      groups: { rules: Record<string, unknown>[] }[];
+    };
+    for (const rule of rules.groups.flatMap((g) => g.rules)) delete rule.for;
+    const file = join(scratch, `${e}.yaml`);
+    writeFileSync(file, stringify(rules));
+    return file;
+  });
+  const prometheus = await PrometheusServer.start({
+    scrape: [{ job: "cr-status-exporter", targets: [new URL(exporter.exporter.url).host] }],
+    ruleFiles,
+  });
+  t.after(() => prometheus.stop());
+
+  const objects = [...placed, ...extra].filter((o) => o.namespace === namespace);
+  const expected = Object.entries(valueAlerts)
+    .flatMap(([alert, fires]) => objects.filter((o) => fires(o, now)).map((o) => `${alert} ${o.name}`))
+    .sort();
+  for (const alert of Object.keys(valueAlerts))
+    assert.ok(
+      expected.some((e) => e.startsWith(`${alert} `)),
+      `${alert}: some object must fire it (${expected.join(", ")})`,
+    );
+  let firing: string[] = [];
+  await eventually(
+    "the value alerts firing for exactly the expected objects",
+    async () => {
+      firing = (await prometheus.alerts())
+        .filter((a) => a.state === "firing" && a.labels.alertname && a.labels.alertname in valueAlerts)
+        .map((a) => `${a.labels.alertname} ${a.labels.name}`)
+        .sort();
+      return JSON.stringify(firing) === JSON.stringify(expected);
+    },
+    60_000,
+  ).catch((error) => {
+    throw new Error(
+      `${(error as Error).message}\nfiring: ${firing.join(", ")}\nexpected: ${expected.join(", ")}`,
+    );
+  });
+  const unhealthy = (await prometheus.rules()).flatMap((g) => g.rules).filter((r) => r.health !== "ok");
+  assert.deepEqual(unhealthy, [], "every example rule evaluates");
 });
