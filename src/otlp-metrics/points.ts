@@ -19,7 +19,7 @@ import {
 } from "@opentelemetry/sdk-metrics";
 import type { Registry } from "@prometheus-io/client";
 import { aggregateFamilies, type FamilyType, objectFamilies } from "../core/series/catalog.ts";
-import { fromByteString } from "../core/series/exposition.ts";
+import { fromByteString, parseValue } from "../core/series/exposition.ts";
 import { ChunkWriter } from "../metrics/chunks.ts";
 import type { SeriesSource } from "../metrics/writer.ts";
 import { attributeName, unitOf } from "./mapping.ts";
@@ -100,13 +100,6 @@ function newMetric(family: Family): MetricData {
     case "histogram":
       return { descriptor, aggregationTemporality, dataPointType: DataPointType.HISTOGRAM, dataPoints: [] };
   }
-}
-
-/** A sample value as the exposition writes it (formatValue). */
-export function parseValue(text: string): number {
-  if (text === "+Inf") return Number.POSITIVE_INFINITY;
-  if (text === "-Inf") return Number.NEGATIVE_INFINITY;
-  return Number(text);
 }
 
 /**

@@ -13,7 +13,7 @@ import { generationTraceKey, traceIdOf } from "../../src/tracing/ids.ts";
 import { changeSpec, condition, installCrd, patchStatus, refFor, useControlPlane } from "../cluster/index.ts";
 import { type JaegerTrace, useJaeger } from "../jaeger/index.ts";
 import { eventually } from "../support/exporter.ts";
-import { createWidgets, inBatches, type RunningExporter, startExporter } from "../support/shard-fleet.ts";
+import { createWidgets, inBatches, startExporter, startTracingShards } from "../support/shard-fleet.ts";
 
 const testbed = useControlPlane();
 const backend = useJaeger();
@@ -42,29 +42,7 @@ test("three shards, no Lease: every rollout is exactly one trace, exported by th
       tracing: { endpoint: jaeger.otlpEndpoint, clusterName: cluster },
     }),
   );
-  const shards: RunningExporter[] = [];
-  t.after(async () => {
-    await Promise.all(shards.map((s) => s.stop()));
-  });
-  shards.push(
-    ...(await Promise.all(
-      [0, 1, 2].map((i) =>
-        startExporter(
-          `shard ${i}`,
-          plane.kubeconfigPath,
-          config,
-          ["--shard", String(i), "--total-shards", "3"],
-          {
-            OTEL_SERVICE_NAME: service,
-            // Which process exported a span, as Jaeger shows it.
-            OTEL_RESOURCE_ATTRIBUTES: `cr_status.test.shard=${i}`,
-            OTEL_BSP_SCHEDULE_DELAY: "200",
-          },
-        ),
-      ),
-    )),
-  );
-  await Promise.all(shards.map((s) => s.ready()));
+  const shards = await startTracingShards(t, plane.kubeconfigPath, config, service);
 
   // Rollouts: generation 1 from creation to Ready, then a spec change caught up.
   const names = Array.from({ length: 15 }, (_, i) => `w${i}`);

@@ -36,7 +36,7 @@ import {
   joinCrds,
   joinResources,
 } from "../support/joined-objects.ts";
-import { type RunningExporter, startExporter } from "../support/shard-fleet.ts";
+import { type RunningExporter, startTracingShards } from "../support/shard-fleet.ts";
 
 const unavailable = realCrdsUnavailable();
 const testbed = useControlPlane();
@@ -296,28 +296,7 @@ test("three shards (tracing.joinAcrossShards): the same trees, trace and span id
       tracing: { endpoint: jaeger.otlpEndpoint, clusterName: cluster, joinAcrossShards: true },
     }),
   );
-  const shards: RunningExporter[] = [];
-  t.after(async () => {
-    await Promise.all(shards.map((s) => s.stop()));
-  });
-  shards.push(
-    ...(await Promise.all(
-      [0, 1, 2].map((i) =>
-        startExporter(
-          `shard ${i}`,
-          plane.kubeconfigPath,
-          config,
-          ["--shard", String(i), "--total-shards", "3"],
-          {
-            OTEL_SERVICE_NAME: `cr-status-exporter-${cluster}`,
-            OTEL_RESOURCE_ATTRIBUTES: `cr_status.test.shard=${i}`,
-            OTEL_BSP_SCHEDULE_DELAY: "200",
-          },
-        ),
-      ),
-    )),
-  );
-  await Promise.all(shards.map((s) => s.ready()));
+  const shards = await startTracingShards(t, plane.kubeconfigPath, config, `cr-status-exporter-${cluster}`);
   const seen = (kind: string, name: string, uid: string) => {
     const shard = shards[shardOfUid(uid, 3)] as RunningExporter;
     return eventually(

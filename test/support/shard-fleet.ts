@@ -394,3 +394,34 @@ export function shardFilterOf(text: string): string[] {
     .filter((l) => l.includes('kind="Widget"') && l.endsWith(" 1"))
     .map((l) => labelOf(l, "filter") ?? "");
 }
+
+/**
+ * Three shard processes exporting spans as `service`, each naming itself in
+ * the resource attribute cr_status.test.shard (which process exported a span,
+ * as Jaeger shows it), batches sent every 200 ms; stopped after the test,
+ * resolved once all three are ready.
+ */
+export async function startTracingShards(
+  t: { after(fn: () => Promise<void>): void },
+  kubeconfig: string,
+  config: string,
+  service: string,
+): Promise<RunningExporter[]> {
+  const shards: RunningExporter[] = [];
+  t.after(async () => {
+    await Promise.all(shards.map((s) => s.stop()));
+  });
+  shards.push(
+    ...(await Promise.all(
+      [0, 1, 2].map((i) =>
+        startExporter(`shard ${i}`, kubeconfig, config, ["--shard", String(i), "--total-shards", "3"], {
+          OTEL_SERVICE_NAME: service,
+          OTEL_RESOURCE_ATTRIBUTES: `cr_status.test.shard=${i}`,
+          OTEL_BSP_SCHEDULE_DELAY: "200",
+        }),
+      ),
+    )),
+  );
+  await Promise.all(shards.map((s) => s.ready()));
+  return shards;
+}

@@ -14,11 +14,9 @@ import {
   type WarningEvent,
   warningMessageChars,
 } from "../../src/core/events/warning-event.ts";
-import { defaultReadinessRules } from "../../src/core/judge/readiness.ts";
-import { defaultProjectionSettings } from "../../src/core/project/project.ts";
 import { slotOf } from "../../src/core/series/catalog.ts";
 import { fromByteString } from "../../src/core/series/exposition.ts";
-import { newKindRender } from "../../src/core/series/render.ts";
+import { kindSettings } from "../support/kind-settings.ts";
 import { slotLines } from "../support/series.ts";
 
 const START = Date.parse("2026-01-01T00:00:00Z") / 1000;
@@ -178,18 +176,7 @@ test("reasons: the first maxReasons as themselves, later ones other, kept for go
 });
 
 function kindWith(perObject: boolean): KindSettings {
-  return {
-    projection: defaultProjectionSettings,
-    readiness: defaultReadinessRules,
-    generationSource: "status",
-    phaseTransitions: undefined,
-    render: newKindRender({
-      group: "example.com",
-      kind: "Widget",
-      prefix: "cr_",
-      selected: (1 << slotOf.status) | (perObject ? 1 << slotOf.objectWarningEvents : 0),
-    }),
-  };
+  return kindSettings({}, [], (1 << slotOf.status) | (perObject ? 1 << slotOf.objectWarningEvents : 0));
 }
 
 const widget = (resourceVersion: string, status: string) => ({

@@ -68,3 +68,10 @@ export function formatValue(value: number): string {
   if (value === Number.NEGATIVE_INFINITY) return "-Inf";
   return String(value);
 }
+
+/** A sample value as formatValue writes it. */
+export function parseValue(text: string): number {
+  if (text === "+Inf") return Number.POSITIVE_INFINITY;
+  if (text === "-Inf") return Number.NEGATIVE_INFINITY;
+  return Number(text);
+}
