@@ -44,7 +44,7 @@ export class WatchTelemetry {
   /** Epoch seconds since when the watch of some scope has been down (undefined: all up). */
   #downSince: number | undefined;
   /** The gauge values last written, so unchanged ones are not written again. */
-  readonly #shown = { objects: -1, series: -1 };
+  readonly #shown = { objects: 0, series: 0 };
 
   constructor(
     identity: ResourceIdentity,
@@ -77,6 +77,12 @@ export class WatchTelemetry {
     // Timestamps exist from the start too: 0 says "nothing yet", and alerts on
     // `time() - …` see a resource that never delivered anything.
     deps.metrics.lastEvent.set(this.#labels, 0);
+    // Gauges of what is held exist from the start as well, which also fixes
+    // their order on /metrics to the order resources were configured: two
+    // replicas answer line for line alike whichever resource lists first.
+    deps.metrics.synced.set(this.#labels, 0);
+    deps.metrics.objects.set(this.#labels, 0);
+    deps.metrics.series.set(this.#labels, 0);
     this.#dataTimestamp = deps.metrics.dataTimestamp.labels(this.#labels);
     this.#dataTimestamp.set(0);
   }

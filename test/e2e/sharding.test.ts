@@ -169,10 +169,18 @@ const processLocal = [
   "cr_exporter_watch_events_total",
 ];
 
+/**
+ * The lines both replicas must export alike: per-object lines in the order
+ * written (the store's), then the exporter's own in sorted order (the client
+ * library writes label sets in the order they first appeared, and which
+ * resource's list finishes first is a race).
+ */
 function sharedLines(text: string): string[] {
-  return text
+  const lines = text
     .split("\n")
     .filter((l) => l !== "" && !l.startsWith("#") && !processLocal.some((p) => l.startsWith(p)));
+  const own = (l: string) => l.startsWith("cr_exporter_");
+  return [...lines.filter((l) => !own(l)), ...lines.filter(own).sort()];
 }
 
 test("two replicas of one shard export identical series, line by line, after churn", async (t) => {

@@ -132,8 +132,21 @@ export function difference(expected: readonly string[], actual: readonly string[
   const extra = actual.filter((l) => !want.has(l));
   return (
     `${missing.length} missing, ${extra.length} unexpected` +
+    (missing.length || extra.length ? "" : orderDifference(expected, actual)) +
     (missing.length ? `\n  missing:\n    ${missing.slice(0, limit).join("\n    ")}` : "") +
     (extra.length ? `\n  unexpected:\n    ${extra.slice(0, limit).join("\n    ")}` : "")
+  );
+}
+
+/** Where two lists of the same lines part: a line twice, or another order. */
+function orderDifference(expected: readonly string[], actual: readonly string[]): string {
+  const at = expected.findIndex((l, i) => actual[i] !== l);
+  if (at < 0 && expected.length === actual.length) return "";
+  const index = at < 0 ? Math.min(expected.length, actual.length) : at;
+  const around = (lines: readonly string[]) => lines.slice(Math.max(0, index - 2), index + 3).join("\n    ");
+  return (
+    `; ${expected.length} and ${actual.length} lines, first apart at line ${index}` +
+    `\n  expected:\n    ${around(expected)}\n  actual:\n    ${around(actual)}`
   );
 }
 

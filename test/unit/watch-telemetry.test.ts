@@ -179,6 +179,25 @@ test("the first objects and series counts are written, whatever they are", async
   assert.equal(await value(metrics.series, R), 1);
 });
 
+test("synced, objects and series exist at 0 from the start, in the order resources were created, whichever fills first", async () => {
+  const { metrics, telemetry } = setup();
+  const second = new WatchTelemetry(
+    { ...identity, group: "events.k8s.io", kind: "Event", resource: "events" },
+    {
+      metrics,
+      logger: createLogger({ level: "error", write: () => {} }),
+      clock: () => 0,
+      staleAfterSeconds: 600,
+    },
+  );
+  for (const gauge of [metrics.synced, metrics.objects, metrics.series])
+    assert.equal(await value(gauge, R), 0);
+  second.held(3, 9);
+  telemetry.held(2, 8);
+  const kinds = (await metrics.objects.get()).values.map((v) => (v.labels as { kind: string }).kind);
+  assert.deepEqual(kinds, ["Widget", "Event"]);
+});
+
 test("held() writes a gauge only when its value changed", (t) => {
   const { metrics, telemetry } = setup();
   const objects = t.mock.method(metrics.objects, "set");
