@@ -63,9 +63,14 @@ export interface ExplainedResource {
   detected: ShapeLogFields | null;
   /**
    * Numeric and date-time fields the schema declares under status that
-   * `values` does not export yet: each would add one cr_value series per object.
+   * nothing exports yet: each would add one cr_value series per object.
    */
   valueCandidates: { path: string; type: "number" | "timestamp" }[];
+  /**
+   * The schema's candidates exported by `valueCandidates: export`, with their
+   * `field` label: one cr_value series per object each (in the estimate).
+   */
+  exportedCandidates: { path: string; type: "number" | "timestamp"; field: string }[];
   /** Each CEL expression of the kind evaluated on the sampled objects, as the exporter would. */
   cel: CelExplained[];
 }
@@ -192,6 +197,7 @@ function explainPlan(
     estimatedSeries: Math.round(counted.count * perObject),
     detected: shape ? shapeLogFields(shape) : null,
     valueCandidates: [...plan.valueCandidates],
+    exportedCandidates: plan.exportedCandidates.map((c) => ({ path: c.path, type: c.type, field: c.name })),
     cel: celResults(plan, counted.sample),
   };
 }
@@ -335,18 +341,35 @@ export function formatExplanation(e: Explanation): string {
     lines.push(`Configured but not installed:\n${e.missing.map((m) => `  ${m}`).join("\n")}\n`);
   const cel = formatCel(e.resources);
   if (cel) lines.push(cel);
-  const candidates = e.resources.filter((r) => r.valueCandidates.length > 0);
-  if (candidates.length > 0) {
-    lines.push(
-      `Numeric fields that values: could export (cr_value{field}, one series per object each):\n${candidates
+  lines.push(...formatCandidates(e.resources));
+  return lines.join("\n");
+}
+
+const typed = (c: { path: string; type: string }): string =>
+  `${c.path}${c.type === "timestamp" ? " (timestamp)" : ""}`;
+
+/** The value candidates, exported and proposed, each with its cost: one cr_value series per object. */
+function formatCandidates(resources: readonly ExplainedResource[]): string[] {
+  const cost = (r: ExplainedResource): string => `(+${r.objects} series each)`;
+  const exported = resources.filter((r) => r.exportedCandidates.length > 0);
+  const proposed = resources.filter((r) => r.valueCandidates.length > 0);
+  const out: string[] = [];
+  if (exported.length > 0)
+    out.push(
+      `Schema fields exported by valueCandidates: export (cr_value{field}, one series per object each, in the estimate above):\n${exported
         .map(
           (r) =>
-            `  ${r.resource}: ${r.valueCandidates.map((c) => `${c.path}${c.type === "timestamp" ? " (timestamp)" : ""}`).join(", ")} (+${r.objects} series each)`,
+            `  ${r.resource}: ${r.exportedCandidates.map((c) => `${c.field} = ${typed(c)}`).join(", ")} ${cost(r)}`,
         )
         .join("\n")}\n`,
     );
-  }
-  return lines.join("\n");
+  if (proposed.length > 0)
+    out.push(
+      `Numeric fields that values: could export (cr_value{field}, one series per object each; or valueCandidates: export):\n${proposed
+        .map((r) => `  ${r.resource}: ${r.valueCandidates.map(typed).join(", ")} ${cost(r)}`)
+        .join("\n")}\n`,
+    );
+  return out;
 }
 
 function parseExplainFlags(argv: string[]) {

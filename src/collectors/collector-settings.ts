@@ -31,7 +31,7 @@ export interface CollectorSettings {
   maxSeries: number;
   scope: WatchScope;
   info: ResourceInfo;
-  /** Fields `values` could add (cr_exporter_value_candidate_info). */
+  /** Fields `values` could add: the schema's candidates not exported (cr_exporter_value_candidate_info). */
   valueCandidates: readonly { path: string; type: string }[];
   /** What its root spans join (the resource's tracing option); unset: links to the controller owner only. */
   tracing?: ResourceTracing;

@@ -16,6 +16,7 @@ import type { ResourceIdentity } from "../core/state.ts";
 import type { WatchScope } from "./collector-settings.ts";
 import type { CollectorSettings } from "./resource-collector.ts";
 import { type ResourceInfo, shapeSettings } from "./shape-settings.ts";
+import { type ExportedCandidate, type ValueCandidate, valueCandidates } from "./value-candidates.ts";
 
 export interface CollectorPlan {
   /** `group/resource`: one collector per resource type. */
@@ -32,8 +33,10 @@ export interface CollectorPlan {
   generationSource: ObservedGenerationSource;
   readiness: ReadinessRules;
   info: ResourceInfo;
-  /** The schema's numeric and date-time status fields that `values` does not export (explain, cr_exporter_value_candidate_info). */
+  /** The schema's numeric and date-time status fields that nothing exports (explain, cr_exporter_value_candidate_info). */
   valueCandidates: readonly ValueCandidate[];
+  /** The candidates exported as cr_value, after the configured values (valueCandidates: export). */
+  exportedCandidates: readonly ExportedCandidate[];
   options: ResourceOptions;
   /**
    * Equal fingerprints: the running collector can stay (what changes only
@@ -43,23 +46,6 @@ export interface CollectorPlan {
   fingerprint: string;
   /** Equal: objects are judged the same way (readiness, generation source, phase rules, info). */
   judging: string;
-}
-
-export interface ValueCandidate {
-  /** Dotted path under the object, e.g. status.readyReplicas. */
-  path: string;
-  type: "number" | "timestamp";
-}
-
-/** The schema's numeric and date-time status fields not configured as values (at most 20, in schema order). */
-function valueCandidates(
-  detection: VersionDetection | undefined,
-  options: ResourceOptions,
-): ValueCandidate[] {
-  const configured = new Set(options.values.map((v) => v.path));
-  return (detection?.valueFields ?? [])
-    .map((f) => ({ path: f.path.join("."), type: f.type }))
-    .filter((f) => !configured.has(f.path));
 }
 
 /** The decision for one CRD version: by default from its schema alone. */
@@ -103,7 +89,8 @@ function plan(
 ): CollectorPlan {
   const statusSubresource = detection?.statusSubresource ?? true;
   const open = detection?.openStatus ?? true;
-  const decided = shapeSettings(options, shape, open, statusSubresource);
+  const candidates = valueCandidates(detection?.valueFields ?? [], options.values, options.valueCandidates);
+  const decided = shapeSettings(options, shape, open, statusSubresource, candidates.exported);
   const {
     metrics: _rules,
     readyCondition: _ready,
@@ -120,7 +107,8 @@ function plan(
     detection,
     shape,
     ...decided,
-    valueCandidates: valueCandidates(detection, options),
+    valueCandidates: candidates.proposed,
+    exportedCandidates: candidates.exported,
     options,
     fingerprint: JSON.stringify([identity, statusSubresource, projection, phases, stateValues, watched]),
     judging: JSON.stringify([

@@ -10,6 +10,7 @@ import { type DetectedShape, dotted, readinessOrder } from "../core/detect/shape
 import type { ObservedGenerationSource } from "../core/judge/generations.ts";
 import { defaultReadinessRules, type ReadinessRules, type StateRule } from "../core/judge/readiness.ts";
 import { defaultProjectionSettings, type ProjectionSettings } from "../core/project/project.ts";
+import type { ExportedCandidate } from "./value-candidates.ts";
 
 /** Labels of cr_exporter_resource_info beyond group/version/kind: how the resource is read. */
 export interface ResourceInfo {
@@ -120,15 +121,30 @@ function generationSource(
   return open ? "status_or_condition" : "condition";
 }
 
+/** The values read: the configured ones, then the schema's candidates exported. */
+function valueSources(
+  options: ResourceOptions,
+  candidates: readonly ExportedCandidate[],
+): ProjectionSettings["values"] {
+  return [
+    ...options.values.map((v) =>
+      v.cel ? { name: v.name, cel: v.cel } : { name: v.name, path: v.path.split("."), kind: v.type },
+    ),
+    ...candidates.map((c) => ({ name: c.name, path: c.segments, kind: c.type })),
+  ];
+}
+
 /**
  * `open`: the status may carry what the schema does not declare (it preserves
- * unknown fields, or no CRD was read).
+ * unknown fields, or no CRD was read). `candidates`: the schema's fields
+ * exported as values beside the configured ones (valueCandidates: export).
  */
 export function shapeSettings(
   options: ResourceOptions,
   shape: DetectedShape | undefined,
   open: boolean,
   statusSubresource: boolean,
+  candidates: readonly ExportedCandidate[] = [],
 ): ShapeSettings {
   const projection: ProjectionSettings = {
     ...defaultProjectionSettings,
@@ -148,9 +164,7 @@ export function shapeSettings(
     suspendPath: split(options.suspendPath) ?? shape?.suspendPath,
     suspendAnnotation: options.suspendAnnotation,
     extraLabels: options.labels.map((l) => ({ key: l.key, name: l.name, from: l.from })),
-    values: options.values.map((v) =>
-      v.cel ? { name: v.name, cel: v.cel } : { name: v.name, path: v.path.split("."), kind: v.type },
-    ),
+    values: valueSources(options, candidates),
     readiness: options.readiness?.cel,
     specDigest: !statusSubresource,
   };

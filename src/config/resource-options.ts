@@ -5,6 +5,7 @@
 // names (collectors/selection.ts settingsFor); the rest decides how objects
 // are read and judged (collectors/shape-settings.ts) and reaches the core as
 // its KindSettings.
+import { maxValueFields } from "../core/detect/schema.ts";
 import type { MappedPhaseResult } from "../core/judge/phase-result.ts";
 import { type FamilyRules, noFamilyRules } from "../core/series/family-selection.ts";
 import { familyRules, familyRulesSchema } from "./metrics-rules.ts";
@@ -33,7 +34,7 @@ import {
   resourceTracing,
   resourceTracingSchema,
 } from "./validate-tracing-joins.ts";
-import { type ValueOption, valueOptions, valueOptionsSchema } from "./validate-values.ts";
+import { maxValues, type ValueOption, valueOptions, valueOptionsSchema } from "./validate-values.ts";
 import { excludedNamespaces, maxExcludedNamespaces, namespaceList } from "./watch-limits.ts";
 
 const fieldPath = (example: string) => ({
@@ -128,6 +129,12 @@ export const resourceOptionTable = {
     schema: valueOptionsSchema,
     read: (c, path, value) => valueOptions(c, path, value) ?? [],
   }),
+  valueCandidates: choice(
+    "valueCandidates",
+    `The CRD schema's numeric and date-time status fields (outside lists, at most ${maxValueFields}; none with crdDiscovery: false) that values does not read. propose: listed by explain and cr_exporter_value_candidate_info only. export: each becomes a cr_value{field} series per object instead, as a values entry would (date-time fields as timestamps, integers and numbers as numbers), named by the path's last segment, or by the whole path (status.a.ready) where a configured value or another candidate has that name; as many as fit beside values within ${maxValues} per object, in schema order (the rest stay proposed). A values entry at the same path wins.`,
+    ["propose", "export"],
+    "propose",
+  ),
   suspendPath: text(
     "suspendPath",
     'A field that suspends the object when true (or "true"/"on"). Unset: spec.suspend, else spec.paused, when the CRD declares a boolean there.',

@@ -439,6 +439,7 @@ test("explain's table lists each expression with its failures by reason and the 
     estimatedSeries: 30,
     detected: null,
     valueCandidates: [],
+    exportedCandidates: [],
     cel: [
       {
         field: "readiness.cel",

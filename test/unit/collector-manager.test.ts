@@ -818,3 +818,52 @@ test("cr_exporter_value_candidate_info: the schema's numeric and date-time statu
   );
   assert.deepEqual(await candidates(), []);
 });
+
+test("valueCandidates: export reads every candidate as a value of each object and lists none in cr_exporter_value_candidate_info; propose again lists them and reads none", async (t) => {
+  const cluster = fakeCluster();
+  const widgets = crd("widgets");
+  const version = widgets.spec.versions[0] as { schema: unknown };
+  const status = statusSchema.openAPIV3Schema.properties.status;
+  version.schema = {
+    openAPIV3Schema: {
+      type: "object",
+      properties: {
+        status: {
+          ...status,
+          properties: {
+            ...status.properties,
+            readyReplicas: { type: "integer" },
+            expiresAt: { type: "string", format: "date-time" },
+          },
+        },
+      },
+    },
+  };
+  cluster.crds.set("widgets.example.com", widgets);
+  cluster.objects.set("/apis/example.com/v1/widgets", [
+    {
+      metadata: { name: "w1", namespace: "ns1", uid: "uid-w1", resourceVersion: "3", generation: 1 },
+      status: { observedGeneration: 1, readyReplicas: 2, expiresAt: "2026-06-01T12:00:00Z" },
+    },
+  ]);
+  const metrics = createSelfMetrics("cr_", "0.0.0-test");
+  const { manager } = startManager(t, cluster, { metrics });
+  const candidates = async () =>
+    (await metrics.registry.metrics())
+      .split("\n")
+      .filter((l) => l.startsWith("cr_exporter_value_candidate_info{"))
+      .map((l) => l.replace(/^.*path="([^"]+)".*$/, "$1"))
+      .sort();
+  const values = () => byResource(manager, "widgets")?.store.get("uid-w1")?.state.values;
+  await manager.applyConfig(examples({ valueCandidates: "export" }));
+  const read = await eventually("the widget read", async () => values());
+  assert.deepEqual(read, [
+    { name: "readyReplicas", value: 2 },
+    { name: "expiresAt", value: Date.parse("2026-06-01T12:00:00Z") / 1000 },
+  ]);
+  assert.deepEqual(await candidates(), [], "exported: no longer proposed");
+  await manager.applyConfig(examples());
+  await eventually("proposed again", async () => ((await candidates()).length === 2 ? true : undefined));
+  assert.deepEqual(await candidates(), ["status.expiresAt", "status.readyReplicas"]);
+  assert.deepEqual(await eventually("the widget read again", async () => values()), []);
+});

@@ -190,12 +190,12 @@ const objectFamilySpecs = {
   value: {
     suffix: "value",
     type: "gauge",
-    help: "Each configured numeric field (values: replicas, instances, expiry times), as a number: quantities scaled, booleans 1 or 0, RFC 3339 timestamps as Unix seconds.",
+    help: "Each configured numeric field (values, or the CRD schema's candidates with valueCandidates: export: replicas, instances, expiry times), as a number: quantities scaled, booleans 1 or 0, RFC 3339 timestamps as Unix seconds.",
     labels: ["field"],
     inputs: ["values"],
     defaultSet: true,
     sharedText: false,
-    cost: { formula: "1 per configured value that is set", series: (s) => s.values },
+    cost: { formula: "1 per value or exported candidate set", series: (s) => s.values },
   },
   status: {
     suffix: "status",
