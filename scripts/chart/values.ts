@@ -510,6 +510,34 @@ export function chartValues(): Group {
         },
       ),
     }),
+    otlpMetrics: group(
+      "Every family /metrics serves, pushed over OTLP/HTTP as well (docs/otlp-metrics.md); unset keys fall back to " +
+        "the OTEL_* variables of extraEnv, then to the specification's defaults.",
+      {
+        endpoint: str(
+          "",
+          "OTLP/HTTP base URL, e.g. `http://otel-collector.observability:4318`: metrics go to its `/v1/metrics` " +
+            "(like OTEL_EXPORTER_OTLP_ENDPOINT); empty: off unless metricsEndpoint is set.",
+          { pattern: "^(https?://.*)?$" },
+        ),
+        metricsEndpoint: str(
+          "",
+          "OTLP/HTTP metrics URL, used as given (like OTEL_EXPORTER_OTLP_METRICS_ENDPOINT); wins over endpoint.",
+          { pattern: "^(https?://.*)?$" },
+        ),
+        protocol: oneOf(["", "http/protobuf", "http/json"], "", "Empty: http/protobuf."),
+        compression: oneOf(["", "gzip", "none"], "", "Empty: none."),
+        interval: str("", "Between the starts of two exports, e.g. `30s`; empty: 60s.", {
+          pattern: "^([0-9]+([.][0-9]+)?(ms|s|m|h))?$",
+        }),
+        headers: stringMap("HTTP headers of every request, e.g. a tenant header of the collector."),
+        lease: bool(
+          false,
+          "With replicas > 1: only the replica holding tracing.lease's Lease (its name and namespace) pushes, " +
+            "so the collector sees each series once; creates the Lease's Role as tracing.lease does.",
+        ),
+      },
+    ),
     auditReceiver: group(
       "The audit webhook receiver counting status writes cluster-wide (docs/status-writes.md): an HTTPS port on the " +
         "Service that the apiserver's audit webhook posts to.",

@@ -21,6 +21,7 @@ import {
 import { alertTuningComponent, renderAlertTuningPatch } from "../../scripts/alert-tuning.ts";
 import { repositoryRoot, sourcePaths } from "../../scripts/deploy-sync.ts";
 import { parseConfigText } from "../../src/config/load.ts";
+import { resolveOtlpMetrics } from "../../src/otlp-metrics/settings.ts";
 import { parseWebConfig } from "../../src/server/web-config.ts";
 import { resolveTracingTarget } from "../../src/tracing/otel-env.ts";
 import { find, type HelmRender, helmTemplate, type KubeObject, minimalValues } from "../deploy/render.ts";
@@ -484,6 +485,76 @@ test("tracing values reach the URL the exporter posts spans to: endpoint as the 
   assert.equal(postsTo({ tracesEndpoint: `${collector}/v1/traces` }), `${collector}/v1/traces`);
   assert.equal(postsTo({ tracesEndpoint: `${collector}/custom` }), `${collector}/custom`);
   assert.equal(resolveTracingTarget(renderedConfig({}).tracing, {}).on, false);
+});
+
+test("otlpMetrics values reach the exporter's OTLP metrics settings; lease names tracing's Lease and creates its Role; one place only", () => {
+  const collector = "http://otel-collector.observability:4318";
+  const config = renderedConfig({
+    values: {
+      otlpMetrics: {
+        endpoint: collector,
+        protocol: "http/json",
+        compression: "gzip",
+        interval: "30s",
+        headers: { "x-scope-orgid": "platform" },
+      },
+    },
+  });
+  const decision = resolveOtlpMetrics(config.otlpMetrics, {});
+  assert.ok(decision.on, "OTLP metrics are on");
+  assert.equal(decision.settings.target.url, `${collector}/v1/metrics`);
+  assert.equal(decision.settings.target.protocol, "http/json");
+  assert.equal(decision.settings.compression, "gzip");
+  assert.equal(decision.settings.intervalMs, 30_000);
+  assert.deepEqual(decision.settings.headers, { "x-scope-orgid": "platform" });
+  const asGiven = renderedConfig({ values: { otlpMetrics: { metricsEndpoint: `${collector}/custom` } } });
+  const custom = resolveOtlpMetrics(asGiven.otlpMetrics, {});
+  assert.equal(custom.on && custom.settings.target.url, `${collector}/custom`);
+  assert.equal(resolveOtlpMetrics(renderedConfig({}).otlpMetrics, {}).on, false);
+
+  const leased = {
+    otlpMetrics: { endpoint: collector, lease: true },
+    tracing: { lease: { name: "cr-push" } },
+  };
+  const objects = helmTemplate(tools, chart, { values: leased, release: "x" });
+  const role = objects.find((o) => o.kind === "Role" && o.metadata.name === "x-cr-status-exporter-lease");
+  assert.deepEqual((role?.rules as { resourceNames?: string[] }[] | undefined)?.[1]?.resourceNames, [
+    "cr-push",
+  ]);
+  const withLease = renderedConfig({ values: leased, release: "x" }).otlpMetrics;
+  assert.equal(withLease.leaseName, "cr-push");
+  assert.equal(withLease.leaseNamespace, role?.metadata.namespace, "the Role sits beside the Lease");
+
+  const twice = helm([
+    "template",
+    "x",
+    chart,
+    ...minimal,
+    "--set",
+    "otlpMetrics.endpoint=http://a:4318",
+    "--set",
+    "config.otlpMetrics.endpoint=http://b:4318",
+  ]);
+  assert.notEqual(twice.status, 0, "both config.otlpMetrics and otlpMetrics.* accepted");
+  assert.match(
+    twice.output,
+    /config\.otlpMetrics and otlpMetrics\.\*: give OTLP metrics settings in one place/,
+  );
+  const sharded = helm([
+    "template",
+    "x",
+    chart,
+    ...minimal,
+    "--set",
+    "sharding.enabled=true",
+    "--set",
+    "otlpMetrics.lease=true",
+  ]);
+  assert.notEqual(sharded.status, 0, "otlpMetrics.lease accepted with sharding");
+  assert.match(sharded.output, /otlpMetrics\.lease: not with sharding\.enabled/);
+  const badInterval = helm(["template", "x", chart, ...minimal, "--set", "otlpMetrics.interval=1d"]);
+  assert.notEqual(badInterval.status, 0, "an interval the exporter refuses passed the chart's schema");
+  assert.match(badInterval.output, /otlpMetrics\/interval/);
 });
 
 interface MonitorEndpoint {

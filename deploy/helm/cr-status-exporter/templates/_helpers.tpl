@@ -157,6 +157,13 @@ Service's name), unless prometheusRule.job says otherwise.
 {{- if and $v.serviceMonitor.enabled $v.web.tls.enabled (not $v.serviceMonitor.tlsConfig) (ne $smNamespace .Release.Namespace) }}
 {{- fail (printf "serviceMonitor.namespace: prometheus-operator reads the CA Secret of the default tlsConfig (web.tls.secretName %s) from the ServiceMonitor's namespace %s, not the release's %s, and drops the ServiceMonitor when it is not there: give serviceMonitor.tlsConfig (e.g. ca.secret of a copy in %s), or leave serviceMonitor.namespace empty" $v.web.tls.secretName $smNamespace .Release.Namespace $smNamespace) }}
 {{- end }}
+{{- if and $v.sharding.enabled $v.otlpMetrics.lease }}
+{{- fail "otlpMetrics.lease: not with sharding.enabled (each shard is one pod and pushes its own objects' series, no Lease needed)" }}
+{{- end }}
+{{- $o := $v.otlpMetrics }}
+{{- if and $v.config.otlpMetrics (or $o.endpoint $o.metricsEndpoint $o.protocol $o.compression $o.interval $o.headers $o.lease) }}
+{{- fail "config.otlpMetrics and otlpMetrics.*: give OTLP metrics settings in one place (otlpMetrics.lease also creates the Lease's RBAC)" }}
+{{- end }}
 {{- if and $v.config.tracing (or $v.tracing.endpoint $v.tracing.tracesEndpoint $v.tracing.lease.enabled $v.tracing.clusterName) }}
 {{- fail "config.tracing and tracing.*: give tracing settings in one place (tracing.* also creates the Lease's RBAC)" }}
 {{- end }}
@@ -250,6 +257,15 @@ receiver and HTTPS come from their own values, which also mount their files.
 {{- $_ := set $tracing "leaseNamespace" (include "cr-status-exporter.leaseNamespace" .) }}
 {{- end }}
 {{- if $tracing }}{{ $_ := set $config "tracing" $tracing }}{{ end }}
+{{- $otlp := dict }}
+{{- range $key := list "endpoint" "metricsEndpoint" "protocol" "compression" "interval" "headers" }}
+{{- with index $.Values.otlpMetrics $key }}{{ $_ := set $otlp $key . }}{{ end }}
+{{- end }}
+{{- if .Values.otlpMetrics.lease }}
+{{- $_ := set $otlp "leaseName" (include "cr-status-exporter.leaseName" .) }}
+{{- $_ := set $otlp "leaseNamespace" (include "cr-status-exporter.leaseNamespace" .) }}
+{{- end }}
+{{- if $otlp }}{{ $_ := set $config "otlpMetrics" $otlp }}{{ end }}
 {{- if .Values.web.tls.enabled }}
 {{- $_ := set $config "webConfigFile" "/etc/cr-status-exporter/web-config.yaml" }}
 {{- end }}
