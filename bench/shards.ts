@@ -17,7 +17,15 @@
 //   node bench/shards.ts                          # 10k and 50k, 3 shards, 20 + 20 scrapes each
 //   node bench/shards.ts --sizes 1000 --scrapes 5 # a quick look
 //   node bench/shards.ts --render results/shards/<run>.json  # rewrite latest.md and the README table from a run
+//
+// --tracing plain|joins turns tracing on in every process (spans to a
+// loopback OTLP sink in this process), the shards with
+// tracing.joinAcrossShards off (plain) or on (joins: every shard also reads
+// and parses the other shards' objects into its directory of join targets).
+// Such runs have their own report and README table
+// (shards-gate-off-tracing-<mode>) and leave results/latest.json alone.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
 import { cpus, loadavg } from "node:os";
 import { dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -44,10 +52,16 @@ const { values: flags } = parseArgs({
     out: { type: "string", default: join(here, "results", "shards") },
     render: { type: "string" },
     gate: { type: "string", default: "off" },
+    tracing: { type: "string" },
   },
 });
 if (flags.gate !== "on" && flags.gate !== "off") throw new Error("--gate: expected on or off");
 const gateOn = flags.gate === "on";
+if (flags.tracing !== undefined && flags.tracing !== "plain" && flags.tracing !== "joins")
+  throw new Error("--tracing: expected plain or joins");
+const tracingMode = flags.tracing as "plain" | "joins" | undefined;
+/** The loopback OTLP/HTTP sink the processes export spans to (--tracing), once started. */
+let sinkEndpoint: string | undefined;
 const sizes = flags.sizes.split(",").map(Number);
 const shardCount = Number(flags.shards);
 const scrapes = Number(flags.scrapes);
@@ -90,6 +104,8 @@ interface RunResult {
   startedAt: string;
   /** Whether the apiserver had ShardedListAndWatch on (absent in runs from before it was measured). */
   gate?: "on" | "off";
+  /** Tracing in every process, the shards with joinAcrossShards off (plain) or on (joins); absent: off. */
+  tracing?: "plain" | "joins";
   shards: number;
   scrapes: number;
   limits: { scrapeP50: number; rssAboveIdle: number; cpuSync?: number; bytesRead?: number };
@@ -107,10 +123,39 @@ interface SizeResult {
   shards: ProcessResult[];
 }
 
+/** The default subject's config, with tracing when --tracing asks for it (joinAcrossShards: for shards). */
+function baseConfig(sharded: boolean): Record<string, unknown> {
+  const config = parse(oursDefaultConfig()) as Record<string, unknown>;
+  if (!tracingMode) return config;
+  if (!sinkEndpoint) throw new Error("the OTLP sink is not started");
+  return {
+    ...config,
+    tracing: {
+      endpoint: sinkEndpoint,
+      clusterName: "bench",
+      ...(sharded && tracingMode === "joins" && { joinAcrossShards: true }),
+    },
+  };
+}
+
 /** The unsharded subject's config with this process's shard. */
 function shardedConfig(shard: number): string {
-  const config = parse(oursDefaultConfig()) as Record<string, unknown>;
-  return stringify({ ...config, sharding: { shard, totalShards: shardCount } });
+  return stringify({ ...baseConfig(true), sharding: { shard, totalShards: shardCount } });
+}
+
+/** Accepts OTLP/HTTP exports and drops them; returns its base URL. */
+async function startSink(): Promise<{ url: string; close(): void }> {
+  const server = createServer((request, response) => {
+    request.resume();
+    request.on("end", () => {
+      response.writeHead(200, { "content-type": "application/x-protobuf" });
+      response.end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  if (address === null || typeof address === "string") throw new Error("sink: no port");
+  return { url: `http://127.0.0.1:${address.port}`, close: () => server.close() };
 }
 
 /** The uids of every widget, counted per shard with the exporter's own function. */
@@ -160,7 +205,7 @@ async function measureSize(plane: ControlPlane, objects: number, dir: string): P
     repo,
     plane.kubeconfigPath,
     join(dir, `unsharded-${objects}`),
-    oursDefaultConfig(),
+    stringify(baseConfig(false)),
   );
   let unsharded: ProcessResult;
   try {
@@ -238,7 +283,7 @@ function shardRatios(run: RunResult): Record<string, Record<string, number>> {
 /** Puts `run`'s ratios into the summary of bench/results/latest.json (`shards.<objects>.gate_on|gate_off`). */
 function recordInLatest(run: RunResult): string | undefined {
   const latestPath = join(here, "results", "latest.json");
-  if (!existsSync(latestPath)) return undefined;
+  if (!existsSync(latestPath) || run.tracing !== undefined) return undefined;
   const latest = JSON.parse(readFileSync(latestPath, "utf8")) as { summary: { shards?: ShardsSummary } };
   const shards: ShardsSummary = latest.summary.shards ?? {};
   for (const [objects, ratios] of Object.entries(shardRatios(run)))
@@ -256,11 +301,16 @@ function report(run: RunResult): string {
     `(sidecar config, empty namespace). Default family set; ${run.shards} shards as \`sharding: {shard, totalShards}\`, ` +
     `running side by side; the apiserver's ShardedListAndWatch ${run.gate ?? "off"} ` +
     `(${run.gate === "on" ? "each shard receives only its objects" : "every shard receives every object"}); ` +
-    `each scraped alone (${run.scrapes} plain + ${run.scrapes} gzip). Limits per shard: scrape p50 ≤ ${run.limits.scrapeP50}×, ` +
-    `RSS above idle ≤ ${run.limits.rssAboveIdle}×` +
-    (run.limits.cpuSync !== undefined && run.limits.bytesRead !== undefined
-      ? `, CPU to sync ≤ ${run.limits.cpuSync}× and bytes read to sync ≤ ${run.limits.bytesRead}× the unsharded process's`
-      : " the unsharded process's (CPU and bytes read to sync shown, not judged)") +
+    (run.tracing === undefined
+      ? ""
+      : `tracing on in every process (spans to a loopback sink), the shards with tracing.joinAcrossShards ${run.tracing === "joins" ? "on (each reads and parses every object, the others' into its directory of join targets)" : "off"}; `) +
+    `each scraped alone (${run.scrapes} plain + ${run.scrapes} gzip). ` +
+    (run.tracing !== undefined
+      ? "Ratios to the unsharded process shown, not judged"
+      : `Limits per shard: scrape p50 ≤ ${run.limits.scrapeP50}×, RSS above idle ≤ ${run.limits.rssAboveIdle}×` +
+        (run.limits.cpuSync !== undefined && run.limits.bytesRead !== undefined
+          ? `, CPU to sync ≤ ${run.limits.cpuSync}× and bytes read to sync ≤ ${run.limits.bytesRead}× the unsharded process's`
+          : " the unsharded process's (CPU and bytes read to sync shown, not judged)")) +
     `, CPU and bytes less the idle process's at ready ` +
     `(${fixed(run.idleCpuSeconds ?? 0, 1)} s, ${fixed((run.idleBytesRead ?? 0) / MiB, 1)} MiB: starting).`;
   const rows: string[][] = [];
@@ -268,8 +318,9 @@ function report(run: RunResult): string {
     const u = size.unsharded;
     const above = (p: ProcessResult) => p.rssBytes - run.idleRssBytes;
     const load = `${size.loadAverage.before.map((l) => fixed(l)).join(" ")} / ${size.loadAverage.after.map((l) => fixed(l)).join(" ")}`;
+    // Runs with tracing compare joinAcrossShards off and on: their ratios are shown, not judged.
     const mark = (value: number, limit: number | undefined) =>
-      `${fixed(value)}×${limit === undefined || value <= limit ? "" : " **over**"}`;
+      `${fixed(value)}×${limit === undefined || value <= limit || run.tracing !== undefined ? "" : " **over**"}`;
     const row = (label: string, p: ProcessResult, ratios: boolean) =>
       rows.push([
         size.objects.toLocaleString("en-US"),
@@ -313,6 +364,10 @@ function report(run: RunResult): string {
   return `${intro}\n\n${table(header, rows)}`;
 }
 
+/** The gate, and the tracing mode when there is one: what names a run's report, file and README table. */
+const variant = (run: RunResult): string =>
+  `${run.gate ?? "off"}${run.tracing === undefined ? "" : `-tracing-${run.tracing}`}`;
+
 // One report per gate: the two runs are measured apart and both stand.
 const begin = (gate: string) =>
   `<!-- shards-gate-${gate}:begin (generated by bench/shards.ts; do not edit) -->`;
@@ -326,9 +381,12 @@ async function main(): Promise<void> {
       .join(" ")}`,
   );
   const plane = await startBenchPlane(gateOn ? ["ShardedListAndWatch=true"] : []);
+  const sink = tracingMode ? await startSink() : undefined;
+  sinkEndpoint = sink?.url;
   const result: RunResult = {
     startedAt,
     gate: gateOn ? "on" : "off",
+    ...(tracingMode && { tracing: tracingMode }),
     shards: shardCount,
     scrapes,
     limits,
@@ -360,10 +418,11 @@ async function main(): Promise<void> {
     }
   } finally {
     await plane.stop();
+    sink?.close();
   }
   mkdirSync(flags.out, { recursive: true });
   const stamp = startedAt.slice(0, 16).replace(/:/g, "");
-  const file = join(flags.out, `${stamp}-${sizes.join("_")}-gate-${result.gate ?? "off"}.json`);
+  const file = join(flags.out, `${stamp}-${sizes.join("_")}-gate-${variant(result)}.json`);
   writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
   log(`wrote ${file}`);
   publish(result);
@@ -372,10 +431,13 @@ async function main(): Promise<void> {
 /** Writes the report of `run` to latest.md (next to the raw runs) and between the shards markers of bench/README.md. */
 function publish(run: RunResult): void {
   const text = report(run);
-  const gate = run.gate ?? "off";
+  const gate = variant(run);
   mkdirSync(flags.out, { recursive: true });
   const latestMd = join(flags.out, `latest-gate-${gate}.md`);
-  writeFileSync(latestMd, `# Sharding, ShardedListAndWatch ${gate}\n\n${text}`);
+  writeFileSync(
+    latestMd,
+    `# Sharding, ShardedListAndWatch ${run.gate ?? "off"}${run.tracing === undefined ? "" : `, tracing ${run.tracing}`}\n\n${text}`,
+  );
   const readmePath = join(here, "README.md");
   const readme = readFileSync(readmePath, "utf8");
   const from = readme.indexOf(begin(gate));

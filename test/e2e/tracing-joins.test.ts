@@ -6,8 +6,13 @@
 // the Kustomization's root; a Widget annotated with the W3C trace context of a
 // span this test emitted itself appears under that span, its next generation
 // (same annotation) only links to it, and a malformed annotation is counted.
-// Then three shard processes (tracing.joinAcrossShards) give the same trace
-// and span ids, whichever shard each object lands on.
+// Then three shard processes (tracing.joinAcrossShards) give the trace and
+// span ids predicted here, whichever shard each object lands on; and one
+// unsharded process, run beside them on the same objects into a Jaeger of its
+// own, gives the same traces span for span (test/jaeger/compare.ts): every
+// span, the condition and phase children too, with its trace and span id,
+// operation, parent, links, start, end, attributes and events, all but what a
+// process takes from its own clock (a phase's start and the id keyed by it).
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { writeFileSync } from "node:fs";
@@ -26,7 +31,8 @@ import {
   refFor,
   useControlPlane,
 } from "../cluster/index.ts";
-import { type JaegerSpan, type JaegerTrace, useJaeger } from "../jaeger/index.ts";
+import { alike, diffTraces, renderDiff, type TraceDiff } from "../jaeger/compare.ts";
+import { Jaeger, type JaegerSpan, type JaegerTrace, useJaeger } from "../jaeger/index.ts";
 import { realCrdsUnavailable } from "../realcrds/index.ts";
 import { eventually, runExporter } from "../support/exporter.ts";
 import {
@@ -36,7 +42,7 @@ import {
   joinCrds,
   joinResources,
 } from "../support/joined-objects.ts";
-import { type RunningExporter, startTracingShards } from "../support/shard-fleet.ts";
+import { type RunningExporter, startExporter, startTracingShards } from "../support/shard-fleet.ts";
 
 const unavailable = realCrdsUnavailable();
 const testbed = useControlPlane();
@@ -280,7 +286,7 @@ test("one exporter: owner chain and source pair are one tree each; a trace conte
   assert.equal(samples.get("cr_exporter_tracing_trace_context_malformed_total"), 1);
 });
 
-test("three shards (tracing.joinAcrossShards): the same trees, trace and span ids, whichever shard each object is on", {
+test("three shards (tracing.joinAcrossShards): the same trees, trace and span ids, whichever shard each object is on, and span for span what one process exports", {
   skip: unavailable,
 }, async (t) => {
   const plane = testbed.plane;
@@ -288,22 +294,51 @@ test("three shards (tracing.joinAcrossShards): the same trees, trace and span id
   const rest = plane.admin.rest;
   const ns = await plane.createNamespace("joins-shards");
   const cluster = `joins-shards-${randomBytes(3).toString("hex")}`;
-  const config = join(plane.directory, "joins-shards.yaml");
-  writeFileSync(
-    config,
-    stringify({
-      resources: joinResources(ns),
-      tracing: { endpoint: jaeger.otlpEndpoint, clusterName: cluster, joinAcrossShards: true },
-    }),
-  );
-  const shards = await startTracingShards(t, plane.kubeconfigPath, config, `cr-status-exporter-${cluster}`);
-  const seen = (kind: string, name: string, uid: string) => {
-    const shard = shards[shardOfUid(uid, 3)] as RunningExporter;
-    return eventually(
-      `${shard.label} to see ${kind} ${name}`,
-      async () => (await shard.metrics()).includes(`kind="${kind}",namespace="${ns}",name="${name}"`),
-      20_000,
+  const service = `cr-status-exporter-${cluster}`;
+  const configFor = (name: string, endpoint: string) => {
+    const path = join(plane.directory, name);
+    writeFileSync(
+      path,
+      stringify({
+        resources: joinResources(ns),
+        tracing: { endpoint, clusterName: cluster, joinAcrossShards: true },
+      }),
     );
+    return path;
+  };
+  // One unsharded process on the same objects, into a Jaeger of its own.
+  const single = await Jaeger.start();
+  const alone = await startExporter(
+    "one process",
+    plane.kubeconfigPath,
+    configFor("joins-single.yaml", single.otlpEndpoint),
+    [],
+    { OTEL_SERVICE_NAME: service, OTEL_BSP_SCHEDULE_DELAY: "200" },
+  ).catch(async (error) => {
+    await single.stop();
+    throw error;
+  });
+  t.after(async () => {
+    await alone.stop();
+    await single.stop();
+  });
+  const shards = await startTracingShards(
+    t,
+    plane.kubeconfigPath,
+    configFor("joins-shards.yaml", jaeger.otlpEndpoint),
+    service,
+  );
+  await alone.ready();
+  const knows = (exporter: RunningExporter, kind: string, name: string) =>
+    eventually(
+      `${exporter.label} to see ${kind} ${name}`,
+      async () => (await exporter.metrics()).includes(`kind="${kind}",namespace="${ns}",name="${name}"`),
+      30_000,
+    );
+  // A child is created once its parent is known to its shard and to the single process alike.
+  const seen = async (kind: string, name: string, uid: string) => {
+    await knows(shards[shardOfUid(uid, 3)] as RunningExporter, kind, name);
+    await knows(alone, kind, name);
   };
   const crds = joinCrds();
   const runs = [
@@ -331,4 +366,38 @@ test("three shards (tracing.joinAcrossShards): the same trees, trace and span id
   }
   t.diagnostic(`${crossing} of 6 parent/child pairs on different shards`);
   assert.ok(crossing > 0, "at least one join crosses shards");
+
+  // Span for span: the shards' traces against the single process's, once it holds the same spans.
+  let spans = 0;
+  for (const objects of runs) {
+    for (const tree of expectedTrees(objects).traces) {
+      let diff: TraceDiff | undefined;
+      await eventually(
+        `one process's trace ${tree.traceId} to hold the spans the three shards exported`,
+        async () => {
+          const [sharded, unsharded] = await Promise.all([
+            jaeger.getTrace(tree.traceId),
+            single.getTrace(tree.traceId),
+          ]);
+          diff = diffTraces(sharded, unsharded);
+          return diff.paired > 0 && diff.onlyLeft.length === 0 && diff.onlyRight.length === 0;
+        },
+        60_000,
+      ).catch((error) => {
+        throw new Error(
+          `${(error as Error).message}\n${diff ? renderDiff(diff, "three shards", "one process") : "(no trace)"}`,
+        );
+      });
+      const d = diff as TraceDiff;
+      t.diagnostic(
+        `trace ${tree.traceId}: ${d.paired} spans alike; from each process's clock, not compared: ${d.clockDerived.join("; ") || "nothing"}`,
+      );
+      assert.ok(
+        alike(d),
+        `trace ${tree.traceId}: three shards and one process differ\n${renderDiff(d, "three shards", "one process")}`,
+      );
+      spans += d.paired;
+    }
+  }
+  t.diagnostic(`${spans} spans in 4 traces alike in three shards and one process`);
 });

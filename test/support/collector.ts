@@ -3,6 +3,7 @@
 // from raw object to /metrics text.
 
 import { Registry } from "@prometheus-io/client";
+import type { CollectorSettings } from "../../src/collectors/collector-settings.ts";
 import { type ObjectSampler, ResourceCollector } from "../../src/collectors/resource-collector.ts";
 import type { TraceRecord } from "../../src/core/entry.ts";
 import type { ObservedGenerationSource } from "../../src/core/judge/generations.ts";
@@ -65,6 +66,10 @@ export interface OfflineOptions {
   inheritedTraces?: ReadonlyMap<string, TraceRecord>;
   /** Default: silent. */
   logger?: Logger;
+  /** What roots join (with a tracer): the trace-context annotation, and whether other shards' objects are read too. */
+  joins?: { traceContextAnnotation: string; acrossShards: boolean };
+  /** The resource's `tracing` option: what its roots join. */
+  tracing?: CollectorSettings["tracing"];
 }
 
 export function offlineCollector(options: OfflineOptions = {}): OfflineCollector {
@@ -121,6 +126,7 @@ export function offlineCollector(options: OfflineOptions = {}): OfflineCollector
         condition_times: "lastTransitionTime",
       },
       valueCandidates: options.valueCandidates ?? [],
+      ...(options.tracing && { tracing: options.tracing }),
     },
     {
       client: options.client ?? unusedClient,
@@ -131,6 +137,7 @@ export function offlineCollector(options: OfflineOptions = {}): OfflineCollector
       owns: options.owns ?? (() => true),
       ...(options.sharded && { sharded: options.sharded }),
       ...(options.shardSelector && { shardSelector: options.shardSelector }),
+      ...(options.joins && { joins: options.joins }),
     },
     options.sampler,
     options.inheritedTraces,

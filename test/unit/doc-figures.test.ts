@@ -2,7 +2,7 @@
 // scrape size at 50,000 objects, idle memory, the ratios against
 // kube-state-metrics, the status page's timings — read out of the docs and
 // compared with the results they come from (bench/results/latest.json,
-// bench/results/status-page/50000.json), within the rounding the doc quotes
+// bench/results/status-page/50000.json, bench/results/join-directory/50000.json), within the rounding the doc quotes
 // them at. A new run that changes a figure fails here until the prose says
 // so, and so does prose edited without a run. (docs/sizing.md's generated
 // table is sizing-doc.test.ts's.)
@@ -30,15 +30,26 @@ interface StatusPageRun {
   requests: StatusPageRequest[];
 }
 
+interface JoinDirectoryRun {
+  objects: number;
+  heapBytesPerEntry: { plain: number; ownerAndSource: number };
+  heapBytesPerOwnObject: number;
+  heapBytesPerForeignObjectWithoutJoins: number;
+  cpuMicrosPerEvent: { foreignWithoutJoins: number; foreignWithJoins: number; own: number };
+  loadAverage: { before: string[]; after: string[] };
+}
+
 interface Results {
   latest: { run: RunResult };
   statusPage: StatusPageRun;
+  joinDirectory: JoinDirectoryRun;
 }
 
 function results(): Results {
   return {
     latest: JSON.parse(read("bench/results/latest.json")),
     statusPage: JSON.parse(read("bench/results/status-page/50000.json")),
+    joinDirectory: JSON.parse(read("bench/results/join-directory/50000.json")),
   };
 }
 
@@ -73,7 +84,7 @@ function request(run: StatusPageRun, path: string): StatusPageRequest {
 /** The longest the event loop was held while the status page benchmark served any request. */
 const longestStall = (run: StatusPageRun): number => Math.max(...run.requests.map((r) => r.maxLoopStallMs));
 
-function figures({ latest: { run }, statusPage }: Results): Figure[] {
+function figures({ latest: { run }, statusPage, joinDirectory: joins }: Results): Figure[] {
   const idle = measured(run.idle);
   assert.ok(idle, "bench/results/latest.json: no idle subject");
   const idleMiB = idle.rssSettledBytes / MiB;
@@ -224,6 +235,35 @@ function figures({ latest: { run }, statusPage }: Results): Figure[] {
       what: "the longest stall of the event loop",
       pattern: /no request holds the event loop for more than (\d+) ms/,
       values: [longestStall(statusPage)],
+    },
+    {
+      doc: "docs/tracing.md",
+      what: "joinAcrossShards at 50,000: heap per directory entry (plain, owner and source), per own object; CPU per event of another shard (on, off), of its own",
+      pattern:
+        /an entry takes (\d+) bytes of heap \((\d+) with an owner and a source named\) against ([\d,]+) for an object the shard exports; another shard's watch event costs ([\d.]+) µs of CPU \(parsed, projected, entered\) instead of ([\d.]+) µs \(its uid read from the text and passed over\), against ([\d.]+) µs for one of the shard's own/,
+      values: [
+        joins.heapBytesPerEntry.plain,
+        joins.heapBytesPerEntry.ownerAndSource,
+        joins.heapBytesPerOwnObject,
+        joins.cpuMicrosPerEvent.foreignWithJoins,
+        joins.cpuMicrosPerEvent.foreignWithoutJoins,
+        joins.cpuMicrosPerEvent.own,
+      ],
+    },
+    {
+      doc: "bench/README.md",
+      what: "joinAcrossShards at 50,000: the tables of heap per object and CPU per event",
+      pattern:
+        /\| directory entry, another shard's object \(no owner, no source\) \| (\d+) B \| \| directory entry with owner and source named \| (\d+) B \| \| another shard's object, option off \(control\) \| (\d+) B \| \| the shard's own object \(store entry, default series, trace record\) \| ([\d,]+) B \|.*\| another shard's, option off \(uid read, passed over\) \| ([\d.]+) µs \| \| another shard's, option on \(parsed, projected, entered\) \| ([\d.]+) µs \| \| the shard's own \(parsed, whole ingest, spans\) \| ([\d.]+) µs \|/,
+      values: [
+        joins.heapBytesPerEntry.plain,
+        joins.heapBytesPerEntry.ownerAndSource,
+        joins.heapBytesPerForeignObjectWithoutJoins,
+        joins.heapBytesPerOwnObject,
+        joins.cpuMicrosPerEvent.foreignWithoutJoins,
+        joins.cpuMicrosPerEvent.foreignWithJoins,
+        joins.cpuMicrosPerEvent.own,
+      ],
     },
     {
       doc: "bench/README.md",
