@@ -220,6 +220,8 @@ class WatchSession {
       settings: { initialWindowSize: 1024 * 1024, enablePush: false },
     });
     this.#session = session;
+    // The handshake was just heard: the first PING is due after a quiet stretch from here.
+    this.#lastHeardMs = performance.now();
     session.setLocalWindowSize(16 * 1024 * 1024);
     // Errors reach the streams (and the loops that own them); the session only goes.
     session.on("error", () => {});
@@ -235,10 +237,6 @@ class WatchSession {
   hasRoom(): boolean {
     const serverMax = this.#session?.remoteSettings.maxConcurrentStreams ?? Number.POSITIVE_INFINITY;
     return !this.#closed && this.#reserved < Math.min(this.#tuning.maxStreamsPerSession, serverMax);
-  }
-
-  get streams(): number {
-    return this.#reserved;
   }
 
   reserve(): void {

@@ -8,8 +8,9 @@
 //              balancer entry): the watch is replaced within the bound and a
 //              change made meanwhile shows up, with no help from outside.
 //   blackhole  every connection silent, new ones too: the stall is detected
-//              within the bound (/readyz not ready within 35 s), /readyz, the data timestamp and the synced
-//              gauge say so meanwhile, and it recovers once the path is back.
+//              within the bound plus polling (35 s): /readyz, the data
+//              timestamp and the synced gauge say so, and it recovers once
+//              the path is back.
 //   drop       every connection reset: recovered soon after.
 //   kill -9    the apiserver killed and restarted five times under churn: the
 //              exporter's objects equal the API's within 5 s of it being ready.
