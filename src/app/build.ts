@@ -86,7 +86,7 @@ export async function buildApp(initial: Config, deps: AppDeps): Promise<App> {
   const nowMs = (): number => nowSeconds() * 1000;
   let config = initial;
   const metrics = createSelfMetrics(config.metricPrefix, version);
-  const client = createKubeClient(deps.kubeConfig);
+  const client = createKubeClient(deps.kubeConfig, { logger });
   const recordConfig = (hash: string): void => {
     metrics.configHash.reset();
     metrics.configHash.set({ hash }, 1);

@@ -9,7 +9,11 @@
 // oldest confirmation over the resource's scopes is its data timestamp: a
 // gauge from the start (0 before the first list), and the resource is stale
 // (not ready) once it is older than the loop's silence bound, by which time
-// a healthy watch has always said something (kube/list-watch.ts).
+// a healthy watch has always said something (kube/list-watch.ts). Over h2 the
+// connection speaks for a quiet watch (its PINGs are answered), which
+// confirms the data too, and the bound is the shorter one the loop reports
+// when its watch opens; all of a resource's watches go to one apiserver
+// through one client, so they share it.
 import { type CelError, celFailures } from "../core/cel.ts";
 import type { ObjectCuts, ResourceIdentity } from "../core/state.ts";
 import type { ListWatchObserver } from "../kube/list-watch.ts";
@@ -37,7 +41,8 @@ export class WatchTelemetry {
   readonly #dataTimestamp: { set(value: number): void };
   /** Who keeps this shard's objects, once a list asked with a shard selector said so. */
   #filter: "apiserver" | "exporter" | undefined;
-  readonly #staleAfterSeconds: number;
+  /** Until a watch opens and says otherwise: the bound without a transport's liveness check. */
+  #staleAfterSeconds: number;
   /** The resource's data timestamp as last written: the oldest scope's confirmation. */
   #oldest = 0;
   #lastError: string | undefined;
@@ -238,6 +243,10 @@ export class WatchTelemetry {
         if (all) this.#downSince = undefined;
         else if (synced === false && this.#listed.size > 0) this.#downSince ??= this.#clock();
         if (all && !was) log.info("resource synced", { resource: what, objects: objects() });
+      },
+      alive: () => this.#confirm(scope, scopes, this.#clock()),
+      silenceBound: (ms) => {
+        this.#staleAfterSeconds = ms / 1000;
       },
       relist: (reason) => {
         m.relists.inc({ ...this.#labels, reason });

@@ -16,6 +16,15 @@
 // the server-side timeout is kept short (50-60 s) and a watch silent for its
 // timeout plus a grace is presumed dead: at most 75 s, against the 150 s a
 // watchdog keyed to the bookmark cadence needed.
+//
+// Over HTTP/2 (client.ts, h2-watch.ts) the connection answers for its quiet
+// watches: it PINGs after 15 s without a byte and is dropped when the PING
+// goes unanswered for 10 s, failing its streams. A watch that opened there
+// is told its connection is alive, which confirms its data, and its silence
+// bound is that 25 s check plus a 5 s grace: 30 s. The stream's own 75 s
+// watchdog stays, for a stream the server forgot on a live connection. The
+// bound is reported to the observer when a watch opens (silenceBoundMs is
+// the one place it is decided), since only then is the transport known.
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { parseJsonOrText } from "../net/http-body.ts";
 import { Backoff, sleep } from "./backoff.ts";
@@ -48,6 +57,13 @@ export interface ListWatchObserver {
    */
   shardSelector?(outcome: "applied" | "ignored" | "refused" | "unasked"): void;
   watchEvent(type: string): void;
+  /**
+   * The watch's connection was heard from though the watch said nothing
+   * (its transport's own liveness check): what is held is still current.
+   */
+  alive?(): void;
+  /** When a watch opens: how long its data may go unconfirmed before it is stale (it depends on the transport). */
+  silenceBound?(ms: number): void;
   error(operation: Operation, code: number, error: unknown): void;
   handlerError(error: unknown): void;
 }
@@ -103,15 +119,41 @@ export const defaultWatchTimeoutSeconds: [number, number] = [50, 60];
 export const silenceGraceMs = 15_000;
 
 /**
- * The longest a healthy watch stays silent with these options: after this
- * long without a byte a watch is restarted, and data not confirmed for this
- * long is stale (75 s by default).
+ * Past the transport's own liveness check (h2: quiet until a PING, then its
+ * answer), what a dead connection's streams take to fail and the loop to
+ * hear of it: timers on a busy event loop.
+ */
+export const livenessGraceMs = 5_000;
+
+/**
+ * The longest a healthy watch goes without a sign of life: after this long
+ * the watch is restarted, and data not confirmed for this long is stale.
+ * Over a transport that checks its connection (livenessCheckMs: h2 PINGs)
+ * that check plus livenessGraceMs (30 s by default), since the connection
+ * speaks for its quiet watches; else the watch's own timeout plus
+ * silenceGraceMs (75 s by default).
  */
 export function silenceBoundMs(
   options: Pick<ListWatchOptions, "watchTimeoutSeconds" | "inactivityMs">,
+  livenessCheckMs?: number,
 ): number {
+  if (options.inactivityMs !== undefined) return options.inactivityMs;
+  if (livenessCheckMs !== undefined) return livenessCheckMs + livenessGraceMs;
   const [, max] = options.watchTimeoutSeconds ?? defaultWatchTimeoutSeconds;
-  return options.inactivityMs ?? max * 1000 + silenceGraceMs;
+  return max * 1000 + silenceGraceMs;
+}
+
+/** A timer that fires unless re-armed within `ms`: one per thing that must be heard from. */
+function watchdog(ms: number, fire: () => void): { arm(): void; stop(): void } {
+  let timer: NodeJS.Timeout | undefined;
+  const stop = (): void => clearTimeout(timer);
+  return {
+    arm: () => {
+      stop();
+      timer = setTimeout(fire, ms);
+    },
+    stop,
+  };
 }
 
 interface WatchEvent {
@@ -406,7 +448,13 @@ export class ListWatch {
     return { resourceVersion: event.object?.metadata?.resourceVersion };
   }
 
-  /** Watches until the server ends the stream; returns the resourceVersion to resume from. */
+  /**
+   * Watches until the server ends the stream; returns the resourceVersion to
+   * resume from. Two watchdogs: the stream's own (no byte for its timeout
+   * plus the grace: the server forgot it), and, over a transport that checks
+   * its connection, the connection's (no byte and no word of it for the
+   * shorter silence bound).
+   */
   async #watch(from: string, stop: AbortSignal): Promise<string> {
     const [min, max] = this.#options.watchTimeoutSeconds;
     const timeoutSeconds = Math.round(min + this.#options.random() * (max - min));
@@ -419,24 +467,21 @@ export class ListWatch {
     if (stop.aborted) abort.abort();
     let resourceVersion = from;
     let failure: Error | undefined;
-    let watchdog: NodeJS.Timeout | undefined;
-    const arm = (): void => {
-      clearTimeout(watchdog);
-      watchdog = setTimeout(() => {
-        failure = new Error(`no data on the watch for ${inactivityMs} ms; reconnecting`);
-        abort.abort();
-      }, inactivityMs);
+    const fail = (error: Error): void => {
+      failure ??= error;
+      abort.abort();
     };
+    const stream = watchdog(inactivityMs, () =>
+      fail(new Error(`no data on the watch for ${inactivityMs} ms; reconnecting`)),
+    );
+    let connection: ReturnType<typeof watchdog> | undefined;
     const onLine = (line: string): void => {
       const read = this.#watchLine(line);
       if (read.resourceVersion) resourceVersion = read.resourceVersion;
-      if (read.failure) {
-        failure = read.failure;
-        abort.abort();
-      }
+      if (read.failure) fail(read.failure);
     };
     try {
-      arm();
+      stream.arm();
       await this.#client.stream(this.#options.path, {
         query: {
           watch: 1,
@@ -448,8 +493,16 @@ export class ListWatch {
         },
         signal: abort.signal,
         onLine,
-        onActivity: arm,
-        onOpen: () => {
+        onActivity: () => {
+          stream.arm();
+          connection?.arm();
+        },
+        onAlive: () => {
+          connection?.arm();
+          this.#guard(() => this.#observer.alive?.());
+        },
+        onOpen: (transport) => {
+          connection = this.#connectionWatchdog(transport?.livenessCheckMs, fail);
           this.#backoff.reset();
           this.#guard(() => this.#observer.synced(true));
         },
@@ -457,10 +510,29 @@ export class ListWatch {
     } catch (error) {
       if (!failure && !stop.aborted) throw error;
     } finally {
-      clearTimeout(watchdog);
+      stream.stop();
+      connection?.stop();
       stop.removeEventListener("abort", onStop);
     }
     if (failure && !stop.aborted) throw failure;
     return resourceVersion;
+  }
+
+  /**
+   * A watch opened: the observer learns its silence bound, and over a
+   * transport that checks its connection, a watchdog keeps to that bound.
+   */
+  #connectionWatchdog(
+    livenessCheckMs: number | undefined,
+    fail: (error: Error) => void,
+  ): ReturnType<typeof watchdog> | undefined {
+    const boundMs = silenceBoundMs(this.#options, livenessCheckMs);
+    this.#guard(() => this.#observer.silenceBound?.(boundMs));
+    if (livenessCheckMs === undefined) return undefined;
+    const connection = watchdog(boundMs, () =>
+      fail(new Error(`no sign of life from the watch's connection for ${boundMs} ms; reconnecting`)),
+    );
+    connection.arm();
+    return connection;
   }
 }

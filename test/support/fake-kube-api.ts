@@ -86,6 +86,8 @@ export interface LoopRun {
   delays: number[];
   /** listDuration(seconds, objects) calls. */
   durations: [number, number][];
+  /** The silence bound told at each watch's opening (ms), and how often the connection was said alive. */
+  transport: { bounds: number[]; alive: number };
   calls: ApiCall[];
 }
 
@@ -104,6 +106,7 @@ export function startLoop(
   const errors: unknown[] = [];
   const delays: number[] = [];
   const durations: [number, number][] = [];
+  const transport = { bounds: [] as number[], alive: 0 };
   const name = (o: unknown): string => String((o as { metadata?: { name?: string } }).metadata?.name);
   const loop = new ListWatch(
     client,
@@ -122,6 +125,8 @@ export function startLoop(
       listDuration: (seconds, objects) => durations.push([seconds, objects]),
       shardSelector: (outcome) => log.push(`shardSelector:${outcome}`),
       watchEvent: (type) => log.push(`watchEvent:${type}`),
+      silenceBound: (ms) => transport.bounds.push(ms),
+      alive: () => transport.alive++,
       error: (operation, code, error) => {
         log.push(`error:${operation}:${code}`);
         errors.push(error);
@@ -141,7 +146,7 @@ export function startLoop(
   );
   t.after(() => loop.stop());
   loop.start();
-  return { loop, log, errors, delays, durations, calls };
+  return { loop, log, errors, delays, durations, transport, calls };
 }
 
 /** Polls until `condition` holds; fails with what was seen after a generous deadline. */

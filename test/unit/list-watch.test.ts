@@ -565,6 +565,106 @@ test("without inactivityMs, a silent watch is cut 15 s after its server-side tim
   assert.match(String(run.errors[0]), /no data on the watch for 16000 ms; reconnecting/);
 });
 
+test("over a transport that checks its connection, a watch silent past that check plus 5 s is cut, and the bound is told", async (t) => {
+  t.mock.timers.enable({ apis: ["setTimeout"] });
+  let alive: (() => void) | undefined;
+  const run = startLoop(
+    t,
+    {
+      watches: [
+        (o) => {
+          o.onOpen?.({ protocol: "h2", livenessCheckMs: 25_000 });
+          alive = o.onAlive;
+          return new Promise<void>((_resolve, reject) =>
+            o.signal.addEventListener("abort", () => reject(new Error("aborted"))),
+          );
+        },
+      ],
+    },
+    { watchTimeoutSeconds: [50, 50] },
+  );
+  const settle = async (): Promise<void> => {
+    for (let i = 0; i < 20; i++) await nextTurn();
+  };
+  await settle();
+  assert.deepEqual(run.transport.bounds, [30_000], "25 s liveness check + 5 s grace");
+  // The connection is heard from at 20 s: the quiet watch is alive, its watchdog starts over.
+  t.mock.timers.tick(20_000);
+  alive?.();
+  assert.equal(run.transport.alive, 1, "the observer hears it (the data is current)");
+  t.mock.timers.tick(29_999);
+  await settle();
+  assert.deepEqual(run.errors, [], "30 s from the last word not reached yet");
+  t.mock.timers.tick(1);
+  await settle();
+  assert.match(
+    String(run.errors[0]),
+    /no sign of life from the watch's connection for 30000 ms; reconnecting/,
+  );
+});
+
+test("over HTTP/1.1 (no check of its own) the bound is the watch's timeout plus the grace, and word of the connection is not asked for", async (t) => {
+  t.mock.timers.enable({ apis: ["setTimeout"] });
+  const run = startLoop(
+    t,
+    {
+      watches: [
+        (o) => {
+          o.onOpen?.({ protocol: "http/1.1" });
+          return new Promise<void>((_resolve, reject) =>
+            o.signal.addEventListener("abort", () => reject(new Error("aborted"))),
+          );
+        },
+      ],
+    },
+    { watchTimeoutSeconds: [50, 50] },
+  );
+  const settle = async (): Promise<void> => {
+    for (let i = 0; i < 20; i++) await nextTurn();
+  };
+  await settle();
+  assert.deepEqual(run.transport.bounds, [65_000]);
+  t.mock.timers.tick(64_999);
+  await settle();
+  assert.deepEqual(run.errors, []);
+  t.mock.timers.tick(1);
+  await settle();
+  assert.match(String(run.errors[0]), /no data on the watch for 65000 ms; reconnecting/);
+});
+
+test("a quiet stream on a live connection is still cut at its own timeout plus the grace (the server forgot it)", async (t) => {
+  t.mock.timers.enable({ apis: ["setTimeout"] });
+  let alive: (() => void) | undefined;
+  const run = startLoop(
+    t,
+    {
+      watches: [
+        (o) => {
+          o.onOpen?.({ protocol: "h2", livenessCheckMs: 25_000 });
+          alive = o.onAlive;
+          return new Promise<void>((_resolve, reject) =>
+            o.signal.addEventListener("abort", () => reject(new Error("aborted"))),
+          );
+        },
+      ],
+    },
+    { watchTimeoutSeconds: [50, 50] },
+  );
+  const settle = async (): Promise<void> => {
+    for (let i = 0; i < 20; i++) await nextTurn();
+  };
+  await settle();
+  for (let s = 0; s < 64; s++) {
+    t.mock.timers.tick(1_000);
+    alive?.();
+  }
+  await settle();
+  assert.deepEqual(run.errors, [], "64 s, the connection heard every second");
+  t.mock.timers.tick(1_000);
+  await settle();
+  assert.match(String(run.errors[0]), /no data on the watch for 65000 ms; reconnecting/);
+});
+
 const shardSelector = "shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000')";
 
 test("a shard selector goes on every list page and watch; the list tells whether the apiserver applied it", async (t) => {

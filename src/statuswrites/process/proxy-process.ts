@@ -35,7 +35,7 @@ async function start(): Promise<() => Promise<void>> {
   const restarts = restartsOf(process.env);
   log.info("starting", { version, node: process.version, restarts, hash: loaded.hash });
   const kubeConfig = await loadKubeConfig({ path: flags.kubeconfig, context: flags.context });
-  const client = createKubeClient(kubeConfig);
+  const client = createKubeClient(kubeConfig, { logger: log });
   const registry = new Registry();
   const metrics = createStatusWriteMetrics(registry, config.metricPrefix);
   const kinds = createApiserverKindResolver((path, query) => client.request("GET", path, { query }), log);

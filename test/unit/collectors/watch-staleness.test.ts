@@ -7,7 +7,13 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { WatchTelemetry } from "../../../src/collectors/watch-telemetry.ts";
-import { defaultWatchTimeoutSeconds, silenceBoundMs, silenceGraceMs } from "../../../src/kube/list-watch.ts";
+import { livenessCheckMs } from "../../../src/kube/h2-watch.ts";
+import {
+  defaultWatchTimeoutSeconds,
+  livenessGraceMs,
+  silenceBoundMs,
+  silenceGraceMs,
+} from "../../../src/kube/list-watch.ts";
 import { createLogger } from "../../../src/log.ts";
 import { createSelfMetrics } from "../../../src/metrics/self-metrics.ts";
 import { parseExposition } from "../../support/exposition-check.ts";
@@ -46,6 +52,34 @@ test("the silence bound is the longest watch timeout plus the grace: 75 s by def
   assert.equal(silenceBoundMs({}), 75_000);
   assert.equal(silenceBoundMs({ watchTimeoutSeconds: [5, 10] }), 25_000);
   assert.equal(silenceBoundMs({ watchTimeoutSeconds: [5, 10], inactivityMs: 30_000 }), 30_000);
+});
+
+test("over HTTP/2 the silence bound is the connection's PING check plus a grace: 30 s by default, whatever the watch timeout", () => {
+  const h2Check = livenessCheckMs({ pingAfterQuietMs: 15_000, pingAnswerMs: 10_000 });
+  assert.equal(h2Check, 25_000);
+  assert.equal(livenessGraceMs, 5_000);
+  assert.equal(silenceBoundMs({}, h2Check), 30_000);
+  assert.equal(silenceBoundMs({ watchTimeoutSeconds: [100, 200] }, h2Check), 30_000);
+  assert.equal(silenceBoundMs({ inactivityMs: 12_000 }, h2Check), 12_000, "a set inactivity wins");
+});
+
+test("the bound a watch reports when it opens is the one readiness keeps; word of its connection confirms the data", () => {
+  const { telemetry, at } = setup(75);
+  const observer = telemetry.observer("", [""], () => 3);
+  at(1000);
+  telemetry.listFinished("", [""]);
+  observer.silenceBound?.(30_000);
+  observer.synced(true);
+  assert.deepEqual(telemetry.readiness(1030), { ready: true, detail: "synced, data 30 s old" });
+  assert.deepEqual(telemetry.readiness(1031), {
+    ready: false,
+    detail: "stale: data not confirmed for 31 s (more than 30 s)",
+  });
+  at(1025);
+  observer.alive?.();
+  assert.deepEqual(telemetry.readiness(1055), { ready: true, detail: "synced, data 30 s old" });
+  observer.silenceBound?.(75_000);
+  assert.deepEqual(telemetry.readiness(1100), { ready: true, detail: "synced, data 75 s old" });
 });
 
 test("the data and last-event timestamps exist at 0 before anything arrives; the resource is not ready", async () => {
