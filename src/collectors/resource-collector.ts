@@ -122,6 +122,7 @@ export class ResourceCollector {
       owner: true,
       traceContextAnnotation: joins.traceContextAnnotation,
       source: settings.tracing?.source?.ref,
+      operation: settings.tracing?.operation,
     };
     return { ...kind, projection: { ...kind.projection, refs } };
   }

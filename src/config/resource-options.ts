@@ -198,7 +198,7 @@ export const resourceOptionTable = {
   }),
   tracing: custom<ResourceTracing>({
     key: "tracing",
-    doc: "What this resource's root spans join (docs/tracing.md#joins): {parent: owner | source} makes a generation root the child of its controller owner's (or its source's) root while that is open, instead of a trace of its own (it links to them either way); {source: {group, kind, name, namespace?, kindFrom?}} names the source, each part {fromLabel | fromAnnotation | fromPath | value} (Flux: fromLabel kustomize.toolkit.fluxcd.io/name and /namespace; spec.sourceRef: fromPath). Unset: links to the controller owner only.",
+    doc: "What this resource's root spans join (docs/tracing.md#joins): {parent: owner | source} makes a generation root the child of its controller owner's (or its source's) root while that is open, instead of a trace of its own (it links to them either way); {source: {group, kind, name, namespace?, kindFrom?}} names the source, each part {fromLabel | fromAnnotation | fromPath | value} (Flux: fromLabel kustomize.toolkit.fluxcd.io/name and /namespace; spec.sourceRef: fromPath). {operation: {startedAt, finishedAt, phase?}} (dotted paths; Argo CD: status.operationState.startedAt, .finishedAt, .phase) traces a kind without generation roots by operations: one `<Kind> operation` root per operation, keyed by its server-written start, which children naming it as owner or source join (docs/tracing.md, \"Parents without generation roots\"). Unset: links to the controller owner only.",
     default: noResourceTracing,
     shown: "",
     schema: resourceTracingSchema,

@@ -3,9 +3,12 @@
 // controller owner's or its source's root (else it links to them); `source`
 // names the source: its kind, and where the object names it (a reference
 // field such as spec.sourceRef, or a label pair such as Flux's
-// kustomize.toolkit.fluxcd.io/name and /namespace).
+// kustomize.toolkit.fluxcd.io/name and /namespace). `operation` names the
+// server-written start and end of the object's current operation (Argo CD's
+// status.operationState): a kind without generation roots is then traced by
+// operations, roots keyed by that start, which other objects can join.
 import type { Type } from "typebox";
-import type { RefField, SourceRefSource } from "../core/project/refs.ts";
+import type { OperationPaths, RefField, SourceRefSource } from "../core/project/refs.ts";
 import type { Checker } from "./checker.ts";
 import { dottedPath } from "./resource-fields.ts";
 
@@ -13,9 +16,15 @@ export interface ResourceTracing {
   parent: "owner" | "source" | undefined;
   /** The source's kind, and where the object names it. */
   source: { group: string; kind: string; ref: SourceRefSource } | undefined;
+  /** Where the object's current operation says when it started and finished; undefined: not traced by operations. */
+  operation: OperationPaths | undefined;
 }
 
-export const noResourceTracing: ResourceTracing = { parent: undefined, source: undefined };
+export const noResourceTracing: ResourceTracing = {
+  parent: undefined,
+  source: undefined,
+  operation: undefined,
+};
 
 const fieldKeys = ["fromLabel", "fromAnnotation", "fromPath", "value"] as const;
 
@@ -43,9 +52,29 @@ function refField(c: Checker, path: string, value: unknown): RefField | undefine
   return { from: key === "fromLabel" ? "label" : "annotation", key: text };
 }
 
+function fieldPath(c: Checker, path: string, value: unknown): string[] | undefined {
+  const p = c.string(path, value, dottedPath, "a dotted field path such as status.operationState.startedAt");
+  return p === undefined ? undefined : p.split(".");
+}
+
+function operationPaths(c: Checker, path: string, value: unknown): OperationPaths | undefined {
+  const raw = c.object(path, value, ["startedAt", "finishedAt", "phase"]);
+  if (!raw) return undefined;
+  for (const key of ["startedAt", "finishedAt"] as const) {
+    if (raw[key] === undefined) c.problems.push(`${path}.${key}: required (a server-written RFC 3339 time)`);
+  }
+  const startedAt =
+    raw.startedAt === undefined ? undefined : fieldPath(c, `${path}.startedAt`, raw.startedAt);
+  const finishedAt =
+    raw.finishedAt === undefined ? undefined : fieldPath(c, `${path}.finishedAt`, raw.finishedAt);
+  const phase = raw.phase === undefined ? undefined : fieldPath(c, `${path}.phase`, raw.phase);
+  if (startedAt === undefined || finishedAt === undefined) return undefined;
+  return { startedAt, finishedAt, phase };
+}
+
 export function resourceTracing(c: Checker, path: string, value: unknown): ResourceTracing | undefined {
   if (value === undefined) return undefined;
-  const raw = c.object(path, value, ["parent", "source"]);
+  const raw = c.object(path, value, ["parent", "source", "operation"]);
   if (!raw) return undefined;
   const parent =
     raw.parent === undefined
@@ -69,7 +98,9 @@ export function resourceTracing(c: Checker, path: string, value: unknown): Resou
   }
   if (parent === "source" && raw.source === undefined)
     c.problems.push(`${path}.parent: "source" needs ${path}.source (which object is the source)`);
-  return { parent, source };
+  const operation =
+    raw.operation === undefined ? undefined : operationPaths(c, `${path}.operation`, raw.operation);
+  return { parent, source, operation };
 }
 
 const fieldSchema = (T: typeof Type) =>
@@ -95,6 +126,16 @@ export const resourceTracingSchema = (T: typeof Type) =>
             name: fieldSchema(T),
             namespace: T.Optional(fieldSchema(T)),
             kindFrom: T.Optional(fieldSchema(T)),
+          },
+          { additionalProperties: false },
+        ),
+      ),
+      operation: T.Optional(
+        T.Object(
+          {
+            startedAt: T.String({ pattern: dottedPath.source }),
+            finishedAt: T.String({ pattern: dottedPath.source }),
+            phase: T.Optional(T.String({ pattern: dottedPath.source })),
           },
           { additionalProperties: false },
         ),

@@ -91,6 +91,17 @@ export interface ObjectRefs {
   source?: { namespace: string; name: string; kind?: string };
   /** The trace-context annotation's value, as given (parsed by tracing). */
   traceContext?: string;
+  /** The current operation, for a kind traced by operations (tracing.operation). */
+  operation?: OperationTimes;
+}
+
+/** An operation's server-written times (epoch seconds): Argo CD's status.operationState. */
+export interface OperationTimes {
+  startedAt: number;
+  /** Not before startedAt; absent while the operation runs. */
+  finishedAt?: number;
+  /** As written (Running, Succeeded, Failed, Error, Terminating). */
+  phase?: string;
 }
 
 export interface ObjectState {

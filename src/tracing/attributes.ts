@@ -62,9 +62,15 @@ export const K8S_EVENT_TYPE = "k8s.event.type";
 /** On roots: Warning event updates beyond the bound on `K8S_EVENT` events (counted, not recorded). */
 export const K8S_EVENT_DROPPED = "k8s.event.dropped";
 
-/** How a root span (a generation or a degraded episode) ended. */
+/** On operation roots: the operation's startedAt as the object gave it (RFC 3339). */
+export const OPERATION_STARTED_AT = "cr_status.operation.started_at";
+/** On operation roots: the operation's phase as it ended (Succeeded, Failed, Error). */
+export const OPERATION_PHASE = "cr_status.operation.phase";
+
+/** How a root span (a generation, a degraded episode or an operation) ended. */
 export type Outcome =
   | "ready"
+  | "succeeded"
   | "recovered"
   | "superseded"
   | "deleted"
@@ -75,10 +81,17 @@ export type Outcome =
 
 /**
  * Where a timestamp came from: `creation_timestamp`, `spec_change` (managedFields),
- * `condition` (lastTransitionTime) and `deadline` are reproducible after a restart;
- * `observed` is this process's clock and is not.
+ * `condition` (lastTransitionTime), `operation` (an operation's startedAt or
+ * finishedAt) and `deadline` are reproducible after a restart; `observed` is
+ * this process's clock and is not.
  */
-export type TimeSource = "creation_timestamp" | "spec_change" | "condition" | "deadline" | "observed";
+export type TimeSource =
+  | "creation_timestamp"
+  | "spec_change"
+  | "condition"
+  | "operation"
+  | "deadline"
+  | "observed";
 
 /** Link reasons. */
 export type LinkReason = "previous_generation" | "generation" | "owner" | "source" | "request";

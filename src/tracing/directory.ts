@@ -8,8 +8,8 @@
 // trace state, no spans), so a child and its owner on different shards join
 // as they do in one process.
 import { findCondition, isSettled, type ReadinessRules } from "../core/judge/readiness.ts";
-import type { ObjectState, ResourceIdentity } from "../core/state.ts";
-import { generationTraceKey, spanIdOf, traceIdOf } from "./ids.ts";
+import type { ObjectState, OperationTimes, ResourceIdentity } from "../core/state.ts";
+import { generationTraceKey, operationTraceKey, spanIdOf, traceIdOf } from "./ids.ts";
 import { type JoinTarget, parseTraceContext, resolveJoin } from "./joins.ts";
 import type { Joins } from "./planner/model.ts";
 import { bumpTime, conditionStart } from "./planner/stamps.ts";
@@ -34,6 +34,8 @@ interface Entry {
   settledAtMs: number | undefined;
   /** The trace id this process gave the current generation's root, when it traced it. */
   tracedTraceId: string | undefined;
+  /** The startedAt (epoch seconds) of its current operation, for a kind traced by operations; startMs/settledAtMs are then the operation's. */
+  operationAt: number | undefined;
   rules: JoinRules;
   ownerUid: string | undefined;
   ownerKind: string | undefined;
@@ -49,6 +51,43 @@ const groupOf = (apiVersion: string) =>
 
 /** Links deeper than this are not followed (an owner cycle cannot be made, but a source chain could). */
 const maxDepth = 8;
+
+/** What a join needs of an object's current root: its generation, and when it began and settled (server times). */
+interface RootSpan {
+  generation: number;
+  startMs: number | undefined;
+  settledAtMs: number | undefined;
+}
+
+/** The current generation's root; undefined for a kind without generation roots. */
+function generationSpan(
+  statusSubresource: boolean,
+  rules: ReadinessRules,
+  current: ObjectState,
+  nowMs: number,
+): RootSpan | undefined {
+  const generation = current.generation;
+  if (!statusSubresource || generation === undefined || generation < 1) return undefined;
+  const bump = bumpTime(current, generation, nowMs);
+  const startMs = bump.source === "observed" ? undefined : bump.ms;
+  let settledAtMs: number | undefined;
+  if (isSettled(current, rules, generation) && rules.readyCondition !== undefined) {
+    const ready = findCondition(current, rules.readyCondition);
+    const at = ready ? conditionStart(ready, nowMs) : undefined;
+    if (at && at.source === "condition" && (startMs === undefined || at.ms >= startMs)) settledAtMs = at.ms;
+  }
+  return { generation, startMs, settledAtMs };
+}
+
+/** The current operation's root: from its startedAt to its finishedAt. */
+function operationSpan(operation: OperationTimes): RootSpan {
+  const finishedAt = operation.finishedAt;
+  return {
+    generation: 0,
+    startMs: operation.startedAt * 1000,
+    settledAtMs: finishedAt === undefined ? undefined : finishedAt * 1000,
+  };
+}
 
 export class TraceDirectory {
   readonly #cluster: string;
@@ -68,7 +107,8 @@ export class TraceDirectory {
   /**
    * Enters (or refreshes) an object from its current state; `tracedTraceId`:
    * the trace its current generation's root joined in this process, if any.
-   * Kinds without a status subresource have no generation roots: not entered.
+   * Kinds without a status subresource have no generation roots: entered
+   * only while they report an operation (tracing.operation), as that.
    */
   note(
     resource: ResourceIdentity,
@@ -79,19 +119,15 @@ export class TraceDirectory {
     tracedTraceId: string | undefined,
     nowMs: number,
   ): void {
-    const generation = current.generation;
-    if (!statusSubresource || generation === undefined || generation < 1) {
+    const operation = statusSubresource ? undefined : current.refs?.operation;
+    const span = operation
+      ? operationSpan(operation)
+      : generationSpan(statusSubresource, rules, current, nowMs);
+    if (!span) {
       this.forget(current.uid);
       return;
     }
-    const bump = bumpTime(current, generation, nowMs);
-    const startMs = bump.source === "observed" ? undefined : bump.ms;
-    let settledAtMs: number | undefined;
-    if (isSettled(current, rules, generation) && rules.readyCondition !== undefined) {
-      const ready = findCondition(current, rules.readyCondition);
-      const at = ready ? conditionStart(ready, nowMs) : undefined;
-      if (at && at.source === "condition" && (startMs === undefined || at.ms >= startMs)) settledAtMs = at.ms;
-    }
+    const { generation, startMs, settledAtMs } = span;
     const refs = current.refs;
     const source =
       refs?.source &&
@@ -110,7 +146,8 @@ export class TraceDirectory {
       generation,
       startMs,
       settledAtMs,
-      tracedTraceId,
+      tracedTraceId: operation ? undefined : tracedTraceId,
+      operationAt: operation?.startedAt,
       rules: joinRules,
       ownerUid: refs?.owner?.uid,
       ownerKind: refs?.owner ? `${groupOf(refs.owner.apiVersion)}/${refs.owner.kind}` : undefined,
@@ -159,6 +196,20 @@ export class TraceDirectory {
   /** An entry as a join target: its trace ids follow its own joins (recursively, by the same rule). */
   #target(entry: Entry, depth: number): JoinTarget {
     const startMs = entry.startMs;
+    if (entry.operationAt !== undefined) {
+      // An operation root joins no parent: its trace is its own hash.
+      const key = operationTraceKey(this.#cluster, entry.uid, entry.operationAt);
+      return {
+        uid: entry.uid,
+        kind: entry.kind,
+        generation: entry.generation,
+        startMs,
+        settledAtMs: entry.settledAtMs,
+        traceId: traceIdOf(key),
+        previousTraceId: undefined,
+        spanId: spanIdOf(key, "root"),
+      };
+    }
     return {
       uid: entry.uid,
       kind: entry.kind,

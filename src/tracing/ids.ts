@@ -25,6 +25,11 @@ export function degradedTraceKey(cluster: string, uid: string, condition: string
   return `${salt}|${cluster}|${uid}|degraded=${condition}|since=${since}`;
 }
 
+/** A trace for one operation (tracing.operation), keyed by its server-written start (epoch seconds). */
+export function operationTraceKey(cluster: string, uid: string, startedAtSeconds: number): string {
+  return `${salt}|${cluster}|${uid}|operation=${startedAtSeconds}`;
+}
+
 export function traceIdOf(traceKey: string): string {
   return hexDigest(traceKey, 32);
 }

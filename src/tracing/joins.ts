@@ -18,8 +18,14 @@ export interface JoinTarget {
   settledAtMs: number | undefined;
   /** Trace id of the current generation's root (its own hash, or its parent's trace when it joined one). */
   traceId: string;
-  /** Trace id of the previous generation's root; undefined for generation 1. */
+  /** Trace id of the previous generation's root; undefined for generation 1 (and for an operation). */
   previousTraceId: string | undefined;
+  /**
+   * The current root's span id when it is an operation's (tracing.operation):
+   * startMs and settledAtMs are then the operation's startedAt and
+   * finishedAt. Undefined: a generation root, its id derived from the generation.
+   */
+  spanId?: string;
 }
 
 /** The parent's root a child's root joins: its ids, and whether it was still open when the child began. */
@@ -34,7 +40,8 @@ export interface ResolvedJoin {
 /**
  * The parent's generation in force at `childStartMs`: the current one when it
  * began at or before then, else the one before it (a parent that moved on
- * since, as after a restart). Open unless it had settled, or passed its
+ * since, as after a restart). An operation (no previous root known) only when
+ * it began at or before then. Open unless it had settled, or passed its
  * timeout, strictly before the child began.
  */
 export function resolveJoin(
@@ -58,7 +65,7 @@ export function resolveJoin(
   return {
     generation: target.generation,
     traceId: target.traceId,
-    spanId: rootSpanId(target.uid, target.generation),
+    spanId: target.spanId ?? rootSpanId(target.uid, target.generation),
     open: !settled && !expired,
   };
 }

@@ -93,6 +93,34 @@ const bad: [string, unknown, RegExp][] = [
     { resources: [{ groups: ["*"], labels: [{ fromLabel: "x", name: "namespace" }] }] },
     /reserved/,
   ],
+  [
+    "tracing.operation without finishedAt",
+    {
+      resources: [
+        {
+          group: "argoproj.io",
+          resource: "applications",
+          tracing: { operation: { startedAt: "status.operationState.startedAt" } },
+        },
+      ],
+    },
+    /^resources\[0\]\.tracing\.operation\.finishedAt: required/,
+  ],
+  [
+    "tracing.operation with a path that is no dotted path",
+    {
+      resources: [
+        {
+          group: "argoproj.io",
+          resource: "applications",
+          tracing: {
+            operation: { startedAt: "status..startedAt", finishedAt: "status.operationState.finishedAt" },
+          },
+        },
+      ],
+    },
+    /^resources\[0\]\.tracing\.operation\.startedAt: expected a dotted field path/,
+  ],
   ["bad prefix", { metricPrefix: "9x" }, /^metricPrefix: expected a metric name prefix/],
   [
     "bad mode",

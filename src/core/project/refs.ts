@@ -1,11 +1,13 @@
 // Tracing's parent references (ObjectRefs), read from the raw object only
 // when tracing asks for them (RefSources set): the controller owner, the
 // source a configured reference or label pair names, and the trace-context
-// annotation. Absent, malformed or over-long values read as absent; nothing
-// is kept for an object without any.
+// annotation — and, for a kind traced by operations, when its current
+// operation started and finished. Absent, malformed or over-long values read
+// as absent; nothing is kept for an object without any.
 import { isRecord } from "../json-record.ts";
-import type { ObjectRefs } from "../state.ts";
+import type { ObjectRefs, OperationTimes } from "../state.ts";
 import { readPath } from "./fields.ts";
+import { parseTimestamp } from "./timestamps.ts";
 
 type Json = unknown;
 
@@ -23,12 +25,21 @@ export interface SourceRefSource {
   kind: RefField | undefined;
 }
 
+/** Where an operation's server-written times (and phase) are (Argo CD: status.operationState.*). */
+export interface OperationPaths {
+  startedAt: readonly string[];
+  finishedAt: readonly string[];
+  phase: readonly string[] | undefined;
+}
+
 export interface RefSources {
   /** Read the controller ownerReference. */
   owner: boolean;
   /** The annotation holding a W3C trace context; undefined: none read. */
   traceContextAnnotation: string | undefined;
   source: SourceRefSource | undefined;
+  /** The operation's fields (tracing.operation); undefined: not read. */
+  operation?: OperationPaths | undefined;
 }
 
 /** Longest reference value kept (object names are at most 253; a trace context with tracestate at most ~600). */
@@ -69,6 +80,23 @@ function controllerOwner(metadata: Record<string, Json>): ObjectRefs["owner"] {
   return undefined;
 }
 
+/**
+ * The current operation: undefined unless its start reads as a time. A
+ * finish before the start belongs to no operation of this start (ignored).
+ */
+function operationTimes(raw: Record<string, Json>, paths: OperationPaths): OperationTimes | undefined {
+  const startedAt = parseTimestamp(readPath(raw, paths.startedAt));
+  if (startedAt === undefined) return undefined;
+  const finished = parseTimestamp(readPath(raw, paths.finishedAt));
+  const finishedAt = finished !== undefined && finished >= startedAt ? finished : undefined;
+  const phase = paths.phase ? asText(readPath(raw, paths.phase)) : undefined;
+  return {
+    startedAt,
+    ...(finishedAt !== undefined && { finishedAt }),
+    ...(phase !== undefined && { phase }),
+  };
+}
+
 /** The object's refs, or undefined when it has none (the common case costs no allocation). */
 export function projectRefs(
   raw: Record<string, Json>,
@@ -90,10 +118,12 @@ export function projectRefs(
     if (name !== undefined)
       source = { namespace: ns ?? namespace, name, ...(kind !== undefined && { kind }) };
   }
-  if (!owner && !source && traceContext === undefined) return undefined;
+  const operation = sources.operation ? operationTimes(raw, sources.operation) : undefined;
+  if (!owner && !source && traceContext === undefined && !operation) return undefined;
   return {
     ...(owner && { owner }),
     ...(source && { source }),
     ...(traceContext !== undefined && { traceContext }),
+    ...(operation && { operation }),
   };
 }

@@ -66,7 +66,7 @@ export function closeEpisode(step: Step, episode: Episode, ending: EpisodeEnd): 
     events: [...reasons.events, ...warnings.events],
     status: failed
       ? { code: "error", message: errorType ?? outcome }
-      : outcome === "ready" || outcome === "recovered"
+      : outcome === "ready" || outcome === "recovered" || outcome === "succeeded"
         ? { code: "ok" }
         : { code: "unset" },
     ...(episode.traceState !== undefined && { traceState: episode.traceState }),
@@ -75,6 +75,8 @@ export function closeEpisode(step: Step, episode: Episode, ending: EpisodeEnd): 
   step.state.open = undefined;
   if (episode.kind === "generation" && episode.generation !== undefined) {
     settle(step.state, episode.generation, endMs);
+  } else if (episode.kind === "operation") {
+    step.state.closedOperationAt = episode.operationStartedAt;
   } else {
     step.state.closedDegradedSince = episode.degradedSince;
   }

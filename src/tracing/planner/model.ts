@@ -73,10 +73,11 @@ export interface OpenInterval {
  * An open root span and its open children. `generation`: from a spec change
  * until the object is reconciled. `degraded`: the ready condition left its
  * desired status without a spec change (a flap), or any not-ready interval on
- * a kind traced by conditions only.
+ * a kind traced by conditions only. `operation`: one operation of a kind
+ * traced by operations (tracing.operation), from its startedAt to its finishedAt.
  */
 export interface Episode {
-  kind: "generation" | "degraded";
+  kind: "generation" | "degraded" | "operation";
   /** The object's generation when the episode began. */
   generation: number | undefined;
   traceKey: string;
@@ -102,6 +103,8 @@ export interface Episode {
   phase: OpenInterval | undefined;
   /** For degraded episodes: the `since` that keys it (ready lastTransitionTime or observation ms). */
   degradedSince?: string;
+  /** For operation episodes: the startedAt (epoch seconds) that keys it. */
+  operationStartedAt?: number;
   /** For degraded episodes: the root span is the ready condition's interval, with its reasons. */
   reasons?: ReasonHistory;
   /** Kubernetes Warning events counted while the root is open: span events of the root (warnings.ts). */
@@ -141,6 +144,8 @@ export interface ObjectTraceState {
   tracedGeneration: number | undefined;
   /** The key of the last degraded episode that ended, so the same interval is not reopened. */
   closedDegradedSince: string | undefined;
+  /** The startedAt (epoch seconds) of the last operation whose root ended or that was over when first seen. */
+  closedOperationAt?: number;
   /**
    * The trace id of `tracedGeneration`'s root when it joined another trace (a
    * parent's or a request's); undefined: its own hash (generationTraceKey).

@@ -14,12 +14,16 @@
 //   status with no spec change (a flap), linked to the generation it happened
 //   in. Kinds without a status subresource get only these (degraded.ts).
 //   Kinds judged by state fields are traced through a stand-in ready
-//   condition (state-readiness.ts).
+//   condition (state-readiness.ts);
+// - on such kinds, with tracing.operation, an `<Kind> operation` root per
+//   operation the object reports instead, keyed by its server-written start
+//   (operation.ts); without a readable start, degraded roots as above.
 import type { ObjectObservation } from "../state-tracer.ts";
 import { planDegraded } from "./degraded.ts";
 import { closeEpisode, expire } from "./episode-end.ts";
 import { planGeneration } from "./generation.ts";
 import type { ObjectTraceState, PlannerSettings } from "./model.ts";
+import { leaveOperations, planOperation } from "./operation.ts";
 import { observed } from "./stamps.ts";
 import { tracedStates } from "./state-readiness.ts";
 import { emptyTraceState, type PlanResult, stepOn } from "./step.ts";
@@ -47,7 +51,10 @@ export function planObservation(
 
   if (o.statusSubresource && current.generation !== undefined) {
     planGeneration(step, o, current, current.generation);
+  } else if (current.refs?.operation) {
+    planOperation(step, o, current, current.refs.operation);
   } else {
+    leaveOperations(step, o, current);
     planDegraded(step, o, current, "conditions");
   }
   expire(step);
