@@ -9,9 +9,9 @@
 // from one request and one export to the next.
 //
 // The mapping is points.ts's (the aggregate and registry families are read
-// there, a few hundred points, and only their bytes are written here); the
-// field order is the SDK serializer's, so for the same batch both write the
-// same bytes, exemplars aside (test/unit/otlp-metrics/encode.test.ts).
+// there, a few hundred points, and only their bytes are written here): for
+// the same batch, the request decodes as the SDK serializer's, exemplars
+// aside (test/unit/otlp-metrics/encode.test.ts).
 // Schema: opentelemetry-proto's collector/metrics/v1/metrics_service.proto,
 // metrics/v1/metrics.proto, common/v1/common.proto, resource/v1/resource.proto.
 import type { HrTime } from "@opentelemetry/api";
@@ -121,10 +121,12 @@ const numberFixedBytes = 27;
 
 // ---- Label text → KeyValue bytes --------------------------------------------------------------
 
+const renames = Object.entries(attributeRenames);
+
 /** The attribute a label in `text` [from, to) is renamed to, or undefined when it keeps its name. */
 function renamedAt(text: string, from: number, to: number): string | undefined {
-  for (const label in attributeRenames) {
-    if (to - from === label.length && text.startsWith(label, from)) return attributeRenames[label];
+  for (const [label, attribute] of renames) {
+    if (to - from === label.length && text.startsWith(label, from)) return attribute;
   }
   return undefined;
 }
@@ -160,42 +162,45 @@ function writeUnescaped(w: ProtoWriter, text: string, from: number, to: number):
  */
 export function writeLabelAttributes(text: string, at: number, w: ProtoWriter, tag: number): number {
   let i = at;
+  for (let next = writeLabel(text, i, w, tag); next !== i; next = writeLabel(text, i, w, tag)) i = next;
+  return i;
+}
+
+/** Writes the one label at `at` (`,a="x"` or `{a="x"`); returns where it ends, `at` when none starts there. */
+export function writeLabel(text: string, at: number, w: ProtoWriter, tag: number): number {
+  const c = text.charCodeAt(at);
+  if (c !== 44 /* , */ && c !== 123 /* { */) return at;
+  const eq = text.indexOf('="', at + 1);
+  if (eq === -1) return at;
+  // The value's length once unescaped, and its closing quote.
   const end = text.length;
-  for (;;) {
-    const c = text.charCodeAt(i);
-    if (c !== 44 /* , */ && c !== 123 /* { */) return i;
-    const eq = text.indexOf('="', i + 1);
-    if (eq === -1) return i;
-    // The value's length once unescaped, and its closing quote.
-    let valueBytes = 0;
-    let close = eq + 2;
-    for (; close < end; close++) {
-      const v = text.charCodeAt(close);
-      if (v === 34 /* " */) break;
-      if (v === 92 /* \ */) close++;
-      valueBytes++;
-    }
-    if (close >= end) return i;
-    if (valueBytes > 0) {
-      const renamed = renamedAt(text, i + 1, eq);
-      const keyBytes = renamed === undefined ? eq - i - 1 : renamed.length;
-      const anyBytes = fieldBytes(valueBytes);
-      const pairBytes = fieldBytes(keyBytes) + fieldBytes(anyBytes);
-      w.ensure(fieldBytes(pairBytes) + 8);
-      w.byte(tag);
-      w.varint(pairBytes);
-      w.byte(key.keyValue.key);
-      w.varint(keyBytes);
-      if (renamed === undefined) writeBytes(w, text, i + 1, eq);
-      else writeBytes(w, renamed, 0, renamed.length);
-      w.byte(key.keyValue.value);
-      w.varint(anyBytes);
-      w.byte(key.anyValue.string);
-      w.varint(valueBytes);
-      writeUnescaped(w, text, eq + 2, close);
-    }
-    i = close + 1;
+  let valueBytes = 0;
+  let close = eq + 2;
+  for (; close < end; close++) {
+    const v = text.charCodeAt(close);
+    if (v === 34 /* " */) break;
+    if (v === 92 /* \ */) close++;
+    valueBytes++;
   }
+  if (close >= end) return at;
+  if (valueBytes === 0) return close + 1;
+  const renamed = renamedAt(text, at + 1, eq);
+  const keyBytes = renamed === undefined ? eq - at - 1 : renamed.length;
+  const anyBytes = fieldBytes(valueBytes);
+  const pairBytes = fieldBytes(keyBytes) + fieldBytes(anyBytes);
+  w.ensure(fieldBytes(pairBytes) + 8);
+  w.byte(tag);
+  w.varint(pairBytes);
+  w.byte(key.keyValue.key);
+  w.varint(keyBytes);
+  if (renamed === undefined) writeBytes(w, text, at + 1, eq);
+  else writeBytes(w, renamed, 0, renamed.length);
+  w.byte(key.keyValue.value);
+  w.varint(anyBytes);
+  w.byte(key.anyValue.string);
+  w.varint(valueBytes);
+  writeUnescaped(w, text, eq + 2, close);
+  return close + 1;
 }
 
 /** A sample value at `from` to `to` in `text`, as parseValue reads it (whole numbers of up to 15 digits without a slice). */
@@ -310,6 +315,107 @@ class FamilyPoints {
   }
 }
 
+/**
+ * A line's own labels and value (`,type="Ready",status="True"} 1`) as a
+ * point's last bytes (the as_double value, then the KeyValue fields), kept
+ * per slot and line: objects in the same state have the same labels on the
+ * same line, most often the same value too, so most lines are compared, not
+ * parsed.
+ */
+class LineTail {
+  /** The labels, up to their closing brace. */
+  labels = "";
+  /** The whole line `bytes` hold, "" while the value last read differed from the one before. */
+  line = "";
+  value = 0;
+  /** The value's 8 bytes first: a line without labels is those alone. */
+  readonly bytes = new ProtoWriter(256);
+  /** `bytes` as written. */
+  view: Uint8Array;
+
+  constructor() {
+    this.bytes.buf.writeDoubleLE(this.value, 0);
+    this.bytes.pos = 8;
+    this.view = this.bytes.buf.subarray(0, 8);
+  }
+
+  /** Whether the line last read is a point (`view` its tail). */
+  point = false;
+
+  /** Reads the line at [from, to) of `text`. */
+  read(text: string, from: number, to: number): void {
+    this.point = this.#read(text, from, to);
+  }
+
+  #read(text: string, from: number, to: number): boolean {
+    const line = this.line;
+    if (line.length === to - from && line.length > 0 && text.startsWith(line, from)) return true;
+    const known = this.labels.length;
+    // Equal text up to a closing brace: the same labels (the brace cannot be inside a value the text shares).
+    if (text.charCodeAt(from + known) === 125 /* } */ && text.startsWith(this.labels, from)) {
+      const value = valueAt(text, from + known + 2, to);
+      // The same value twice running: kept whole, compared whole from now on. A value that changes
+      // from line to line (a timestamp) is parsed each time instead, rather than each time a new string.
+      if (Object.is(value, this.value)) this.line = text.slice(from, to);
+      else this.#value(value);
+      return true;
+    }
+    const bytes = this.bytes;
+    bytes.pos = 8;
+    const close = writeLabelAttributes(text, from, bytes, key.number.attributes);
+    this.view = bytes.buf.subarray(0, bytes.pos);
+    if (close >= to || text.charCodeAt(close) !== 125 /* } */) {
+      this.labels = "";
+      bytes.pos = 8;
+      this.view = bytes.buf.subarray(0, 8);
+      this.#value(0);
+      return false;
+    }
+    this.labels = text.slice(from, close);
+    this.#value(valueAt(text, close + 2, to));
+    this.line = text.slice(from, to);
+    return true;
+  }
+
+  #value(value: number): void {
+    this.value = value;
+    this.line = "";
+    this.bytes.buf.writeDoubleLE(value, 0);
+  }
+}
+
+/**
+ * A slot's lines as last read, one LineTail each: the next object's are
+ * often the very same text (a label-only family's lines are one shared
+ * string for every object in the same state, see shared-texts.ts), and then
+ * not even read.
+ */
+class SlotTails {
+  text: string | undefined;
+  readonly lines: LineTail[] = [];
+  /** Lines in `text`. */
+  count = 0;
+
+  read(tails: string): void {
+    if (tails === this.text) return;
+    let line = 0;
+    for (let from = 0; ; line++) {
+      const newline = tails.indexOf("\n", from);
+      const to = newline === -1 ? tails.length : newline;
+      let tail = this.lines[line];
+      if (!tail) {
+        tail = new LineTail();
+        this.lines.push(tail);
+      }
+      tail.read(tails, from, to);
+      if (newline === -1) break;
+      from = newline + 1;
+    }
+    this.count = line + 1;
+    this.text = tails;
+  }
+}
+
 // ---- The encoder -----------------------------------------------------------------------------
 
 /**
@@ -322,10 +428,18 @@ export class RequestEncoder {
   /** Families of the batch being read, in the order of their first point (the SDK batch's order). */
   readonly #order: FamilyPoints[] = [];
   readonly #out = new ProtoWriter(1024 * 1024);
-  /** The current object's attributes, as every one of its points repeats them. */
-  readonly #object = new ProtoWriter(1024);
+  /**
+   * What every point of the current object starts with, for its gauges and
+   * its counters: its attributes, the start and end times, the value's key.
+   */
+  readonly #gaugeHead = new ProtoWriter(1024);
+  readonly #counterHead = new ProtoWriter(1024);
+  #gaugeView: Uint8Array = Buffer.alloc(0);
+  #counterView: Uint8Array = Buffer.alloc(0);
   /** One point's own attributes (or a histogram's exemplars). */
   readonly #own = new ProtoWriter(1024);
+  /** The lines last seen per slot: the next object's are most often the same. */
+  readonly #seen: SlotTails[] = objectFamilies.map(() => new SlotTails());
   readonly #exemplar = new ProtoWriter(256);
   readonly #time = new Uint32Array(2);
   readonly #start = new Uint32Array(2);
@@ -363,7 +477,7 @@ export class RequestEncoder {
           if (!series || !(series.slots & objects.selected)) continue;
           // A counter counts from when its series first appeared: this process's start, or the object's creation after it.
           const created = (entry.state.creationTimestamp ?? 0) * 1000;
-          nanosHalves(Math.max(options.startMs, created), this.#start);
+          this.#objectHeads(series.open, Math.max(options.startMs, created));
           this.#objectPoints(series, objects.selected, families);
           if (this.#bytes >= options.batchBytes) {
             const request = this.#take();
@@ -427,14 +541,42 @@ export class RequestEncoder {
     return f;
   }
 
-  /** Every line of the object's selected slots, each one point. */
+  /**
+   * The object's labels as attributes, once for all its points, then the
+   * fields every point repeats. The attributes come first: the order of
+   * fields is free, and this way a point is one copy of its head, its value
+   * and its own labels.
+   */
+  #objectHeads(open: string, counterStartMs: number): void {
+    const gauge = this.#gaugeHead;
+    const counter = this.#counterHead;
+    gauge.reset();
+    writeLabelAttributes(open, 0, gauge, key.number.attributes);
+    counter.reset();
+    counter.copy(gauge.buf, 0, gauge.pos);
+    this.#stamp(gauge, 0, 0);
+    nanosHalves(counterStartMs, this.#start);
+    this.#stamp(counter, this.#start[0] as number, this.#start[1] as number);
+    this.#gaugeView = gauge.buf.subarray(0, gauge.pos);
+    this.#counterView = counter.buf.subarray(0, counter.pos);
+  }
+
+  /** The start and end times and the value's key. */
+  #stamp(w: ProtoWriter, startLow: number, startHigh: number): void {
+    w.ensure(numberFixedBytes);
+    w.byte(key.number.start);
+    w.fixed64(startLow, startHigh);
+    w.byte(key.number.time);
+    w.fixed64(this.#time[0] as number, this.#time[1] as number);
+    w.byte(key.number.asDouble);
+  }
+
+  /** Every line of the object's selected slots, each one point: the object's head, then the line's value and labels. */
   #objectPoints(
     series: { open: string; slots: number; tails: readonly string[] },
     selected: number,
     families: readonly FamilyPoints[],
   ): void {
-    this.#object.reset();
-    writeLabelAttributes(series.open, 0, this.#object, key.number.attributes);
     let index = 0;
     for (let slot = 0; slot < families.length; slot++) {
       const bit = 1 << slot;
@@ -442,37 +584,21 @@ export class RequestEncoder {
       const tails = series.tails[index++] as string;
       if (!(selected & bit)) continue;
       const f = families[slot] as FamilyPoints;
-      const start = f.family.type === "counter" ? this.#start : undefined;
-      for (let from = 0; ; ) {
-        const newline = tails.indexOf("\n", from);
-        const to = newline === -1 ? tails.length : newline;
-        this.#tailPoint(f, start, tails, from, to);
-        if (newline === -1) break;
-        from = newline + 1;
+      const head = f.family.type === "counter" ? this.#counterView : this.#gaugeView;
+      const seen = this.#seen[slot] as SlotTails;
+      seen.read(tails);
+      for (let line = 0; line < seen.count; line++) {
+        const tail = seen.lines[line] as LineTail;
+        if (!tail.point) continue;
+        const view = tail.view;
+        const w = this.#startPoint(f, head.length + view.length);
+        // Room for the whole point was ensured: written without a check per field.
+        w.buf.set(head, w.pos);
+        w.buf.set(view, w.pos + head.length);
+        w.pos += head.length + view.length;
+        this.#endPoint(f, w);
       }
     }
-  }
-
-  /** One line's tail (`,type="Ready",status="True"} 1`) as a point over the object's attributes. */
-  #tailPoint(f: FamilyPoints, start: Uint32Array | undefined, text: string, from: number, to: number): void {
-    const own = this.#own;
-    own.reset();
-    const close = writeLabelAttributes(text, from, own, key.number.attributes);
-    if (close >= to || text.charCodeAt(close) !== 125 /* } */) return;
-    const value = valueAt(text, close + 2, to);
-    const object = this.#object;
-    const body = numberFixedBytes + object.pos + own.pos;
-    const w = this.#startPoint(f, body);
-    w.byte(key.number.start);
-    if (start) w.fixed64(start[0] as number, start[1] as number);
-    else w.fixed64(0, 0);
-    w.byte(key.number.time);
-    w.fixed64(this.#time[0] as number, this.#time[1] as number);
-    w.byte(key.number.asDouble);
-    w.double(value);
-    w.copy(object.buf, 0, object.pos);
-    w.copy(own.buf, 0, own.pos);
-    this.#endPoint(f, w);
   }
 
   /** The key and length of a point of `body` bytes in its family's buffer. */
