@@ -4,8 +4,9 @@
 // value), the aggregate sources' lines, and the registry (self metrics,
 // per-kind histograms, process metrics) as the client library reports it.
 // Read in batches of at most `maxPoints` points, each a ResourceMetrics the
-// otlp-transformer serializers take; the event loop gets a turn whenever
-// reading has taken `sliceMs`, so a 50k-object store never stalls the watches.
+// otlp-transformer serializers take (http/json; http/protobuf is written by
+// encode.ts, which takes the aggregate and registry points from here); the
+// event loop gets a turn whenever reading has taken `sliceMs`.
 import type { Attributes, HrTime } from "@opentelemetry/api";
 import { ValueType } from "@opentelemetry/api";
 import type { Resource } from "@opentelemetry/resources";
