@@ -131,7 +131,7 @@ function renamedAt(text: string, from: number, to: number): string | undefined {
   return undefined;
 }
 
-/** Writes an ASCII or byte string (every char one byte) [from, to) of `text`. */
+/** Writes an ASCII or byte string (every char one byte) [from, to) of `text`; room ensured by the caller. */
 function writeBytes(w: ProtoWriter, text: string, from: number, to: number): void {
   const buf = w.buf;
   let pos = w.pos;
@@ -139,7 +139,7 @@ function writeBytes(w: ProtoWriter, text: string, from: number, to: number): voi
   w.pos = pos;
 }
 
-/** Writes a label value between quotes, [from, to), unescaped (`\\` `\"` `\n`), `bytes` long once unescaped. */
+/** Writes a label value between quotes, [from, to), unescaped (`\\` `\"` `\n`); room ensured by the caller. */
 function writeUnescaped(w: ProtoWriter, text: string, from: number, to: number): void {
   const buf = w.buf;
   let pos = w.pos;
@@ -427,7 +427,8 @@ export class RequestEncoder {
   readonly #families = new Map<string, FamilyPoints>();
   /** Families of the batch being read, in the order of their first point (the SDK batch's order). */
   readonly #order: FamilyPoints[] = [];
-  readonly #out = new ProtoWriter(1024 * 1024);
+  /** The request being assembled: grows to a request's size at the first export. */
+  readonly #out = new ProtoWriter(64 * 1024);
   /**
    * What every point of the current object starts with, for its gauges and
    * its counters: its attributes, the start and end times, the value's key.
