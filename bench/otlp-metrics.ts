@@ -5,16 +5,32 @@
 // for http/protobuf and http/json, with and without gzip. Per export: points,
 // points per second, requests, bytes serialized and sent, CPU ms of this
 // process (gzip's worker threads included), wall ms, the longest event-loop
-// stall (monitorEventLoopDelay, 1 ms resolution) and the longest single
-// serialization. The figures go into bench/README.md by hand.
+// stall (monitorEventLoopDelay, 1 ms resolution) and the longest synchronous
+// stretch of encoding. For reference, the same store's /metrics scrape
+// (writeExposition written to a loopback socket as the server writes it,
+// plain and gzip) measured the same way in the same run: the export's CPU
+// target is the scrape's. The load average is recorded before and after
+// each size (the figures mean little on a busy machine). The table goes to
+// stdout (for bench/README.md), the numbers to --out (default
+// bench/results/otlp-metrics/latest.json; test/unit/doc-figures.test.ts
+// compares the docs with it).
 //   node bench/otlp-metrics.ts [--sizes 10000,50000] [--exports 3] [--max-points 2000]
+//     [--protocols http/protobuf,http/json] [--out FILE]
 import { type ChildProcess, spawn } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { type ClientRequest, request, type ServerResponse } from "node:http";
+import { loadavg } from "node:os";
+import { dirname } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { silentLogger } from "../src/log.ts";
+import { defaultChunkBytes } from "../src/metrics/chunks.ts";
+import { writeExposition } from "../src/metrics/writer.ts";
 import { OtlpMetricsExporter } from "../src/otlp-metrics/exporter.ts";
 import type { OtlpMetricsSettings } from "../src/otlp-metrics/settings.ts";
+import { gzipOptions } from "../src/server/http.ts";
+import { sendGzip, sendPlain } from "../src/server/send-exposition.ts";
 import { offlineCollector } from "../test/support/collector.ts";
 import { widgetBody, widgetStatus } from "./lib/fleet.ts";
 
@@ -23,8 +39,11 @@ const { values: flags } = parseArgs({
     sizes: { type: "string", default: "10000,50000" },
     exports: { type: "string", default: "3" },
     "max-points": { type: "string", default: "2000" },
+    protocols: { type: "string", default: "http/protobuf,http/json" },
+    out: { type: "string", default: "bench/results/otlp-metrics/latest.json" },
   },
 });
+const protocols = flags.protocols.split(",") as ("http/protobuf" | "http/json")[];
 const sizes = flags.sizes.split(",").map(Number);
 const exportsPerCase = Number(flags.exports);
 const maxPoints = Number(flags["max-points"]);
@@ -83,10 +102,108 @@ interface Row {
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
+/** One measured case: the medians of its runs after a warm-up one, the worst stall and slice. */
+function summary(objects: number, protocol: string, compression: string, runs: Row[]): Row {
+  const pick = (k: keyof Row) => median(runs.map((r) => r[k] as number));
+  const row: Row = {
+    objects,
+    protocol,
+    compression,
+    points: pick("points"),
+    requests: pick("requests"),
+    rawBytes: pick("rawBytes"),
+    bytes: pick("bytes"),
+    wallMs: pick("wallMs"),
+    cpuMs: pick("cpuMs"),
+    // The worst of the runs, not the median.
+    stallMs: Math.max(...runs.map((r) => r.stallMs)),
+    serializeMs: Math.max(...runs.map((r) => r.serializeMs)),
+  };
+  console.error(`# ${objects} objects ${protocol} ${compression}: ${JSON.stringify(row)}`);
+  return row;
+}
+
+/** Runs `once` a warm-up time and `exportsPerCase` times, each with its CPU time and longest stall. */
+async function timed(once: () => Promise<Omit<Row, "cpuMs" | "stallMs">>): Promise<Row[]> {
+  const runs: Row[] = [];
+  for (let n = 0; n <= exportsPerCase; n++) {
+    const loop = monitorEventLoopDelay({ resolution: 1 });
+    loop.enable();
+    const cpu = process.cpuUsage();
+    const row = await once();
+    const used = process.cpuUsage(cpu);
+    loop.disable();
+    // The first run warms the code up: not counted.
+    if (n > 0) runs.push({ ...row, cpuMs: (used.user + used.system) / 1000, stallMs: loop.max / 1e6 });
+  }
+  return runs;
+}
+
+/** A counting writable over one POST to the receiver, for the scrape writer to write to as it writes a response. */
+function scrapeTarget(url: string): { req: ClientRequest; bytes: () => number; done: Promise<void> } {
+  const req = request(url, { method: "POST", headers: { "content-type": "text/plain" } });
+  let bytes = 0;
+  const write = req.write.bind(req) as (chunk: unknown, ...rest: unknown[]) => boolean;
+  req.write = ((chunk: string | Buffer, ...rest: unknown[]) => {
+    bytes += typeof chunk === "string" ? chunk.length : chunk.length;
+    return write(chunk, ...rest);
+  }) as typeof req.write;
+  const done = new Promise<void>((resolve, reject) => {
+    req.on("response", (res) => {
+      res.resume();
+      res.on("end", resolve);
+    });
+    req.on("error", reject);
+  });
+  return { req, bytes: () => bytes, done };
+}
+
+/** The same store's /metrics, written to a loopback socket the way the server writes a scrape. */
+async function scrapeRows(objects: number, c: ReturnType<typeof fleet>, url: string): Promise<Row[]> {
+  const rows: Row[] = [];
+  for (const compression of ["none", "gzip"] as const) {
+    const runs = await timed(async () => {
+      const started = performance.now();
+      const target = scrapeTarget(url);
+      const chunks = writeExposition({
+        sources: c.collector.sources,
+        registry: c.metrics.registry,
+        prefix: "cr_",
+        openMetrics: false,
+      });
+      const res = target.req as unknown as ServerResponse;
+      let raw = 0;
+      async function* counted(): AsyncGenerator<string> {
+        for await (const chunk of chunks) {
+          raw += chunk.length;
+          yield chunk;
+        }
+      }
+      await (compression === "gzip"
+        ? sendGzip(res, counted(), { ...gzipOptions, chunkBytes: defaultChunkBytes })
+        : sendPlain(res, counted()));
+      await target.done;
+      return {
+        objects,
+        protocol: "/metrics scrape",
+        compression,
+        points: 0,
+        requests: 1,
+        rawBytes: raw,
+        bytes: target.bytes(),
+        wallMs: performance.now() - started,
+        serializeMs: 0,
+      };
+    });
+    rows.push(summary(objects, "/metrics scrape", compression, runs));
+  }
+  return rows;
+}
+
 async function measure(objects: number, url: string): Promise<Row[]> {
   const c = fleet(objects);
-  const rows: Row[] = [];
-  for (const protocol of ["http/protobuf", "http/json"] as const) {
+  const rows: Row[] = await scrapeRows(objects, c, url);
+  for (const protocol of protocols) {
     for (const compression of ["none", "gzip"] as const) {
       const settings: OtlpMetricsSettings = {
         target: { url, protocol, source: "bench" },
@@ -107,18 +224,10 @@ async function measure(objects: number, url: string): Promise<Row[]> {
         startMs: Date.now(),
         maxPoints,
       });
-      const runs: Row[] = [];
-      for (let n = 0; n <= exportsPerCase; n++) {
-        const loop = monitorEventLoopDelay({ resolution: 1 });
-        loop.enable();
-        const cpu = process.cpuUsage();
+      const runs = await timed(async () => {
         const report = await exporter.exportNow();
-        const used = process.cpuUsage(cpu);
-        loop.disable();
         if (report.result !== "success") throw new Error(`export failed: ${report.error}`);
-        // The first export warms the code up: not counted.
-        if (n === 0) continue;
-        runs.push({
+        return {
           objects,
           protocol,
           compression,
@@ -127,47 +236,50 @@ async function measure(objects: number, url: string): Promise<Row[]> {
           rawBytes: report.rawBytes,
           bytes: report.bytes,
           wallMs: report.durationMs,
-          cpuMs: (used.user + used.system) / 1000,
-          stallMs: loop.max / 1e6,
           serializeMs: report.maxSerializeMs,
-        });
-      }
-      const pick = (k: keyof Row) => median(runs.map((r) => r[k] as number));
-      const row: Row = {
-        objects,
-        protocol,
-        compression,
-        points: pick("points"),
-        requests: pick("requests"),
-        rawBytes: pick("rawBytes"),
-        bytes: pick("bytes"),
-        wallMs: pick("wallMs"),
-        cpuMs: pick("cpuMs"),
-        // The worst of the runs, not the median.
-        stallMs: Math.max(...runs.map((r) => r.stallMs)),
-        serializeMs: Math.max(...runs.map((r) => r.serializeMs)),
-      };
-      rows.push(row);
-      console.error(`# ${objects} objects ${protocol} ${compression}: ${JSON.stringify(row)}`);
+        };
+      });
+      rows.push(summary(objects, protocol, compression, runs));
     }
   }
   return rows;
 }
 
+interface SizeRun {
+  objects: number;
+  /** 1-minute load averages before and after. */
+  loadBefore: number;
+  loadAfter: number;
+  rows: Row[];
+}
+
 const receiver = await startReceiver();
 try {
-  const rows: Row[] = [];
-  for (const size of sizes) rows.push(...(await measure(size, receiver.url)));
+  const runs: SizeRun[] = [];
+  for (const size of sizes) {
+    const loadBefore = loadavg()[0] as number;
+    const rows = await measure(size, receiver.url);
+    runs.push({ objects: size, loadBefore, loadAfter: loadavg()[0] as number, rows });
+  }
   const mb = (b: number) => (b / 1048576).toFixed(1);
+  for (const run of runs)
+    console.log(
+      `${run.objects} objects: load average ${run.loadBefore.toFixed(1)} → ${run.loadAfter.toFixed(1)}`,
+    );
   console.log(
     "| objects | protocol | gzip | points | requests | points/s | MiB serialized | MiB sent | CPU ms | wall ms | max stall ms | max serialize ms |",
   );
   console.log("| ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
-  for (const r of rows) {
+  for (const r of runs.flatMap((run) => run.rows)) {
+    const perSecond = r.points > 0 ? Math.round(r.points / (r.wallMs / 1000)).toLocaleString("en") : "";
+    const points = r.points > 0 ? r.points.toLocaleString("en") : "";
+    const slice = r.points > 0 ? r.serializeMs.toFixed(1) : "";
     console.log(
-      `| ${r.objects.toLocaleString("en")} | ${r.protocol} | ${r.compression === "gzip" ? "yes" : "no"} | ${r.points.toLocaleString("en")} | ${r.requests} | ${Math.round(r.points / (r.wallMs / 1000)).toLocaleString("en")} | ${mb(r.rawBytes)} | ${mb(r.bytes)} | ${Math.round(r.cpuMs)} | ${Math.round(r.wallMs)} | ${r.stallMs.toFixed(1)} | ${r.serializeMs.toFixed(1)} |`,
+      `| ${r.objects.toLocaleString("en")} | ${r.protocol} | ${r.compression === "gzip" ? "yes" : "no"} | ${points} | ${r.requests} | ${perSecond} | ${mb(r.rawBytes)} | ${mb(r.bytes)} | ${Math.round(r.cpuMs)} | ${Math.round(r.wallMs)} | ${r.stallMs.toFixed(1)} | ${slice} |`,
     );
   }
+  mkdirSync(dirname(flags.out), { recursive: true });
+  writeFileSync(flags.out, `${JSON.stringify({ date: new Date().toISOString(), runs }, null, 2)}\n`);
 } finally {
   receiver.child.kill();
 }

@@ -1,19 +1,23 @@
 // The periodic OTLP metrics export: every interval (from the start of one
 // export to the start of the next), when this replica is the one that pushes,
-// the points are read from the stores and the registry (points.ts), in
-// batches, each serialized by @opentelemetry/otlp-transformer and sent
-// (transport.ts) before the next is read. One export at a time, one request
+// the points are read from the stores and the registry in batches, each
+// encoded and sent (transport.ts) before the next is read: http/protobuf
+// requests are written straight from the stores by our own encoder
+// (encode.ts), http/json ones are SDK objects (points.ts) serialized by
+// @opentelemetry/otlp-transformer. One export at a time, one request
 // in flight, nothing kept between exports: a collector that is down or slow
 // costs retries within the export's timeout, then the rest of that export is
 // dropped and the next one reads the store again. stop() waits for the export
 // in flight and flushes once more.
 
-import { JsonMetricsSerializer, ProtobufMetricsSerializer } from "@opentelemetry/otlp-transformer";
+import { JsonMetricsSerializer } from "@opentelemetry/otlp-transformer";
 import type { Resource } from "@opentelemetry/resources";
 import type { ResourceMetrics } from "@opentelemetry/sdk-metrics";
 import type { Registry } from "@prometheus-io/client";
 import type { Logger } from "../log.ts";
 import type { SeriesSource } from "../metrics/writer.ts";
+import { RequestEncoder } from "./encode.ts";
+import { unitOf } from "./mapping.ts";
 import type { OtlpMetricsMetrics } from "./metrics.ts";
 import { readBatches } from "./points.ts";
 import type { OtlpMetricsSettings } from "./settings.ts";
@@ -28,7 +32,10 @@ export interface ExportReport {
   /** Bytes serialized, before compression. */
   rawBytes: number;
   durationMs: number;
-  /** Time spent serializing (synchronous), the largest for one batch. */
+  /**
+   * The longest synchronous stretch of encoding: for http/protobuf reading
+   * and writing (the encoder's slices), for http/json one batch's serialization.
+   */
   maxSerializeMs: number;
   error?: string;
 }
@@ -49,14 +56,23 @@ export interface OtlpMetricsExporterOptions {
   /** Epoch milliseconds: the start time of cumulative points. */
   startMs: number;
   /**
-   * Most points per request (default 2,000). Within it, a batch holds as many
-   * points as serialize in about `serializeMs` (default 8 ms), measured as the
-   * export goes: the serializers are synchronous, so this bounds the stall.
+   * http/json: most points per request (default 2,000). Within it, a batch
+   * holds as many points as serialize in about `serializeMs` (default 8 ms),
+   * measured as the export goes: the serializer is synchronous, so this
+   * bounds the stall.
    */
   maxPoints?: number;
   serializeMs?: number;
+  /** http/protobuf: bytes of points per request (default 1 MiB; an object's points are never split). */
+  batchBytes?: number;
   /** Longest synchronous stretch of reading (default 5 ms). */
   sliceMs?: number;
+}
+
+/** One request's bytes and how many points it carries. */
+interface Payload {
+  payload: Uint8Array;
+  points: number;
 }
 
 const contentTypes = { "http/protobuf": "application/x-protobuf", "http/json": "application/json" } as const;
@@ -72,6 +88,8 @@ export class OtlpMetricsExporter {
   /** Points of the next batch, adapted to the serializer's pace (see maxPoints). */
   #batchPoints = 500;
   #msPerPoint: number | undefined;
+  /** The http/protobuf encoder, its buffers kept from one export to the next. */
+  readonly #encoder = new RequestEncoder(unitOf);
   /** The last export's figures (undefined before the first). */
   lastReport: ExportReport | undefined;
 
@@ -136,38 +154,27 @@ export class OtlpMetricsExporter {
       return this.#finish(report, started);
     }
     const o = this.#options;
-    const nowMs = this.#now();
     const deadline = Date.now() + o.settings.exportTimeoutMs;
-    const serializer =
-      o.settings.target.protocol === "http/json" ? JsonMetricsSerializer : ProtobufMetricsSerializer;
-    const most = o.maxPoints ?? 2_000;
-    const target = o.serializeMs ?? 8;
-    const batches = readBatches({
-      sources: o.sources(),
-      registry: o.registry,
-      resource: o.resource,
-      scope: { name: "cr-status-exporter", version: o.version },
-      nowMs,
-      startMs: o.startMs,
-      maxPoints: () => Math.min(most, this.#batchPoints),
-      sliceMs: o.sliceMs ?? 5,
-    });
+    const requests =
+      o.settings.target.protocol === "http/json"
+        ? this.#jsonRequests(report)
+        : this.#protobufRequests(report);
     try {
       for (;;) {
-        const next = await this.#nextPayload(batches, serializer, most, target, report);
-        if (!next) break;
-        const sent = await send(this.#request, next.payload, deadline);
+        const next = await requests.next();
+        if (next.done) break;
+        const sent = await send(this.#request, next.value.payload, deadline);
         report.requests++;
-        report.rawBytes += next.payload.length;
+        report.rawBytes += next.value.payload.length;
         report.bytes += sent.bytes;
         if (!sent.ok) {
           // The rest of this export is dropped: the next one reads the store again.
           report.result = "failure";
           report.error = sent.error;
-          await batches.return(undefined);
+          await requests.return(undefined);
           break;
         }
-        report.points += next.points - sent.rejectedPoints;
+        report.points += next.value.points - sent.rejectedPoints;
       }
     } catch (error) {
       report.result = "failure";
@@ -176,22 +183,66 @@ export class OtlpMetricsExporter {
     return this.#finish(report, started);
   }
 
+  /** The common part of both readers' options. */
+  #readOptions() {
+    const o = this.#options;
+    return {
+      sources: o.sources(),
+      registry: o.registry,
+      resource: o.resource,
+      scope: { name: "cr-status-exporter", version: o.version },
+      nowMs: this.#now(),
+      startMs: o.startMs,
+      sliceMs: o.sliceMs ?? 5,
+    };
+  }
+
+  /** http/protobuf: requests written by the encoder, the longest synchronous stretch reported. */
+  async *#protobufRequests(report: ExportReport): AsyncGenerator<Payload> {
+    try {
+      yield* this.#encoder.requests({
+        ...this.#readOptions(),
+        batchBytes: this.#options.batchBytes ?? 2 ** 20,
+      });
+    } finally {
+      report.maxSerializeMs = this.#encoder.longestSliceMs;
+    }
+  }
+
   /**
-   * The next batch serialized, the batch itself let go before its request is
-   * sent (its points would otherwise live through the request and be
-   * promoted to the old generation, each export a major collection).
+   * http/json: each batch serialized by the SDK, the batch itself let go
+   * before its request is sent (its points would otherwise live through the
+   * request and be promoted to the old generation, each export a major
+   * collection).
    */
-  async #nextPayload(
+  async *#jsonRequests(report: ExportReport): AsyncGenerator<Payload> {
+    const most = this.#options.maxPoints ?? 2_000;
+    const target = this.#options.serializeMs ?? 8;
+    const batches = readBatches({
+      ...this.#readOptions(),
+      maxPoints: () => Math.min(most, this.#batchPoints),
+    });
+    try {
+      for (;;) {
+        const next = await this.#serialized(batches, most, target, report);
+        if (!next) return;
+        yield next;
+      }
+    } finally {
+      await batches.return(undefined);
+    }
+  }
+
+  async #serialized(
     batches: AsyncGenerator<ResourceMetrics>,
-    serializer: typeof ProtobufMetricsSerializer,
     most: number,
     target: number,
     report: ExportReport,
-  ): Promise<{ payload: Uint8Array; points: number } | undefined> {
+  ): Promise<Payload | undefined> {
     const next = await batches.next();
     if (next.done) return undefined;
     const t = performance.now();
-    const payload = serializer.serializeRequest(next.value);
+    const payload = JsonMetricsSerializer.serializeRequest(next.value);
     const took = performance.now() - t;
     report.maxSerializeMs = Math.max(report.maxSerializeMs, took);
     if (!payload) throw new Error("the serializer returned nothing");

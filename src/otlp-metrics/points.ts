@@ -4,8 +4,9 @@
 // value), the aggregate sources' lines, and the registry (self metrics,
 // per-kind histograms, process metrics) as the client library reports it.
 // Read in batches of at most `maxPoints` points, each a ResourceMetrics the
-// otlp-transformer serializers take; the event loop gets a turn whenever
-// reading has taken `sliceMs`, so a 50k-object store never stalls the watches.
+// otlp-transformer serializers take (http/json; http/protobuf is written by
+// encode.ts, which takes the aggregate and registry points from here); the
+// event loop gets a turn whenever reading has taken `sliceMs`.
 import type { Attributes, HrTime } from "@opentelemetry/api";
 import { ValueType } from "@opentelemetry/api";
 import type { Resource } from "@opentelemetry/resources";
@@ -39,24 +40,29 @@ export interface ReadOptions {
   sliceMs: number;
 }
 
-const hrTime = (ms: number): HrTime => {
+export const hrTime = (ms: number): HrTime => {
   const seconds = Math.floor(ms / 1000);
   return [seconds, Math.round((ms - seconds * 1000) * 1e6)];
 };
 
 /** A gauge's start: unset (0), as OTLP allows for gauges. */
-const noStart: HrTime = [0, 0];
+export const noStart: HrTime = [0, 0];
 
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-interface Family {
+export interface Family {
   name: string;
   type: FamilyType;
   help: string;
 }
 
+/** Where the points read go: a batch of SDK objects here, bytes in encode.ts. */
+export interface PointSink {
+  add(family: Family, point: DataPoint<number> | DataPoint<Histogram>): void;
+}
+
 /** The points of one request, by family. */
-class Batch {
+class Batch implements PointSink {
   readonly #metrics = new Map<string, MetricData>();
   points = 0;
 
@@ -228,7 +234,7 @@ async function* objectBatches(
 }
 
 /** The aggregate families' lines, as the /metrics writer would write them. */
-function aggregatePoints(options: ReadOptions, batch: Batch): void {
+export function aggregatePoints(options: Pick<ReadOptions, "sources" | "nowMs">, batch: PointSink): void {
   const endTime = hrTime(options.nowMs);
   for (const definition of aggregateFamilies) {
     const out = new ChunkWriter(Number.MAX_SAFE_INTEGER);
@@ -247,18 +253,40 @@ function aggregatePoints(options: ReadOptions, batch: Batch): void {
   }
 }
 
+interface RegistryExemplar {
+  labelSet: Record<string, string | number>;
+  value: number | null;
+  /** Epoch seconds. */
+  timestamp?: number;
+}
+
 interface RegistryValue {
   value: number;
   labels: Record<string, string | number>;
   metricName?: string;
+  exemplar?: RegistryExemplar | null;
 }
 
-interface RegistryMetric {
+export interface RegistryMetric {
   name: string;
   help: string;
   type: string;
   values: RegistryValue[];
 }
+
+/** A bucket's exemplar as OTLP carries it: the trace it came from, its value and time, its other labels. */
+export interface PointExemplar {
+  /** 32 hex digits. */
+  traceId?: string;
+  /** 16 hex digits. */
+  spanId?: string;
+  value: number;
+  timeMs: number;
+  attributes: Record<string, string>;
+}
+
+/** A histogram point with its buckets' exemplars, lowest bucket first (the SDK serializers ignore them). */
+export type HistogramPoint = DataPoint<Histogram> & { exemplars: PointExemplar[] };
 
 function renamed(labels: Record<string, string | number>, without?: string): Record<string, string> {
   const out: Record<string, string> = {};
@@ -269,23 +297,56 @@ function renamed(labels: Record<string, string | number>, without?: string): Rec
   return out;
 }
 
+const hexId = (value: unknown, digits: number): string | undefined =>
+  typeof value === "string" && value.length === digits && /^[0-9a-f]+$/i.test(value)
+    ? value.toLowerCase()
+    : undefined;
+
+/** An exemplar's labels: trace_id and span_id become the ids when they are ones, the rest attributes. */
+function pointExemplar(e: RegistryExemplar): PointExemplar | undefined {
+  if (e.value === null || e.value === undefined) return undefined;
+  const { trace_id: trace, span_id: span, ...rest } = e.labelSet;
+  const traceId = hexId(trace, 32);
+  const spanId = hexId(span, 16);
+  const attributes = renamed({
+    ...rest,
+    ...(trace !== undefined && !traceId && { trace_id: trace }),
+    ...(span !== undefined && !spanId && { span_id: span }),
+  });
+  return {
+    ...(traceId && { traceId }),
+    ...(spanId && { spanId }),
+    value: e.value,
+    timeMs: (e.timestamp ?? 0) * 1000,
+    attributes,
+  };
+}
+
 /** A registry histogram's series (cumulative `le` buckets, `_sum`, `_count`) as OTLP histogram points. */
-function histogramPoints(metric: RegistryMetric, startTime: HrTime, endTime: HrTime): DataPoint<Histogram>[] {
+function histogramPoints(metric: RegistryMetric, startTime: HrTime, endTime: HrTime): HistogramPoint[] {
   const series = new Map<
     string,
-    { attributes: Attributes; le: [number, number][]; sum: number; count: number }
+    {
+      attributes: Attributes;
+      le: [bound: number, cumulative: number, exemplar: PointExemplar | undefined][];
+      sum: number;
+      count: number;
+      overflow: PointExemplar | undefined;
+    }
   >();
   for (const v of metric.values) {
     const attributes = renamed(v.labels, "le");
     const key = JSON.stringify(attributes);
     let s = series.get(key);
     if (!s) {
-      s = { attributes, le: [], sum: 0, count: 0 };
+      s = { attributes, le: [], sum: 0, count: 0, overflow: undefined };
       series.set(key, s);
     }
     if (v.metricName?.endsWith("_bucket")) {
       const le = v.labels.le;
-      if (le !== "+Inf") s.le.push([Number(le), v.value]);
+      const exemplar = v.exemplar ? pointExemplar(v.exemplar) : undefined;
+      if (le !== "+Inf") s.le.push([Number(le), v.value, exemplar]);
+      else s.overflow = exemplar;
     } else if (v.metricName?.endsWith("_sum")) s.sum = v.value;
     else if (v.metricName?.endsWith("_count")) s.count = v.value;
   }
@@ -298,20 +359,37 @@ function histogramPoints(metric: RegistryMetric, startTime: HrTime, endTime: HrT
       below = cumulative;
     }
     counts.push(s.count - below);
+    const exemplars = [...bounds.map(([, , e]) => e), s.overflow].filter((e) => e !== undefined);
     return {
       startTime,
       endTime,
       attributes: s.attributes,
       value: { buckets: { boundaries: bounds.map(([b]) => b), counts }, sum: s.sum, count: s.count },
+      exemplars,
     };
   });
 }
 
 /** The registry's families (self metrics, per-kind histograms, process metrics), skipping those without series. */
-async function registryPoints(options: ReadOptions, batch: Batch): Promise<void> {
+export async function registryPoints(
+  options: Pick<ReadOptions, "registry" | "nowMs" | "startMs">,
+  batch: PointSink,
+): Promise<void> {
+  registryPointsOf(await readRegistry(options.registry), options, batch);
+}
+
+/** The registry's metrics as the client library reports them (the asynchronous part of registryPoints). */
+export async function readRegistry(registry: Registry): Promise<readonly RegistryMetric[]> {
+  return (await registry.getMetricsAsJSON()) as unknown as RegistryMetric[];
+}
+
+export function registryPointsOf(
+  metrics: readonly RegistryMetric[],
+  options: Pick<ReadOptions, "nowMs" | "startMs">,
+  batch: PointSink,
+): void {
   const endTime = hrTime(options.nowMs);
   const startTime = hrTime(options.startMs);
-  const metrics = (await options.registry.getMetricsAsJSON()) as unknown as RegistryMetric[];
   for (const metric of metrics) {
     const type = metric.type as FamilyType;
     if (type !== "gauge" && type !== "counter" && type !== "histogram") continue;
@@ -330,9 +408,11 @@ async function registryPoints(options: ReadOptions, batch: Batch): Promise<void>
 }
 
 /** Whether the current stretch of synchronous work has lasted long enough to yield. */
-class Slicer {
+export class Slicer {
   readonly #sliceMs: number;
   #since = performance.now();
+  /** The longest stretch that ended so far (ms). */
+  longestMs = 0;
 
   constructor(sliceMs: number) {
     this.#sliceMs = sliceMs;
@@ -343,8 +423,14 @@ class Slicer {
   }
 
   async turn(): Promise<void> {
+    this.stop();
     await turn();
     this.restart();
+  }
+
+  /** The stretch ends here: the caller is about to await. */
+  stop(): void {
+    this.longestMs = Math.max(this.longestMs, performance.now() - this.#since);
   }
 
   /** The caller awaited between two batches (a request): a new stretch begins. */

@@ -3,7 +3,16 @@
 // loop), each attempt bounded by the request timeout, retried with
 // exponential backoff (and the receiver's Retry-After) on the answers the
 // OTLP specification calls retryable (429, 502, 503, 504, no answer), never
-// past the export's deadline. Nothing is kept between calls.
+// past the export's deadline. Nothing is kept between calls but the
+// keep-alive connections.
+//
+// node:http, not fetch: fetch copies a Uint8Array body and streams it through
+// web streams, about 240 CPU ms per 144 MiB export against 60 ms here, and
+// each copy is external memory that brings the next major collection closer.
+// The body is written from the caller's buffer, which must stay unchanged
+// until send() returns.
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
+import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { promisify } from "node:util";
 import { gzip as gzipCallback } from "node:zlib";
 
@@ -48,32 +57,83 @@ interface Attempt {
   rejectedPoints?: number;
 }
 
-async function attempt(settings: RequestSettings, body: Uint8Array, timeoutMs: number): Promise<Attempt> {
-  const headers: Record<string, string> = { ...settings.headers, "content-type": settings.contentType };
+const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
+
+/** The most of an answer's body read (an error message, a partial success). */
+const maxAnswerBytes = 64 * 1024;
+
+interface Answer {
+  status: number;
+  retryAfter: string | null;
+  text: string;
+}
+
+/** One POST: the answer, or the error's code (ECONNREFUSED, TimeoutError, …). */
+function post(settings: RequestSettings, body: Uint8Array, timeoutMs: number): Promise<Answer> {
+  const headers: Record<string, string | number> = {
+    ...settings.headers,
+    "content-type": settings.contentType,
+    "content-length": body.length,
+  };
   if (settings.compression === "gzip") headers["content-encoding"] = "gzip";
-  let response: Response;
-  try {
-    response = await fetch(settings.url, {
-      method: "POST",
-      headers,
-      body,
-      signal: AbortSignal.timeout(timeoutMs),
+  const url = new URL(settings.url);
+  const secure = url.protocol === "https:";
+  return new Promise((resolve, reject) => {
+    const req = (secure ? httpsRequest : httpRequest)(
+      url,
+      { method: "POST", headers, agent: secure ? agents.https : agents.http },
+      (res) => answer(res).then(resolve, reject),
+    );
+    const timer = setTimeout(
+      () => req.destroy(Object.assign(new Error("timeout"), { code: "TimeoutError" })),
+      timeoutMs,
+    );
+    req.on("close", () => clearTimeout(timer));
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+/** The answer's status, Retry-After and the start of its body. */
+function answer(res: IncomingMessage): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let bytes = 0;
+    res.on("data", (chunk: Buffer) => {
+      if (bytes < maxAnswerBytes) chunks.push(chunk);
+      bytes += chunk.length;
     });
+    res.on("end", () => {
+      const retryAfter = res.headers["retry-after"];
+      resolve({
+        status: res.statusCode ?? 0,
+        retryAfter: typeof retryAfter === "string" ? retryAfter : null,
+        text: Buffer.concat(chunks).toString("utf8"),
+      });
+    });
+    res.on("error", reject);
+  });
+}
+
+async function attempt(settings: RequestSettings, body: Uint8Array, timeoutMs: number): Promise<Attempt> {
+  let response: Answer;
+  try {
+    response = await post(settings, body, timeoutMs);
   } catch (error) {
-    const cause = (error as { cause?: { code?: string } }).cause?.code;
-    return { ok: false, retry: true, error: cause ?? (error as Error).name ?? String(error) };
+    const e = error as { code?: string; name?: string };
+    return { ok: false, retry: true, error: e.code ?? e.name ?? String(error) };
   }
-  const text = await response.text().catch(() => "");
-  if (response.ok) {
+  const { status, text } = response;
+  if (status >= 200 && status < 300) {
     // A partial success names the points the receiver refused; the rest were taken.
     const rejected = /"rejectedDataPoints"\s*:\s*"?(\d+)/.exec(text)?.[1];
     return { ok: true, retry: false, error: "", rejectedPoints: rejected ? Number(rejected) : 0 };
   }
-  const wait = retryAfterMs(response.headers.get("retry-after"), Date.now());
+  const wait = retryAfterMs(response.retryAfter, Date.now());
   return {
     ok: false,
-    retry: retryableStatus.has(response.status),
-    error: `HTTP ${response.status}${text ? `: ${text.slice(0, 200)}` : ""}`,
+    retry: retryableStatus.has(status),
+    error: `HTTP ${status}${text ? `: ${text.slice(0, 200)}` : ""}`,
     ...(wait !== undefined && { waitMs: wait }),
   };
 }
@@ -90,7 +150,9 @@ export async function send(
   deadlineMs: number,
   stopped: () => boolean = () => false,
 ): Promise<SendResult> {
-  const body = settings.compression === "gzip" ? new Uint8Array(await gzip(payload)) : payload;
+  // Level 1, as /metrics compresses (src/server/http.ts): level 6 took 3.5 times the CPU (117 against 33 ms for a
+  // 10k-object export, 28.7 MiB) for 13 % fewer bytes (0.90 against 1.03 MiB).
+  const body = settings.compression === "gzip" ? await gzip(payload, { level: 1 }) : payload;
   let last = "";
   for (let n = 1; ; n++) {
     const left = deadlineMs - Date.now();

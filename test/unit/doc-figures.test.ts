@@ -2,7 +2,8 @@
 // scrape size at 50,000 objects, idle memory, the ratios against
 // kube-state-metrics, the status page's timings — read out of the docs and
 // compared with the results they come from (bench/results/latest.json,
-// bench/results/status-page/50000.json, bench/results/join-directory/50000.json), within the rounding the doc quotes
+// bench/results/status-page/50000.json, bench/results/join-directory/50000.json,
+// bench/results/otlp-metrics/latest.json), within the rounding the doc quotes
 // them at. A new run that changes a figure fails here until the prose says
 // so, and so does prose edited without a run. (docs/sizing.md's generated
 // table is sizing-doc.test.ts's.)
@@ -39,10 +40,30 @@ interface JoinDirectoryRun {
   loadAverage: { before: string[]; after: string[] };
 }
 
+/** One case of bench/otlp-metrics.ts: an export (or the scrape it is compared with), medians of its runs. */
+interface OtlpRow {
+  objects: number;
+  protocol: string;
+  compression: "none" | "gzip";
+  points: number;
+  requests: number;
+  rawBytes: number;
+  bytes: number;
+  wallMs: number;
+  cpuMs: number;
+  stallMs: number;
+  serializeMs: number;
+}
+
+interface OtlpRun {
+  runs: { objects: number; loadBefore: number; loadAfter: number; rows: OtlpRow[] }[];
+}
+
 interface Results {
   latest: { run: RunResult };
   statusPage: StatusPageRun;
   joinDirectory: JoinDirectoryRun;
+  otlp: OtlpRun;
 }
 
 function results(): Results {
@@ -50,7 +71,16 @@ function results(): Results {
     latest: JSON.parse(read("bench/results/latest.json")),
     statusPage: JSON.parse(read("bench/results/status-page/50000.json")),
     joinDirectory: JSON.parse(read("bench/results/join-directory/50000.json")),
+    otlp: JSON.parse(read("bench/results/otlp-metrics/latest.json")),
   };
+}
+
+function otlpRow(run: OtlpRun, objects: number, protocol: string, compression: "none" | "gzip"): OtlpRow {
+  const found = run.runs
+    .find((r) => r.objects === objects)
+    ?.rows.find((r) => r.protocol === protocol && r.compression === compression);
+  assert.ok(found, `bench/results/otlp-metrics/latest.json: no ${protocol} ${compression} at ${objects}`);
+  return found;
 }
 
 /**
@@ -84,7 +114,7 @@ function request(run: StatusPageRun, path: string): StatusPageRequest {
 /** The longest the event loop was held while the status page benchmark served any request. */
 const longestStall = (run: StatusPageRun): number => Math.max(...run.requests.map((r) => r.maxLoopStallMs));
 
-function figures({ latest: { run }, statusPage, joinDirectory: joins }: Results): Figure[] {
+function figures({ latest: { run }, statusPage, joinDirectory: joins, otlp }: Results): Figure[] {
   const idle = measured(run.idle);
   assert.ok(idle, "bench/results/latest.json: no idle subject");
   const idleMiB = idle.rssSettledBytes / MiB;
@@ -98,7 +128,53 @@ function figures({ latest: { run }, statusPage, joinDirectory: joins }: Results)
   const breakdownRssMiB = (s: SubjectResult) => (s.memoryAfterChurn?.rssBytes ?? Number.NaN) / MiB;
   const ring = statusPage.heapBytesPerObject;
   const first = request(statusPage, "/");
+  const otlpAt = (protocol: string, compression: "none" | "gzip") =>
+    otlpRow(otlp, 50_000, protocol, compression);
+  const load = (objects: number) => otlp.runs.find((r) => r.objects === objects);
   return [
+    {
+      doc: "docs/otlp-metrics.md",
+      what: "one export at 50,000: points, MiB, CPU against the scrape's (plain, gzip), stalls, http/json",
+      pattern:
+        /\(([\d,]+) points, ([\d.]+) MiB of protobuf\), an http\/protobuf export took ([\d,]+) CPU ms against ([\d,]+) ms for a `\/metrics` scrape of the same store in the same run \(([\d,]+) against ([\d,]+) ms with gzip\), and held the event loop at most ([\d.]+) ms \(([\d.]+) ms with gzip\)\. An http\/json export of the same store took ([\d,]+) CPU ms and stalled the event loop up to ([\d.]+) ms/,
+      values: [
+        otlpAt("http/protobuf", "none").points,
+        otlpAt("http/protobuf", "none").rawBytes / MiB,
+        otlpAt("http/protobuf", "none").cpuMs,
+        otlpAt("/metrics scrape", "none").cpuMs,
+        otlpAt("http/protobuf", "gzip").cpuMs,
+        otlpAt("/metrics scrape", "gzip").cpuMs,
+        otlpAt("http/protobuf", "none").stallMs,
+        otlpAt("http/protobuf", "gzip").stallMs,
+        otlpAt("http/json", "none").cpuMs,
+        otlpAt("http/json", "none").stallMs,
+      ],
+    },
+    {
+      doc: "bench/README.md",
+      what: "the OTLP run's load averages",
+      pattern:
+        /\(load average ([\d.]+) → ([\d.]+) during the 10k run, ([\d.]+) → ([\d.]+) during the 50k\s+run;/,
+      values: [
+        load(10_000)?.loadBefore ?? Number.NaN,
+        load(10_000)?.loadAfter ?? Number.NaN,
+        load(50_000)?.loadBefore ?? Number.NaN,
+        load(50_000)?.loadAfter ?? Number.NaN,
+      ],
+    },
+    {
+      doc: "bench/README.md",
+      what: "http/protobuf at 50,000 against the scrape: CPU, stalls",
+      pattern:
+        /Without gzip the export costs less CPU than the scrape of the same store \((\d+) against (\d+) ms\), within the 25 ms stall target: \*\*both targets met\*\*\. With gzip it costs ([\d.]+) times the gzip'd scrape \((\d+) against (\d+) ms\)/,
+      values: [
+        otlpAt("http/protobuf", "none").cpuMs,
+        otlpAt("/metrics scrape", "none").cpuMs,
+        otlpAt("http/protobuf", "gzip").cpuMs / otlpAt("/metrics scrape", "gzip").cpuMs,
+        otlpAt("http/protobuf", "gzip").cpuMs,
+        otlpAt("/metrics scrape", "gzip").cpuMs,
+      ],
+    },
     {
       doc: "docs/install.md",
       what: "one process at 50,000 widgets: RSS after churn, after sync, scrape size (default set)",
@@ -306,13 +382,24 @@ function disagreements(docs: Map<string, string>, list: Figure[]): string[] {
 
 const docs = (): Map<string, string> =>
   new Map(
-    ["docs/install.md", "docs/sizing.md", "docs/api.md", "README.md", "bench/README.md"].map((p) => [
-      p,
-      read(p),
-    ]),
+    [
+      "docs/install.md",
+      "docs/sizing.md",
+      "docs/api.md",
+      "README.md",
+      "bench/README.md",
+      "docs/otlp-metrics.md",
+    ].map((p) => [p, read(p)]),
   );
 
-for (const doc of ["docs/install.md", "docs/sizing.md", "README.md", "docs/api.md", "bench/README.md"]) {
+for (const doc of [
+  "docs/install.md",
+  "docs/sizing.md",
+  "README.md",
+  "docs/api.md",
+  "bench/README.md",
+  "docs/otlp-metrics.md",
+]) {
   test(`${doc} quotes the benchmark results as they are`, () => {
     const list = figures(results()).filter((f) => f.doc === doc);
     assert.ok(list.length > 0);
@@ -342,6 +429,55 @@ test("bench/README.md's status page table is bench/results/status-page/50000.jso
       `${path}: quoted ${cells.join(" | ")}, measured ${measuredAs.join(", ")}`,
     );
   }
+});
+
+test("bench/README.md's OTLP table is bench/results/otlp-metrics/latest.json's run, row by row", () => {
+  const section = (read("bench/README.md").split("## OTLP metrics export")[1] ?? "").split(
+    "\n\nThe same command",
+  )[0];
+  const rows = [...(section ?? "").matchAll(/^\| +([\d,]+) \| ([^|]+?) +\| (no|yes) +\|([^\n]+)\|$/gm)];
+  const run = results().otlp;
+  const all = run.runs.flatMap((r) => r.rows);
+  assert.equal(rows.length, all.length, "one row per case");
+  for (const m of rows) {
+    const [objects = "", protocol = "", gzip = "", rest = ""] = m.slice(1);
+    const row = otlpRow(run, quotedNumber(objects), protocol, gzip === "yes" ? "gzip" : "none");
+    const [points, requests, , serialized, sent, cpu, wall, stall, slice] = rest
+      .split("|")
+      .map((c) => c.trim());
+    const exported = row.points > 0;
+    const pairs: [string, number][] = [
+      [serialized ?? "", row.rawBytes / MiB],
+      [sent ?? "", row.bytes / MiB],
+      [cpu ?? "", row.cpuMs],
+      [wall ?? "", row.wallMs],
+      [stall ?? "", row.stallMs],
+      [requests ?? "", row.requests],
+      ...(exported
+        ? ([
+            [points ?? "", row.points],
+            [slice ?? "", row.serializeMs],
+          ] as [string, number][])
+        : []),
+    ];
+    const wrong = pairs.filter(([q, v]) => !agrees(q, v)).map(([q, v]) => `quoted ${q}, measured ${v}`);
+    assert.deepEqual(wrong, [], `${objects} ${protocol} ${gzip}`);
+  }
+});
+
+test("the OTLP export meets its documented targets at 50,000 widgets: stalls within 25 ms, no more CPU than a scrape (plain)", () => {
+  const run = results().otlp;
+  const bench = read("bench/README.md").replace(/\s+/g, " ");
+  assert.match(
+    bench,
+    /\*\*the targets are an export that stalls the event loop at most 25 ms at 50,000 widgets, and costs no more CPU than that scrape\*\*/,
+  );
+  for (const compression of ["none", "gzip"] as const) {
+    const row = otlpRow(run, 50_000, "http/protobuf", compression);
+    assert.ok(row.stallMs <= 25, `${compression}: held the event loop ${row.stallMs} ms`);
+  }
+  const plain = otlpRow(run, 50_000, "http/protobuf", "none");
+  assert.ok(plain.cpuMs <= otlpRow(run, 50_000, "/metrics scrape", "none").cpuMs, `${plain.cpuMs} CPU ms`);
 });
 
 test("the status page meets its documented targets: the first screen under 1 s, no stall over 25 ms", () => {
