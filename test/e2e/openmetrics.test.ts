@@ -47,7 +47,9 @@ before(async () => {
         headers: { Accept: prometheusAccept },
       });
       const body = await response.text();
-      return body.includes('name="hostile"') && body.includes("Ready")
+      // Wait for the patched reason itself (escaped or not): "Ready" alone also appears in HELP
+      // text and in the series of the widget's creation, before its status is written.
+      return body.includes('name="hostile"') && body.includes("Quote")
         ? { contentType: response.headers.get("content-type") ?? "", body }
         : undefined;
     });
