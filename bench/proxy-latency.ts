@@ -1,33 +1,54 @@
-// What the API proxy adds to an operator's own requests (docs/status-writes.md):
-// the exporter run as users run it with apiProxy (`node src/main.ts`: a
-// supervisor, the proxy process and the exporter process) over N widgets on a
-// real apiserver, and one widget read (GET) and written (merge PATCH of
-// /status, what the proxy counts) by an operator-like client, alternately
-// straight to the apiserver and through the proxy, on kept-alive connections.
-// Percentiles of each path and their difference, twice: idle, and while
-// /metrics is scraped back to back and 100 parallel /api/v1/summary requests
-// are answered in a loop (the exporter's heaviest inputs; the proxy shares no
-// event loop with them, only the machine's cores).
-//   node bench/proxy-latency.ts [--objects 10000] [--requests 1000]
+// What the API proxy adds to an operator's own requests, and how long the
+// exporter's /healthz waits, under the exporter's heaviest inputs
+// (docs/status-writes.md, #30's targets). The exporter runs as users run it
+// with apiProxy and its audit receiver (`node src/main.ts`: a supervisor, the
+// proxy process and the exporter process) over N widgets on a real apiserver.
+// An operator-like client reads (GET) and writes (merge PATCH of /status, what
+// the proxy counts) one widget, alternately straight to the apiserver and
+// through the proxy, on kept-alive connections, while /healthz is probed every
+// 10 ms. Three phases:
+//   idle;
+//   scrapes and summaries: /metrics scraped back to back and 100 parallel
+//     /api/v1/summary in a loop;
+//   audit batches: four batches of --batch-mb MB posted at once in a loop
+//     (429 retried after Retry-After, as the apiserver's webhook does);
+//   loaded: both at once (what the targets judge);
+//   killed: the exporter process SIGKILLed every --kill-every-s seconds (the
+//     supervisor restarts it; the proxy process keeps forwarding).
+// Percentiles of each path, what the proxy adds (p50/p99 over direct), and
+// /healthz's; targets: ≤ 2 ms p99 added idle, ≤ 10 ms under load, /healthz p99
+// ≤ 100 ms under load. Writes bench/results/proxy-latency/<date>-<N>.json and
+// latest.json.
+//   node bench/proxy-latency.ts [--objects 10000] [--requests 1000] [--batch-mb 31] [--kill-every-s 5 (0: no killed phase)]
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import https from "node:https";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { parse } from "yaml";
+import { roleVariable } from "../src/supervisor/roles.ts";
 import { installCrd } from "../test/cluster/index.ts";
 import { freePort } from "../test/cluster/ports.ts";
+import { makeTestCertificates } from "../test/helpers/tls-certs.ts";
+import { bigAuditBatch } from "../test/support/audit-batch.ts";
+import { type AuditTarget, type LoadName, startLoad } from "./lib/exporter-load.ts";
 import { createNamespaces, type Fleet, growFleet, startBenchPlane, widgetPath } from "./lib/fleet.ts";
 
 const { values: flags } = parseArgs({
   options: {
     objects: { type: "string", default: "10000" },
     requests: { type: "string", default: "1000" },
+    "batch-mb": { type: "string", default: "31" },
+    "kill-every-s": { type: "string", default: "5" },
   },
 });
 const objects = Number(flags.objects);
 const requests = Number(flags.requests);
+const batchBytes = Number(flags["batch-mb"]) * 1024 * 1024;
+const killEveryMs = Number(flags["kill-every-s"]) * 1000;
+const targets = { addedP99IdleMs: 2, addedP99LoadedMs: 10, healthzP99LoadedMs: 100 };
 const phases = ["Pending", "Provisioning", "Running"];
 const main = join(import.meta.dirname, "..", "src", "main.ts");
 
@@ -94,30 +115,70 @@ async function measure(endpoints: [Endpoint, Endpoint], path: string): Promise<R
   return Object.fromEntries(Object.entries(samples).map(([name, ms]) => [name, stats(ms)]));
 }
 
-/** Scrapes /metrics back to back and answers 100 parallel summaries in a loop, until stopped. */
-function load(metricsUrl: string): { stop(): Promise<{ scrapes: number; summaries: number }> } {
+/** Something running beside the measured requests until stopped; what it did, counted. */
+interface Background {
+  stop(): Promise<Record<string, number>>;
+}
+
+/** Runs `step` in a loop until stopped, counting the steps that completed. */
+function loop(name: string, step: () => Promise<unknown>): Background {
   let running = true;
-  let scrapes = 0;
-  let summaries = 0;
-  const scraping = (async () => {
+  let count = 0;
+  const done = (async () => {
     while (running) {
-      await (await fetch(`${metricsUrl}/metrics`)).arrayBuffer();
-      scrapes++;
-    }
-  })();
-  const summarizing = (async () => {
-    while (running) {
-      await Promise.all(
-        Array.from({ length: 100 }, async () => (await fetch(`${metricsUrl}/api/v1/summary`)).arrayBuffer()),
-      );
-      summaries += 100;
+      await step();
+      count++;
     }
   })();
   return {
     async stop() {
       running = false;
-      await Promise.all([scraping, summarizing]);
-      return { scrapes, summaries };
+      await done;
+      return { [name]: count };
+    },
+  };
+}
+
+/** The supervisor's child running `role`, read from its environment. */
+function childPid(supervisorPid: number, role: string): number | undefined {
+  const children = readFileSync(`/proc/${supervisorPid}/task/${supervisorPid}/children`, "utf8")
+    .trim()
+    .split(/\s+/)
+    .filter(Boolean)
+    .map(Number);
+  return children.find((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/environ`, "latin1").split("\0").includes(`${roleVariable}=${role}`);
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** The exporter process SIGKILLed every `everyMs` (whenever the supervisor has one running). */
+function exporterKills(supervisorPid: number, everyMs: number): Background {
+  return loop("exporter_kills", async () => {
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+    const pid = childPid(supervisorPid, "exporter");
+    if (pid !== undefined) process.kill(pid, "SIGKILL");
+  });
+}
+
+/** /healthz probed every 10 ms; the latency of each answer (a failed probe throws). */
+function healthzProbe(metricsUrl: string): { stop(): Promise<number[]> } {
+  const ms: number[] = [];
+  const probe = loop("healthz", async () => {
+    const started = performance.now();
+    const response = await fetch(`${metricsUrl}/healthz`);
+    await response.arrayBuffer();
+    if (!response.ok) throw new Error(`/healthz answered ${response.status}`);
+    ms.push(performance.now() - started);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  });
+  return {
+    async stop() {
+      await probe.stop();
+      return ms;
     },
   };
 }
@@ -130,25 +191,66 @@ async function waitUntil(what: string, check: () => Promise<boolean>, timeoutMs:
   }
 }
 
+function judge(measured: number, limit: number): { measured: number; limit: number; met: boolean } {
+  return { measured, limit, met: measured <= limit };
+}
+
 function row(name: string, s: PathStats): string {
   return `| ${name.padEnd(28)} | ${s.p50.toFixed(2).padStart(6)} | ${s.p99.toFixed(2).padStart(6)} | ${s.max.toFixed(1).padStart(6)} |`;
 }
 
-function report(phase: string, result: Record<string, PathStats>): void {
-  const direct = result.direct as PathStats;
-  const proxied = result.proxy as PathStats;
+interface PhaseResult {
+  phase: string;
+  loadAverage: number[];
+  paths: Record<string, PathStats>;
+  addedByProxy: { p50: number; p99: number };
+  /** Null when /healthz was not judged in the phase (the killed phase: the exporter is down by design). */
+  healthz: PathStats | null;
+  background: Record<string, number>;
+}
+
+function report(result: PhaseResult): void {
+  const { direct, proxy } = result.paths as { direct: PathStats; proxy: PathStats };
+  const counts = Object.entries(result.background)
+    .map(([name, n]) => `${n} ${name}`)
+    .join(", ");
   console.log(
-    `\n${phase} (load average ${loadavg()
-      .map((l) => l.toFixed(2))
-      .join(" ")})`,
+    `\n${result.phase}${counts ? ` (${counts})` : ""}, load average ${result.loadAverage.map((l) => l.toFixed(2)).join(" ")}`,
   );
-  console.log("| path (GET + PATCH /status)   | p50 ms | p99 ms | max ms |");
+  console.log("| path                         | p50 ms | p99 ms | max ms |");
   console.log("| ---------------------------- | -----: | -----: | -----: |");
-  console.log(row("straight to the apiserver", direct));
-  console.log(row("through the proxy", proxied));
+  console.log(row("GET + PATCH, direct", direct));
+  console.log(row("GET + PATCH, through proxy", proxy));
+  if (result.healthz) console.log(row("exporter /healthz", result.healthz));
   console.log(
-    `added by the proxy: p50 ${(proxied.p50 - direct.p50).toFixed(2)} ms, p99 ${(proxied.p99 - direct.p99).toFixed(2)} ms`,
+    `added by the proxy: p50 ${result.addedByProxy.p50.toFixed(2)} ms, p99 ${result.addedByProxy.p99.toFixed(2)} ms`,
   );
+}
+
+/** The requests measured while `backgrounds` run and /healthz is probed. */
+async function phase(
+  name: string,
+  endpoints: [Endpoint, Endpoint],
+  path: string,
+  metricsUrl: string,
+  backgrounds: Background[],
+  judgeHealthz: boolean,
+): Promise<PhaseResult> {
+  const healthz = judgeHealthz ? healthzProbe(metricsUrl) : undefined;
+  const paths = await measure(endpoints, path);
+  const counts = Object.assign({}, ...(await Promise.all(backgrounds.map((b) => b.stop()))));
+  const healthzMs = await healthz?.stop();
+  const { direct, proxy } = paths as { direct: PathStats; proxy: PathStats };
+  const result: PhaseResult = {
+    phase: name,
+    loadAverage: loadavg(),
+    paths,
+    addedByProxy: { p50: proxy.p50 - direct.p50, p99: proxy.p99 - direct.p99 },
+    healthz: healthzMs ? stats(healthzMs) : null,
+    background: counts,
+  };
+  report(result);
+  return result;
 }
 
 async function run(): Promise<void> {
@@ -168,7 +270,17 @@ async function run(): Promise<void> {
         { apiGroups: ["example.com"], resources: ["widgets/status"], verbs: ["get", "update", "patch"] },
       ]);
     writeFileSync(join(dir, "token"), `${user.token}\n`);
-    const [proxyPort, metricsPort] = [await freePort(), await freePort()];
+    const certs = makeTestCertificates();
+    const auditToken = randomBytes(24).toString("hex");
+    writeFileSync(join(dir, "tls.crt"), certs.serverCertPem);
+    writeFileSync(join(dir, "tls.key"), certs.serverKeyPem, { mode: 0o600 });
+    writeFileSync(join(dir, "audit-token"), auditToken, { mode: 0o600 });
+    const [proxyPort, metricsPort, auditPort] = [await freePort(), await freePort(), await freePort()];
+    const audit: AuditTarget = {
+      url: `https://127.0.0.1:${auditPort}/audit`,
+      token: auditToken,
+      ca: certs.caPem,
+    };
     const config = join(dir, "config.yaml");
     writeFileSync(
       config,
@@ -177,6 +289,11 @@ async function run(): Promise<void> {
         "resources:",
         "  - group: example.com",
         "    resource: widgets",
+        "auditReceiver:",
+        `  listen: 127.0.0.1:${auditPort}`,
+        `  certFile: ${join(dir, "tls.crt")}`,
+        `  keyFile: ${join(dir, "tls.key")}`,
+        `  bearerTokenFile: ${join(dir, "audit-token")}`,
         "apiProxy:",
         `  listen: 127.0.0.1:${proxyPort}`,
         `  kubeconfigPath: ${join(dir, "kubeconfig")}`,
@@ -214,13 +331,81 @@ async function run(): Promise<void> {
       },
     ];
     const path = widgetPath(namespace, name);
-    console.log(`# ${objects} widgets, ${requests} rounds of GET + PATCH per path and phase`);
+    const { body: batch, events } = bigAuditBatch(batchBytes, namespace);
+    const supervisorPid = supervisor.pid as number;
+    console.log(
+      `# ${objects} widgets, ${requests} rounds of GET + PATCH per path and phase; audit batches of ${(batch.length / 1048576).toFixed(1)} MB (${events} events)`,
+    );
+    const load = (loads: LoadName[]): Background =>
+      startLoad({ metricsUrl, audit, batchBytes, namespace, loads });
     await measure(endpoints, path); // warm-up: connections, caches, the JIT
-    report("idle", await measure(endpoints, path));
-    const background = load(metricsUrl);
-    const loaded = await measure(endpoints, path);
-    const done = await background.stop();
-    report(`while ${done.scrapes} scrapes and ${done.summaries} summaries were answered`, loaded);
+    const results = [
+      await phase("idle", endpoints, path, metricsUrl, [], true),
+      await phase(
+        "scrapes and summaries",
+        endpoints,
+        path,
+        metricsUrl,
+        [load(["scrapes-and-summaries"])],
+        true,
+      ),
+      await phase("audit batches", endpoints, path, metricsUrl, [load(["audit-batches"])], true),
+      await phase(
+        "loaded",
+        endpoints,
+        path,
+        metricsUrl,
+        [load(["scrapes-and-summaries", "audit-batches"])],
+        true,
+      ),
+    ];
+    // --kill-every-s 0: no killed phase (the exporter then exits whole, e.g. to write a --cpu-prof profile).
+    if (killEveryMs > 0)
+      results.push(
+        await phase(
+          "killed",
+          endpoints,
+          path,
+          metricsUrl,
+          [exporterKills(supervisorPid, killEveryMs)],
+          false,
+        ),
+      );
+    const [idle, , , loaded, killed] = results as [
+      PhaseResult,
+      PhaseResult,
+      PhaseResult,
+      PhaseResult,
+      PhaseResult?,
+    ];
+    const verdicts = {
+      added_p99_idle_ms: judge(idle.addedByProxy.p99, targets.addedP99IdleMs),
+      added_p99_loaded_ms: judge(loaded.addedByProxy.p99, targets.addedP99LoadedMs),
+      ...(killed && { added_p99_killed_ms: judge(killed.addedByProxy.p99, targets.addedP99LoadedMs) }),
+      healthz_p99_loaded_ms: judge(loaded.healthz?.p99 ?? Number.NaN, targets.healthzP99LoadedMs),
+    };
+    console.log("\n| target | limit | measured |\n| --- | ---: | ---: |");
+    for (const [name, v] of Object.entries(verdicts))
+      console.log(`| ${name} | ≤ ${v.limit} | ${v.measured.toFixed(2)} ${v.met ? "met" : "**missed**"} |`);
+    const out = join(import.meta.dirname, "results", "proxy-latency");
+    mkdirSync(out, { recursive: true });
+    const document = `${JSON.stringify(
+      {
+        date: new Date().toISOString(),
+        node: process.version,
+        objects,
+        requests,
+        batchBytes: batch.length,
+        killEveryMs,
+        results,
+        verdicts,
+      },
+      null,
+      2,
+    )}\n`;
+    const stamp = new Date().toISOString().slice(0, 16).replace(":", "");
+    writeFileSync(join(out, `${stamp}-${objects}.json`), document);
+    writeFileSync(join(out, "latest.json"), document);
   } finally {
     supervisor?.kill("SIGTERM");
     await plane.stop();

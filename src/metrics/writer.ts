@@ -2,12 +2,14 @@
 // block, then the pre-rendered series of every resource), the aggregate
 // families, then the client library's registry (self metrics, histograms,
 // process metrics). Nothing is rendered here: stored text is copied into
-// chunks. The event loop gets a turn whenever the writer has worked for a few
-// milliseconds, so serving a million series never stalls the watches.
+// chunks. The writer works only while a turn's budget lasts (net/turns.ts,
+// shared with every other sliced request), so serving a million series never
+// stalls the watches.
 import { Registry } from "@prometheus-io/client";
 import type { ObjectEntry } from "../core/entry.ts";
 import { aggregateFamilies, type FamilyType, objectFamilies } from "../core/series/catalog.ts";
 import { byteString, escapeHelp } from "../core/series/exposition.ts";
+import { sharedTurns, type TurnShare } from "../net/turns.ts";
 import { ChunkWriter } from "./chunks.ts";
 
 export const prometheusTextType = "text/plain; version=0.0.4; charset=utf-8";
@@ -37,8 +39,8 @@ export interface WriteOptions {
   registry: Registry;
   prefix: string;
   openMetrics: boolean;
-  /** Longest stretch of synchronous work before yielding to the event loop (ms). */
-  sliceMs?: number;
+  /** Whose turns of the event loop the writing shares (the process's one share unless a test gives its own). */
+  turns?: TurnShare;
   chunkBytes?: number;
 }
 
@@ -60,8 +62,6 @@ function header(prefix: string, family: WrittenFamily, openMetrics: boolean): st
   if (openMetrics && family.type === "counter") name = name.replace(/_total$/, "");
   return byteString(`# HELP ${name} ${escapeHelp(family.help)}\n# TYPE ${name} ${family.type}\n`);
 }
-
-const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 let registryLock: Promise<unknown> = Promise.resolve();
 
@@ -124,18 +124,15 @@ export function withoutEmptyFamilies(text: string): string {
 /** The exposition in chunks of byte strings (one character per byte: send them as latin-1). */
 export async function* writeExposition(options: WriteOptions): AsyncGenerator<string> {
   const { sources, prefix, openMetrics } = options;
-  const sliceMs = options.sliceMs ?? 5;
+  const turns = options.turns ?? sharedTurns;
   const out = new ChunkWriter(options.chunkBytes);
-  let sliceStart = performance.now();
+  await turns.slice();
   for (const family of writtenFamilies) {
     out.setHeader(header(prefix, family, openMetrics));
     for (const source of sources) {
       for (const _ of source.write(family.ref, out)) {
         yield* out.take();
-        if (performance.now() - sliceStart >= sliceMs) {
-          await turn();
-          sliceStart = performance.now();
-        }
+        await turns.slice();
       }
     }
     out.setHeader(undefined);

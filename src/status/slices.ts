@@ -2,33 +2,33 @@
 // the status page, its API and the summary visit up to 50,000 views per
 // request, which took ~100 ms in one go (bench/status-page.ts) — a stall of
 // /metrics, /healthz and, in sidecar mode, the operator's API calls through
-// the proxy. In slices of a few milliseconds with a turn of the loop between
-// them, the request takes as long but nothing waits behind it.
-import { setImmediate as nextTurn } from "node:timers/promises";
+// the proxy. In slices with a turn of the loop between them, the request takes
+// as long but nothing waits behind it; the slices of all requests share one
+// budget per turn (net/turns.ts), so 100 parallel requests do not stall it either.
+import { sharedTurns, type TurnShare } from "../net/turns.ts";
 
-/** Work between two turns of the event loop. */
-export const sliceMs = 8;
 /** Views between two looks at the clock (a look costs more than a view). */
 const checkEvery = 256;
 
-/** Calls `visit` for every item, yielding to the event loop once a slice has taken `budgetMs`. */
+/** Calls `visit` for every item, working only while a turn's budget lasts; returns the turns waited for. */
 export async function eachInSlices<T>(
   items: Iterable<T>,
   visit: (item: T) => void,
-  budgetMs = sliceMs,
-  clock: () => number = performance.now.bind(performance),
-  turn: () => Promise<unknown> = nextTurn,
+  turns: TurnShare = sharedTurns,
 ): Promise<number> {
-  let sliceStart = clock();
-  let turns = 0;
+  let waited = 0;
+  if (!turns.open()) {
+    await turns.next();
+    waited++;
+  }
   let n = 0;
   for (const item of items) {
+    // Looked at before an item, not after: the last item waits for no turn.
+    if (++n % checkEvery === 1 && n > 1 && !turns.open()) {
+      await turns.next();
+      waited++;
+    }
     visit(item);
-    if (++n % checkEvery !== 0) continue;
-    if (clock() - sliceStart < budgetMs) continue;
-    await turn();
-    turns++;
-    sliceStart = clock();
   }
-  return turns;
+  return waited;
 }

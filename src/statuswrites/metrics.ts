@@ -4,8 +4,12 @@
 // confirmed (confirmed-labels.ts), and all four families share one series
 // budget; past it, a new combination is counted with its group, kind,
 // namespace and user folded into "other". Every fold is counted.
-import type { Registry } from "@prometheus-io/client";
-import { defaultMetricPrefix, statusWriteDurationBuckets } from "../core/series/catalog.ts";
+import type { Counter, Histogram, Registry } from "@prometheus-io/client";
+import {
+  defaultMetricPrefix,
+  type ExporterLabels,
+  statusWriteDurationBuckets,
+} from "../core/series/catalog.ts";
 import { ExporterFamilies } from "../metrics/families.ts";
 import type { FailureReason } from "./classify.ts";
 import { type FoldedLabel, otherLabel } from "./confirmed-labels.ts";
@@ -34,7 +38,20 @@ export interface StatusWriteObservation {
 
 export interface StatusWriteMetrics {
   record(observation: StatusWriteObservation): void;
+  /**
+   * Writes alike but for their durations (NaN where unknown), as an audit
+   * batch groups them: counted at once, the durations observed one by one,
+   * pausing (a yield) every `observationsPerPause` so the caller can give the
+   * event loop a turn — a 31 MB batch holds ~37,000 writes.
+   */
+  recordMany(
+    observation: Omit<StatusWriteObservation, "durationSeconds">,
+    durationsSeconds: readonly number[],
+  ): Generator<void>;
 }
+
+/** Durations observed between two pauses of recordMany (~0.3 ms of work). */
+export const observationsPerPause = 256;
 
 export interface StatusWriteMetricsOptions {
   /**
@@ -120,75 +137,95 @@ function userLabeler(maxUsers: number): (user: string, folded: Set<FoldedLabel>)
   };
 }
 
+const known = (seconds: number | undefined): seconds is number => seconds !== undefined && seconds >= 0;
+
+class StatusWriteRecorder implements StatusWriteMetrics {
+  readonly #requests: Counter<ExporterLabels<"statusUpdateRequests">>;
+  readonly #failures: Counter<ExporterLabels<"statusUpdateFailures">>;
+  readonly #duration: Histogram<ExporterLabels<"statusUpdateRequestDuration">>;
+  readonly #byUser: Counter<ExporterLabels<"statusUpdateRequestsByUser">>;
+  readonly #foldedCount: Counter<ExporterLabels<"statusUpdateLabelsFolded">>;
+  readonly #budget: SeriesBudget;
+  readonly #userLabel: (user: string, folded: Set<FoldedLabel>) => string;
+
+  constructor(registry: Registry, prefix: string, options: StatusWriteMetricsOptions) {
+    const f = new ExporterFamilies(registry, prefix);
+    this.#requests = f.counter("statusUpdateRequests");
+    this.#failures = f.counter("statusUpdateFailures");
+    this.#duration = f.histogram("statusUpdateRequestDuration");
+    this.#byUser = f.counter("statusUpdateRequestsByUser");
+    this.#foldedCount = f.counter("statusUpdateLabelsFolded");
+    this.#budget = new SeriesBudget(options.maxSeries ?? 10_000);
+    this.#userLabel = userLabeler(options.maxUsers ?? 100);
+  }
+
+  record(o: StatusWriteObservation): void {
+    const labels = this.#count(o, 1, known(o.durationSeconds));
+    if (labels && known(o.durationSeconds)) this.#duration.observe(labels, o.durationSeconds);
+  }
+
+  *recordMany(
+    o: Omit<StatusWriteObservation, "durationSeconds">,
+    durationsSeconds: readonly number[],
+  ): Generator<void> {
+    if (durationsSeconds.length === 0) return;
+    const labels = this.#count(o, durationsSeconds.length, durationsSeconds.some(known));
+    if (!labels) return;
+    let n = 0;
+    for (const seconds of durationsSeconds) {
+      if (known(seconds)) this.#duration.observe(labels, seconds);
+      if (++n % observationsPerPause === 0) yield;
+    }
+  }
+
+  /** Counts `n` writes alike under their admitted labels; returns the histogram's labels when a duration is known. */
+  #count(
+    o: Omit<StatusWriteObservation, "durationSeconds">,
+    n: number,
+    timed: boolean,
+  ): Record<ExporterLabels<"statusUpdateRequestDuration">, string> | undefined {
+    const budget = this.#budget;
+    const code = codeLabel(o.code);
+    const overBudget = new Set<FoldedLabel>();
+    const place = { group: o.group, kind: o.kind, namespace: o.namespace };
+    const foldPlace: ("group" | "kind" | "namespace")[] = ["group", "kind", "namespace"];
+    const counted = { ...place, verb: o.verb, code, source: o.source };
+    this.#requests.inc(budget.admit("requests", counted, 1, foldPlace, overBudget), n);
+    if (o.failure) {
+      const failed = { ...place, reason: o.failure, source: o.source };
+      this.#failures.inc(budget.admit("failures", failed, 1, foldPlace, overBudget), n);
+    }
+    const timedLabels = { group: o.group, kind: o.kind, verb: o.verb, source: o.source };
+    const durationLabels = timed
+      ? budget.admit("duration", timedLabels, histogramSeries, ["group", "kind"], overBudget)
+      : undefined;
+    if (o.user !== undefined) {
+      const byUser = { user: this.#userLabel(o.user, overBudget), group: o.group, kind: o.kind, code };
+      this.#byUser.inc(budget.admit("byUser", byUser, 1, ["user", "group", "kind"], overBudget), n);
+    }
+    this.#countFolds(o, overBudget, n);
+    return durationLabels;
+  }
+
+  /** Every fold counted, per write: labels the apiserver did not confirm, then those past the series budget. */
+  #countFolds(
+    o: Omit<StatusWriteObservation, "durationSeconds">,
+    overBudget: Set<FoldedLabel>,
+    n: number,
+  ): void {
+    const unconfirmed = new Set(o.folded ?? []);
+    for (const label of unconfirmed)
+      this.#foldedCount.inc({ source: o.source, label, cause: "unconfirmed" }, n);
+    for (const label of overBudget) {
+      if (!unconfirmed.has(label)) this.#foldedCount.inc({ source: o.source, label, cause: "budget" }, n);
+    }
+  }
+}
+
 export function createStatusWriteMetrics(
   registry: Registry,
   prefix = defaultMetricPrefix,
   options: StatusWriteMetricsOptions = {},
 ): StatusWriteMetrics {
-  const f = new ExporterFamilies(registry, prefix);
-  const requests = f.counter("statusUpdateRequests");
-  const failures = f.counter("statusUpdateFailures");
-  const duration = f.histogram("statusUpdateRequestDuration");
-  const byUser = f.counter("statusUpdateRequestsByUser");
-  const foldedCount = f.counter("statusUpdateLabelsFolded");
-  const maxUsers = options.maxUsers ?? 100;
-  const budget = new SeriesBudget(options.maxSeries ?? 10_000);
-  const userLabel = userLabeler(maxUsers);
-
-  return {
-    record(o) {
-      const code = codeLabel(o.code);
-      const overBudget = new Set<FoldedLabel>();
-      const place = { group: o.group, kind: o.kind, namespace: o.namespace };
-      requests.inc(
-        budget.admit(
-          "requests",
-          { ...place, verb: o.verb, code, source: o.source },
-          1,
-          ["group", "kind", "namespace"],
-          overBudget,
-        ),
-      );
-      if (o.failure) {
-        failures.inc(
-          budget.admit(
-            "failures",
-            { ...place, reason: o.failure, source: o.source },
-            1,
-            ["group", "kind", "namespace"],
-            overBudget,
-          ),
-        );
-      }
-      if (o.durationSeconds !== undefined && o.durationSeconds >= 0) {
-        duration.observe(
-          budget.admit(
-            "duration",
-            { group: o.group, kind: o.kind, verb: o.verb, source: o.source },
-            histogramSeries,
-            ["group", "kind"],
-            overBudget,
-          ),
-          o.durationSeconds,
-        );
-      }
-      if (o.user !== undefined) {
-        const user = userLabel(o.user, overBudget);
-        byUser.inc(
-          budget.admit(
-            "byUser",
-            { user, group: o.group, kind: o.kind, code },
-            1,
-            ["user", "group", "kind"],
-            overBudget,
-          ),
-        );
-      }
-      const unconfirmed = new Set(o.folded ?? []);
-      for (const label of unconfirmed) foldedCount.inc({ source: o.source, label, cause: "unconfirmed" });
-      for (const label of overBudget) {
-        if (!unconfirmed.has(label)) foldedCount.inc({ source: o.source, label, cause: "budget" });
-      }
-    },
-  };
+  return new StatusWriteRecorder(registry, prefix, options);
 }

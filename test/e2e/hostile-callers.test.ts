@@ -10,7 +10,7 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { Agent, request } from "node:https";
+import { Agent } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
@@ -20,6 +20,7 @@ import { createCr, crPath, installCrd, refFor, useControlPlane } from "../cluste
 import { freePort } from "../cluster/ports.ts";
 import { type ExporterProcess, startExporterProcess } from "../deploy/exporter-process.ts";
 import { makeTestCertificates } from "../helpers/tls-certs.ts";
+import { bigAuditBatch, postAuditBatch } from "../support/audit-batch.ts";
 import { auditWebhookFiles } from "../support/audit-webhook.ts";
 import { eventually } from "../support/exporter.ts";
 import { parseExposition } from "../support/exposition-check.ts";
@@ -182,62 +183,13 @@ test("200 forbidden status PATCHes to made-up namespaces and resources add a bou
 });
 
 /** An EventList of about `bytes` bytes: status writes by one user, each padded with an annotation. */
-function bigBatch(bytes: number, namespace: string): { body: Buffer; events: number } {
-  const event = JSON.stringify({
-    level: "Metadata",
-    stage: "ResponseComplete",
-    verb: "patch",
-    user: { username: "batch-writer" },
-    objectRef: {
-      resource: "widgets",
-      namespace,
-      name: "w1",
-      apiGroup: "example.com",
-      apiVersion: "v1",
-      subresource: "status",
-    },
-    responseStatus: { code: 200 },
-    annotations: { note: "x".repeat(600) },
-  });
-  const count = Math.floor(bytes / (event.length + 1));
-  const items = Array(count).fill(event).join(",");
-  return {
-    body: Buffer.from(`{"kind":"EventList","apiVersion":"audit.k8s.io/v1","items":[${items}]}`),
-    events: count,
-  };
-}
-
 // Keep-alive, as the apiserver's Go client: a refused body is then drained by
 // the receiver and the answer read cleanly (a client that asks for
 // `Connection: close` has its connection closed once answered).
 const agent = new Agent({ keepAlive: true, ca: certs.caPem });
 after(() => agent.destroy());
 
-function post(body: Buffer): Promise<{ status: number; retryAfter: string | undefined }> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      auditUrl,
-      {
-        method: "POST",
-        headers: {
-          Authorization: `Bearer ${auditToken}`,
-          "Content-Type": "application/json",
-          "Content-Length": body.length,
-        },
-        agent,
-      },
-      (res) => {
-        res.resume();
-        res.on("end", () => {
-          const retry = res.headers["retry-after"];
-          resolve({ status: res.statusCode ?? 0, retryAfter: Array.isArray(retry) ? retry[0] : retry });
-        });
-      },
-    );
-    req.on("error", reject);
-    req.end(body);
-  });
-}
+const post = (body: Buffer) => postAuditBatch(auditUrl, auditToken, agent, body);
 
 /** VmRSS and VmHWM (the peak) of a process, in MiB. */
 function memory(pid: number): { rssMiB: number; peakMiB: number } {
@@ -250,7 +202,7 @@ function memory(pid: number): { rssMiB: number; peakMiB: number } {
 test("four concurrent 31 MB batches are read as they arrive: all accepted, RSS bounded", async () => {
   const pid = running().child.pid as number;
   console.error();
-  const { body: batch, events } = bigBatch(31 * 1024 * 1024, ns);
+  const { body: batch, events } = bigAuditBatch(31 * 1024 * 1024, ns);
   const before = memory(pid);
   const statuses: number[][] = [[], [], [], []];
   const started = performance.now();

@@ -3,7 +3,9 @@ import { test } from "node:test";
 import { byteString } from "../../src/core/series/exposition.ts";
 import { ChunkWriter } from "../../src/metrics/chunks.ts";
 import { createSelfMetrics } from "../../src/metrics/self-metrics.ts";
-import { withoutEmptyFamilies, writeExposition } from "../../src/metrics/writer.ts";
+import { type SeriesSource, withoutEmptyFamilies, writeExposition } from "../../src/metrics/writer.ts";
+import { TurnShare } from "../../src/net/turns.ts";
+import { eachInSlices } from "../../src/status/slices.ts";
 
 async function render(
   openMetrics: boolean,
@@ -65,4 +67,61 @@ test("registry families without samples are left out, HELP and TYPE included", (
     withoutEmptyFamilies(text),
     '# HELP seen Something.\n# TYPE seen gauge\nseen 1\n# HELP h A histogram.\n# TYPE h histogram\nh_bucket{le="+Inf"} 0\nh_sum 0\nh_count 0\n',
   );
+});
+
+test("a scrape writes only while a turn's budget lasts, sharing the turns with other sliced work", async () => {
+  const clock = { now: 0, turn: 0 };
+  const turns = new TurnShare(
+    5,
+    () => clock.now,
+    (run) =>
+      setImmediate(() => {
+        clock.turn++;
+        run();
+      }),
+  );
+  const writtenInTurn: number[] = [];
+  // A source whose every line takes 1 ms to "copy" and fills a 64-byte chunk.
+  const source: SeriesSource = {
+    *write(family, out) {
+      if (family.kind !== "object" || family.slot !== 0) return;
+      for (let i = 0; i < 40; i++) {
+        out.write(byteString(`cr_info{n="${String(i).padStart(40, "0")}"} 1\n`));
+        writtenInTurn.push(clock.turn);
+        clock.now += 1;
+        if (out.ready) yield;
+      }
+    },
+  };
+  let otherWalkTurns: number[] = [];
+  const scrape = (async () => {
+    let text = "";
+    const registry = createSelfMetrics("cr_", "t").registry;
+    for await (const chunk of writeExposition({
+      sources: [source],
+      registry,
+      prefix: "cr_",
+      openMetrics: false,
+      turns,
+      chunkBytes: 64,
+    }))
+      text += chunk;
+    return text;
+  })();
+  const other = eachInSlices(
+    Array.from({ length: 40 * 256 }, (_, i) => i),
+    (i) => {
+      if (i % 256 === 0) otherWalkTurns.push(clock.turn);
+      clock.now += 1 / 256;
+    },
+    turns,
+  );
+  const [text] = await Promise.all([scrape, other]);
+  assert.equal(text.split("\n").filter((l) => l.startsWith("cr_info{")).length, 40);
+  // 40 lines of 1 ms, 2 to a chunk, the budget (5 ms) looked at after each chunk: 6 lines a turn,
+  // every other turn, the walk's slices in between.
+  assert.deepEqual([...new Set(writtenInTurn)], [1, 3, 5, 7, 9, 11, 13]);
+  otherWalkTurns = [...new Set(otherWalkTurns)];
+  for (const turn of otherWalkTurns)
+    assert.ok(!writtenInTurn.includes(turn), `turn ${turn} ran both the scrape and the walk`);
 });

@@ -6,6 +6,7 @@
 // allowed, or an event larger than the allowance, gets 413 (retrying would not
 // help). A refused body is drained, never kept.
 import type { IncomingMessage } from "node:http";
+import { sharedTurns } from "../../net/turns.ts";
 import { AuditBatchReader, type AuditBatchSummary } from "./audit-batch-reader.ts";
 import { AuditPayloadError } from "./audit-events.ts";
 import { JsonStreamError } from "./event-list-stream.ts";
@@ -112,6 +113,21 @@ function listenToBody(
 function onChunk(read: BodyRead, chunk: Buffer): void {
   const refused = afterChunk(read, chunk);
   if (refused) settle(read, refused);
+  else if (!sharedTurns.open()) pauseForATurn(read);
+}
+
+/**
+ * A body read as fast as the socket has it would hold the event loop for a
+ * whole batch (libuv reads up to 32 × 64 KiB per socket and turn; four 31 MB
+ * batches held /healthz for 300 ms): past the turn's budget (net/turns.ts,
+ * shared with scrapes and the status API), the request is paused — its socket
+ * no longer read — until a turn of its own.
+ */
+function pauseForATurn(read: BodyRead): void {
+  read.req.pause();
+  void sharedTurns.next().then(() => {
+    if (!read.settled) read.req.resume();
+  });
 }
 
 function onEnd(read: BodyRead): void {

@@ -12,6 +12,7 @@ import { createServer, type Server } from "node:https";
 import type { TLSSocket } from "node:tls";
 import type { Logger } from "../../log.ts";
 import { closeServer, listenOn, parseHostPort } from "../../net/listen.ts";
+import { sharedTurns } from "../../net/turns.ts";
 import { type ConfirmedLabels, confirmedLabels } from "../confirmed-labels.ts";
 import { type KindResolver, unconfirmingKindResolver } from "../kinds.ts";
 import type { StatusWriteMetrics } from "../metrics.ts";
@@ -121,21 +122,25 @@ function authenticated(receiver: ReceiverState, req: IncomingMessage): boolean {
   return receiver.clientCaPem !== undefined && (req.socket as TLSSocket).authorized === true;
 }
 
-function recordWrites(metrics: StatusWriteMetrics, writes: StatusWriteGroup, labels: ConfirmedLabels): void {
-  for (const duration of writes.durations) {
-    metrics.record({
-      source: "audit",
-      group: labels.group,
-      kind: labels.kind,
-      namespace: labels.namespace,
-      folded: labels.folded,
-      verb: writes.verb,
-      code: writes.code,
-      failure: writes.failure,
-      durationSeconds: Number.isNaN(duration) ? undefined : duration,
-      user: writes.user,
-    });
-  }
+/** One group's writes, observed only while a turn's budget lasts (a batch can hold ~37,000 of them). */
+async function recordWrites(
+  metrics: StatusWriteMetrics,
+  writes: StatusWriteGroup,
+  labels: ConfirmedLabels,
+): Promise<void> {
+  const observation = {
+    source: "audit" as const,
+    group: labels.group,
+    kind: labels.kind,
+    namespace: labels.namespace,
+    folded: labels.folded,
+    verb: writes.verb,
+    code: writes.code,
+    failure: writes.failure,
+    user: writes.user,
+  };
+  await sharedTurns.slice();
+  for (const _ of metrics.recordMany(observation, writes.durations)) await sharedTurns.slice();
 }
 
 /** The batch's groups by target and outcome (succeeded or not), in first-seen order. */
@@ -159,8 +164,8 @@ function byTargetAndOutcome(groups: StatusWriteGroup[]): Map<string, StatusWrite
 function recordAll(receiver: ReceiverState, groups: StatusWriteGroup[]): void {
   for (const same of byTargetAndOutcome(groups).values()) {
     const first = same[0] as StatusWriteGroup;
-    void confirmedLabels(receiver.kinds, first, first.code).then((labels) => {
-      for (const group of same) recordWrites(receiver.metrics, group, labels);
+    void confirmedLabels(receiver.kinds, first, first.code).then(async (labels) => {
+      for (const group of same) await recordWrites(receiver.metrics, group, labels);
     });
   }
 }

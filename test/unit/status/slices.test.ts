@@ -1,60 +1,127 @@
-// eachInSlices: every item visited in order; a turn of the event loop once a
-// slice has taken its budget, none while the work is quick.
+// eachInSlices: every item visited in order, working only while a turn's
+// budget lasts; the walks of many requests share one budget per turn.
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { TurnShare } from "../../../src/net/turns.ts";
 import { eachInSlices } from "../../../src/status/slices.ts";
 
-function run(items: number, msPerItem: number) {
-  let now = 0;
-  const seen: number[] = [];
-  const turnsAt: number[] = [];
-  const done = eachInSlices(
-    Array.from({ length: items }, (_, i) => i),
-    (i) => {
-      seen.push(i);
-      now += msPerItem;
-    },
-    8,
-    () => now,
-    async () => {
-      turnsAt.push(seen.length);
-    },
+/** A share on a clock the walks advance, its turns real turns of the event loop, counted. */
+function fakeTurns(budgetMs: number) {
+  const clock = { now: 0, turns: 0 };
+  const turns = new TurnShare(
+    budgetMs,
+    () => clock.now,
+    (run) =>
+      setImmediate(() => {
+        clock.turns++;
+        run();
+      }),
   );
-  return done.then((turns) => ({ turns, turnsAt, seen }));
+  return { clock, turns };
 }
 
-test("slow work yields once a slice has taken 8 ms (looked at every 256 items)", async () => {
-  const { turns, turnsAt, seen } = await run(2000, 0.05);
+test("slow work waits for a turn before its first item, then each time the budget (8 ms, looked at every 256 items) is spent", async () => {
+  const { clock, turns } = fakeTurns(8);
+  const seen: number[] = [];
+  const turnAt: number[] = [];
+  let lastTurn = 0;
+  const waited = await eachInSlices(
+    Array.from({ length: 2000 }, (_, i) => i),
+    (i) => {
+      if (clock.turns !== lastTurn) turnAt.push(i);
+      lastTurn = clock.turns;
+      seen.push(i);
+      clock.now += 0.05;
+    },
+    turns,
+  );
   assert.deepEqual(
     seen,
     Array.from({ length: 2000 }, (_, i) => i),
   );
-  assert.equal(turns, 7);
-  assert.deepEqual(turnsAt, [256, 512, 768, 1024, 1280, 1536, 1792]);
+  assert.equal(waited, 8);
+  assert.deepEqual(turnAt, [0, 256, 512, 768, 1024, 1280, 1536, 1792]);
 });
 
-test("quick work does not yield", async () => {
-  assert.equal((await run(5000, 0.0001)).turns, 0);
-});
-
-test("a real turn lets other callbacks run between slices", async () => {
-  let ranBetween = false;
-  setImmediate(() => {
-    ranBetween = true;
-  });
-  let sawIt = false;
-  const start = performance.now();
-  await eachInSlices(
-    Array.from({ length: 20_000 }, (_, i) => i),
+test("quick work takes the one turn it starts in", async () => {
+  const { clock, turns } = fakeTurns(8);
+  const waited = await eachInSlices(
+    Array.from({ length: 5000 }, (_, i) => i),
     () => {
-      // About 10 µs of work per item: 200 ms in all, far past one slice.
-      const until = performance.now() + 0.01;
-      while (performance.now() < until);
-      if (ranBetween) sawIt = true;
+      clock.now += 0.0001;
     },
+    turns,
   );
-  assert.ok(
-    sawIt,
-    `the other callback ran during the walk (took ${Math.round(performance.now() - start)} ms)`,
-  );
+  assert.equal(waited, 1);
+});
+
+test("a walk started while a turn's budget lasts does not wait", async () => {
+  const { clock, turns } = fakeTurns(8);
+  await turns.next();
+  clock.now += 7;
+  assert.equal(await eachInSlices([1, 2, 3], () => {}, turns), 0);
+  clock.now += 1;
+  assert.equal(await eachInSlices([1, 2, 3], () => {}, turns), 1);
+});
+
+test("walks at once share the budget: one walk per turn, in the order they asked, never two in a turn", async () => {
+  const { clock, turns } = fakeTurns(8);
+  const byTurn = new Map<number, Set<string>>();
+  const walk = (name: string) =>
+    eachInSlices(
+      Array.from({ length: 1024 }, (_, i) => i),
+      () => {
+        const walks = byTurn.get(clock.turns) ?? new Set<string>();
+        walks.add(name);
+        byTurn.set(clock.turns, walks);
+        clock.now += 0.05;
+      },
+      turns,
+    );
+  const waited = await Promise.all([walk("a"), walk("b"), walk("c")]);
+  assert.deepEqual(waited, [4, 4, 4]);
+  const order = [...byTurn.entries()].map(([turn, walks]) => `${turn}:${[...walks].join("")}`);
+  assert.deepEqual(order, [
+    "1:a",
+    "2:b",
+    "3:c",
+    "4:a",
+    "5:b",
+    "6:c",
+    "7:a",
+    "8:b",
+    "9:c",
+    "10:a",
+    "11:b",
+    "12:c",
+  ]);
+});
+
+test("on the real event loop, 50 walks at once leave other callbacks a turn every few milliseconds", async () => {
+  let longestGapMs = 0;
+  let last = performance.now();
+  const ticker = setInterval(() => {
+    const now = performance.now();
+    longestGapMs = Math.max(longestGapMs, now - last);
+    last = now;
+  }, 1);
+  const busy = () => {
+    // About 20 µs of work per item: 1,000 items are 20 ms, four budgets.
+    const until = performance.now() + 0.02;
+    while (performance.now() < until);
+  };
+  try {
+    await Promise.all(
+      Array.from({ length: 50 }, () =>
+        eachInSlices(
+          Array.from({ length: 1000 }, (_, i) => i),
+          busy,
+        ),
+      ),
+    );
+  } finally {
+    clearInterval(ticker);
+  }
+  // Each walk slicing on its own ran 50 slices of 5 ms back to back: gaps of 250 ms.
+  assert.ok(longestGapMs < 60, `longest gap between timer callbacks ${longestGapMs.toFixed(1)} ms`);
 });

@@ -241,3 +241,32 @@ test("codes outside HTTP's range are not label values", async () => {
   metrics.record(observation("ns", "u", 99_999));
   assert.match(await registry.metrics(), /code="other"/);
 });
+
+test("recordMany counts a group of writes as one record() per write would, pausing every 256 durations", async () => {
+  const observation = {
+    source: "audit" as const,
+    group: "example.com",
+    kind: "Widget",
+    namespace: "shop",
+    verb: "patch",
+    code: 409,
+    failure: "Conflict" as const,
+    user: "system:serviceaccount:shop:controller",
+    folded: ["namespace" as const],
+  };
+  // 1,000 writes: durations 0.001 … 1.0 s, every tenth unknown (NaN) and one negative (a clock step: not observed).
+  const durations = Array.from({ length: 1000 }, (_, i) => (i % 10 === 9 ? Number.NaN : (i + 1) / 1000));
+  durations[3] = -1;
+  const one = new Registry();
+  const many = new Registry();
+  const byRecord = createStatusWriteMetrics(one, "cr_", { maxSeries: 40 });
+  const byGroup = createStatusWriteMetrics(many, "cr_", { maxSeries: 40 });
+  for (const seconds of durations) byRecord.record({ ...observation, durationSeconds: seconds });
+  const pauses = [...byGroup.recordMany(observation, durations)].length;
+  assert.equal(pauses, 3);
+  const text = await many.metrics();
+  assert.equal(text, await one.metrics());
+  assert.match(text, /^cr_status_update_requests_total\{.*code="409".*\} 1000$/m);
+  assert.match(text, /^cr_status_update_request_duration_seconds_count\{.*\} 899$/m);
+  assert.match(text, /^cr_status_update_labels_folded_total\{.*cause="unconfirmed"\} 1000$/m);
+});
