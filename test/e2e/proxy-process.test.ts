@@ -12,7 +12,7 @@
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { getPriority, tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, afterEach, before, test } from "node:test";
 import { parse } from "yaml";
@@ -256,6 +256,11 @@ test("the exporter stalled, then SIGKILLed: the operator reconciles and renews i
   const exporterPid = childPid("exporter");
   const proxyPid = childPid("api-proxy");
   assert.ok(exporterPid && proxyPid, `children ${childPids().join(" ")}`);
+  // The proxy first when both want the CPU: the exporter runs 10 nicer (docs/status-writes.md).
+  assert.deepEqual(
+    [getPriority(proxyPid), getPriority(exporterPid)],
+    [getPriority(process.pid), getPriority(process.pid) + 10],
+  );
   const lease = watchLease();
   process.kill(exporterPid, "SIGSTOP");
   stoppedPid = exporterPid;
