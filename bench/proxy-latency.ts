@@ -19,7 +19,7 @@
 // /healthz's; targets: ≤ 2 ms p99 added idle, ≤ 10 ms under load, /healthz p99
 // ≤ 100 ms under load. Writes bench/results/proxy-latency/<date>-<N>.json and
 // latest.json.
-//   node bench/proxy-latency.ts [--objects 10000] [--requests 1000] [--batch-mb 31] [--kill-every-s 5 (0: no killed phase)]
+//   node bench/proxy-latency.ts [--objects 10000] [--requests 1000] [--batch-mb 31] [--kill-every-s 5 (0: no killed phase)] [--out DIR]
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -42,6 +42,7 @@ const { values: flags } = parseArgs({
     requests: { type: "string", default: "1000" },
     "batch-mb": { type: "string", default: "31" },
     "kill-every-s": { type: "string", default: "5" },
+    out: { type: "string", default: join(import.meta.dirname, "results", "proxy-latency") },
   },
 });
 const objects = Number(flags.objects);
@@ -387,7 +388,7 @@ async function run(): Promise<void> {
     console.log("\n| target | limit | measured |\n| --- | ---: | ---: |");
     for (const [name, v] of Object.entries(verdicts))
       console.log(`| ${name} | ≤ ${v.limit} | ${v.measured.toFixed(2)} ${v.met ? "met" : "**missed**"} |`);
-    const out = join(import.meta.dirname, "results", "proxy-latency");
+    const out = flags.out;
     mkdirSync(out, { recursive: true });
     const document = `${JSON.stringify(
       {
