@@ -126,13 +126,14 @@ export async function* writeExposition(options: WriteOptions): AsyncGenerator<st
   const { sources, prefix, openMetrics } = options;
   const turns = options.turns ?? sharedTurns;
   const out = new ChunkWriter(options.chunkBytes);
-  await turns.slice();
+  // A scrape has a deadline (Prometheus' scrape timeout): its turns come first.
+  await turns.slice("first");
   for (const family of writtenFamilies) {
     out.setHeader(header(prefix, family, openMetrics));
     for (const source of sources) {
       for (const _ of source.write(family.ref, out)) {
         yield* out.take();
-        await turns.slice();
+        await turns.slice("first");
       }
     }
     out.setHeader(undefined);

@@ -10,13 +10,21 @@
 /** Work between two turns of the event loop, all callers together (a scrape at 50k objects: ~60 slices). */
 export const sliceMs = 5;
 
+/** "first": a caller with a deadline (a scrape, an audit batch); "later": one a person waits for. */
+export type TurnPriority = "first" | "later";
+
+/** Turns in a row the "first" callers get while "later" ones wait. */
+const firstTurnsInARow = 3;
+
 export class TurnShare {
   readonly #budgetMs: number;
   readonly #clock: () => number;
   readonly #schedule: (run: () => void) => void;
   /** When the budget of the turn that is running ends (0: no turn opened yet). */
   #budgetEnd = 0;
-  readonly #waiting: (() => void)[] = [];
+  readonly #waiting: Record<TurnPriority, (() => void)[]> = { first: [], later: [] };
+  /** Turns given to "first" callers since a "later" one had its turn. */
+  #firstInARow = 0;
   #scheduled = false;
 
   constructor(
@@ -34,17 +42,20 @@ export class TurnShare {
     return this.#clock() < this.#budgetEnd;
   }
 
-  /** Resolves at a later turn, with its budget the caller's (callers are served one per turn, first come first). */
-  next(): Promise<void> {
+  /**
+   * Resolves at a later turn, with its budget the caller's: one caller per
+   * turn, first come first within a priority, "first" callers three turns of four.
+   */
+  next(priority: TurnPriority = "later"): Promise<void> {
     return new Promise((resolve) => {
-      this.#waiting.push(resolve);
+      this.#waiting[priority].push(resolve);
       this.#scheduleTurn();
     });
   }
 
   /** Resolves at once while the budget lasts, else at a later turn (next()). */
-  async slice(): Promise<void> {
-    if (!this.open()) await this.next();
+  async slice(priority: TurnPriority = "later"): Promise<void> {
+    if (!this.open()) await this.next(priority);
   }
 
   #scheduleTurn(): void {
@@ -55,10 +66,21 @@ export class TurnShare {
 
   #turn(): void {
     this.#scheduled = false;
-    const resume = this.#waiting.shift();
-    if (this.#waiting.length > 0) this.#scheduleTurn();
+    const resume = this.#nextCaller();
+    if (this.#waiting.first.length + this.#waiting.later.length > 0) this.#scheduleTurn();
     this.#budgetEnd = this.#clock() + this.#budgetMs;
     resume?.();
+  }
+
+  #nextCaller(): (() => void) | undefined {
+    const { first, later } = this.#waiting;
+    const laterDue = later.length > 0 && (first.length === 0 || this.#firstInARow >= firstTurnsInARow);
+    if (laterDue) {
+      this.#firstInARow = 0;
+      return later.shift();
+    }
+    if (first.length > 0) this.#firstInARow++;
+    return first.shift();
   }
 }
 

@@ -125,7 +125,7 @@ function onChunk(read: BodyRead, chunk: Buffer): void {
  */
 function pauseForATurn(read: BodyRead): void {
   read.req.pause();
-  void sharedTurns.next().then(() => {
+  void sharedTurns.next("first").then(() => {
     if (!read.settled) read.req.resume();
   });
 }

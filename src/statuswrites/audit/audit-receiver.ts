@@ -139,8 +139,8 @@ async function recordWrites(
     failure: writes.failure,
     user: writes.user,
   };
-  await sharedTurns.slice();
-  for (const _ of metrics.recordMany(observation, writes.durations)) await sharedTurns.slice();
+  await sharedTurns.slice("first");
+  for (const _ of metrics.recordMany(observation, writes.durations)) await sharedTurns.slice("first");
 }
 
 /** The batch's groups by target and outcome (succeeded or not), in first-seen order. */

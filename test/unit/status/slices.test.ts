@@ -125,3 +125,30 @@ test("on the real event loop, 50 walks at once leave other callbacks a turn ever
   // Each walk slicing on its own ran 50 slices of 5 ms back to back: gaps of 250 ms.
   assert.ok(longestGapMs < 60, `longest gap between timer callbacks ${longestGapMs.toFixed(1)} ms`);
 });
+
+test("callers with a deadline come first, three turns of four, and the others are not starved", async () => {
+  const { clock, turns } = fakeTurns(8);
+  const served: string[] = [];
+  const waiter = (name: string, priority: "first" | "later", times: number) =>
+    (async () => {
+      for (let i = 0; i < times; i++) {
+        await turns.next(priority);
+        served.push(`${clock.turns}:${name}`);
+      }
+    })();
+  await Promise.all([waiter("page", "later", 3), waiter("scrape", "first", 6), waiter("audit", "first", 3)]);
+  assert.deepEqual(served, [
+    "1:scrape",
+    "2:audit",
+    "3:scrape",
+    "4:page",
+    "5:audit",
+    "6:scrape",
+    "7:audit",
+    "8:page",
+    "9:scrape",
+    "10:scrape",
+    "11:scrape",
+    "12:page",
+  ]);
+});
