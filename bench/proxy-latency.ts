@@ -103,14 +103,23 @@ function stats(ms: number[]): PathStats {
 }
 
 /** `requests` rounds of GET then PATCH on each endpoint, the endpoints' order alternating per round. */
+/** Per path: GET and PATCH together, and each alone (`<path> GET`, `<path> PATCH`). */
 async function measure(endpoints: [Endpoint, Endpoint], path: string): Promise<Record<string, PathStats>> {
-  const samples: Record<string, number[]> = Object.fromEntries(endpoints.map((e) => [e.name, []]));
+  const samples: Record<string, number[]> = {};
+  const add = (name: string, ms: number): void => {
+    samples[name] ??= [];
+    samples[name].push(ms);
+  };
   for (let i = 0; i < requests; i++) {
     const order = i % 2 === 0 ? endpoints : [endpoints[1], endpoints[0]];
     for (const e of order) {
-      samples[e.name]?.push(await timed(e, "GET", path));
+      const get = await timed(e, "GET", path);
       const status = JSON.stringify({ status: { observedGeneration: 1, phase: phases[i % phases.length] } });
-      samples[e.name]?.push(await timed(e, "PATCH", `${path}/status`, status));
+      const patch = await timed(e, "PATCH", `${path}/status`, status);
+      add(e.name, get);
+      add(e.name, patch);
+      add(`${e.name} GET`, get);
+      add(`${e.name} PATCH`, patch);
     }
   }
   return Object.fromEntries(Object.entries(samples).map(([name, ms]) => [name, stats(ms)]));
@@ -254,6 +263,10 @@ function report(result: PhaseResult): void {
   console.log("| ---------------------------- | -----: | -----: | -----: |");
   console.log(row("GET + PATCH, direct", direct));
   console.log(row("GET + PATCH, through proxy", proxy));
+  for (const method of ["GET", "PATCH"]) {
+    const [d, p] = [result.paths[`direct ${method}`], result.paths[`proxy ${method}`]];
+    if (d && p) console.log(`${row(`${method}, direct`, d)}\n${row(`${method}, through proxy`, p)}`);
+  }
   if (result.healthz) console.log(row("exporter /healthz", result.healthz));
   console.log(
     `added by the proxy: p50 ${result.addedByProxy.p50.toFixed(2)} ms, p99 ${result.addedByProxy.p99.toFixed(2)} ms`,
