@@ -7,8 +7,7 @@
 // when the supervisor is gone. Restarts, signals and the exit code are
 // supervisor.ts's. Nothing else runs here: no server, no Kubernetes client.
 import { spawn } from "node:child_process";
-import { setPriority } from "node:os";
-import { totalmem } from "node:os";
+import { setPriority, totalmem } from "node:os";
 import { createLogger, isLogLevel, type Logger } from "../log.ts";
 import { countersSocketPath, countersVariable, restartsVariable, roleVariable } from "./roles.ts";
 import { type ChildName, type RestartPolicy, Supervisor } from "./supervisor.ts";
