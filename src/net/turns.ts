@@ -79,7 +79,8 @@ export class TurnShare {
       this.#firstInARow = 0;
       return later.shift();
     }
-    if (first.length > 0) this.#firstInARow++;
+    // A turn is scheduled only while someone waits: if no "later" caller is due, a "first" one is there.
+    this.#firstInARow++;
     return first.shift();
   }
 }

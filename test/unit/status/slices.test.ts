@@ -152,3 +152,13 @@ test("callers with a deadline come first, three turns of four, and the others ar
     "12:page",
   ]);
 });
+
+test("with no one else waiting, a caller with a deadline is served every turn, none wasted", async () => {
+  const { clock, turns } = fakeTurns(8);
+  const servedAt: number[] = [];
+  for (let i = 0; i < 6; i++) {
+    await turns.next("first");
+    servedAt.push(clock.turns);
+  }
+  assert.deepEqual(servedAt, [1, 2, 3, 4, 5, 6]);
+});
