@@ -32,8 +32,7 @@ import { roleVariable } from "../src/supervisor/roles.ts";
 import { installCrd } from "../test/cluster/index.ts";
 import { freePort } from "../test/cluster/ports.ts";
 import { makeTestCertificates } from "../test/helpers/tls-certs.ts";
-import { bigAuditBatch } from "../test/support/audit-batch.ts";
-import { type AuditTarget, type LoadName, startLoad } from "./lib/exporter-load.ts";
+import { type AuditTarget, loop as countedLoop, type LoadName, startLoad } from "./lib/exporter-load.ts";
 import { createNamespaces, type Fleet, growFleet, startBenchPlane, widgetPath } from "./lib/fleet.ts";
 
 const { values: flags } = parseArgs({
@@ -133,18 +132,11 @@ interface Background {
 /** Runs `step` in a loop until stopped, counting the steps that completed. */
 function loop(name: string, step: () => Promise<unknown>): Background {
   let running = true;
-  let count = 0;
-  const done = (async () => {
-    while (running) {
-      await step();
-      count++;
-    }
-  })();
+  const done = countedLoop(() => running, step);
   return {
     async stop() {
       running = false;
-      await done;
-      return { [name]: count };
+      return { [name]: await done };
     },
   };
 }
@@ -377,10 +369,9 @@ async function run(): Promise<void> {
       },
     ];
     const path = widgetPath(namespace, name);
-    const { body: batch, events } = bigAuditBatch(batchBytes, namespace);
     const supervisorPid = supervisor.pid as number;
     console.log(
-      `# ${objects} widgets, ${requests} rounds of GET + PATCH per path and phase; audit batches of ${(batch.length / 1048576).toFixed(1)} MB (${events} events)`,
+      `# ${objects} widgets, ${requests} rounds of GET + PATCH per path and phase; audit batches of ${flags["batch-mb"]} MB`,
     );
     const load = (loads: LoadName[]): Background =>
       startLoad({ metricsUrl, audit, batchBytes, namespace, loads });
@@ -442,7 +433,7 @@ async function run(): Promise<void> {
         node: process.version,
         objects,
         requests,
-        batchBytes: batch.length,
+        batchBytes,
         killEveryMs,
         results,
         verdicts,

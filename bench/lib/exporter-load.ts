@@ -26,7 +26,7 @@ interface LoadOptions {
 }
 
 /** Runs `step` in a loop until `running()` is false, counting the steps that completed. */
-async function loop(running: () => boolean, step: () => Promise<unknown>): Promise<number> {
+export async function loop(running: () => boolean, step: () => Promise<unknown>): Promise<number> {
   let count = 0;
   while (running()) {
     await step();

@@ -17,14 +17,10 @@ export async function eachInSlices<T>(
   turns: TurnShare = sharedTurns,
 ): Promise<number> {
   let waited = 0;
-  if (!turns.open()) {
-    await turns.next();
-    waited++;
-  }
   let n = 0;
   for (const item of items) {
-    // Looked at before an item, not after: the last item waits for no turn.
-    if (++n % checkEvery === 1 && n > 1 && !turns.open()) {
+    // Looked at before an item (the first included), not after: the last item waits for no turn.
+    if (n++ % checkEvery === 0 && !turns.open()) {
       await turns.next();
       waited++;
     }

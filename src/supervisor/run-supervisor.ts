@@ -35,14 +35,6 @@ export const reservedMiB = 160;
 const smallestExporterHeapMiB = 64;
 
 /**
- * The node flags each child starts with: the supervisor's own, except for the
- * heap. The proxy gets proxyHeapMiB. A share of the container's memory given to
- * the exporter (--max-old-space-size-percentage, as the image does) is taken
- * of the limit less what the other two processes need, so that the exporter's
- * heap, not the container, runs out first: V8 then ends the exporter alone and
- * it is restarted, where the kernel's OOM killer would end the whole container.
- */
-/**
  * The exporter process's niceness. The proxy is on the operator's critical
  * path, the exporter's work can wait: when both want the container's CPU (a
  * scrape at 50k objects, audit batches, a relist after a restart), the kernel
@@ -60,6 +52,14 @@ function lowerPriority(pid: number | undefined, logger: Logger): void {
   }
 }
 
+/**
+ * The node flags each child starts with: the supervisor's own, except for the
+ * heap. The proxy gets proxyHeapMiB. A share of the container's memory given to
+ * the exporter (--max-old-space-size-percentage, as the image does) is taken
+ * of the limit less what the other two processes need, so that the exporter's
+ * heap, not the container, runs out first: V8 then ends the exporter alone and
+ * it is restarted, where the kernel's OOM killer would end the whole container.
+ */
 export function nodeFlagsFor(
   name: ChildName,
   execArgv: readonly string[],
