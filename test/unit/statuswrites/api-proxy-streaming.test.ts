@@ -22,11 +22,29 @@ let upstream: Server;
 let proxy: ApiProxy;
 const registry = new Registry();
 const seenAuthorization: (string | undefined)[] = [];
+let endlessUpstreamClosed: Promise<void> | undefined;
+let endlessStarted: () => void = () => undefined;
 
 before(async () => {
   const certs = makeTestCertificates();
   upstream = createServer({ cert: certs.serverCertPem, key: certs.serverKeyPem }, (req, res) => {
     seenAuthorization.push(req.headers.authorization);
+    if (req.url?.startsWith("/cut")) {
+      // Headers and part of a declared body, then the connection dropped.
+      res.writeHead(200, {
+        "Content-Type": "application/octet-stream",
+        "Content-Length": String(1024 * 1024),
+      });
+      res.write(chunk, () => res.destroy());
+      return;
+    }
+    if (req.url?.startsWith("/endless")) {
+      res.writeHead(200, { "Content-Type": "application/json" });
+      res.write("{}\n");
+      endlessUpstreamClosed = new Promise((resolve) => res.on("close", () => resolve()));
+      endlessStarted();
+      return;
+    }
     if (req.url?.startsWith("/big")) {
       res.writeHead(200, { "Content-Type": "application/octet-stream" });
       const writeMore = (): void => {
@@ -102,6 +120,37 @@ test("a paused client pauses the upstream; the whole body arrives once it reads 
     req.end();
   });
   assert.equal(await done, totalBytes);
+});
+
+test("an upstream answer cut short reaches the caller cut short, not as a complete answer", async () => {
+  const outcome = await new Promise<string>((resolve) => {
+    const req = request(`${proxy.url}/cut`, { agent: false, ca: proxy.caPem }, (res) => {
+      let bytes = 0;
+      res.on("data", (data: Buffer) => {
+        bytes += data.length;
+      });
+      res.on("end", () => resolve(`ended cleanly after ${bytes} bytes`));
+      res.on("error", () => resolve("cut"));
+      res.on("aborted", () => resolve("cut"));
+    });
+    req.on("error", () => resolve("cut"));
+    req.end();
+  });
+  assert.equal(outcome, "cut");
+});
+
+test("a caller that hangs up mid-answer ends the upstream request too", async () => {
+  const started = new Promise<void>((resolve) => {
+    endlessStarted = resolve;
+  });
+  const req = request(`${proxy.url}/endless`, { agent: false, ca: proxy.caPem }, (res) => {
+    res.once("data", () => req.destroy());
+  });
+  req.on("error", () => undefined);
+  req.end();
+  await started;
+  // Resolves only when the proxy lets go of its upstream request (the test times out otherwise).
+  await endlessUpstreamClosed;
 });
 
 test("a huge error body passes through whole; its Status prefix classifies the failure", async () => {
