@@ -19,8 +19,12 @@
 // /healthz's; targets: ≤ 2 ms p99 added idle, ≤ 10 ms under load, /healthz p99
 // ≤ 100 ms under load. Writes bench/results/proxy-latency/<date>-<N>.json and
 // latest.json.
-//   node bench/proxy-latency.ts [--objects 10000] [--requests 1000] [--batch-mb 31] [--kill-every-s 5 (0: no killed phase)] [--out DIR]
-import { type ChildProcess, spawn } from "node:child_process";
+// --pin: as in a pod whose sidecar has a CPU of its own, the proxy process and
+// this process (the operator-like client) on CPU 0, everything else (etcd,
+// kube-apiserver, the supervisor and the exporter it restarts) on CPU 1; on a
+// 2-core machine the unpinned run measures mostly the scheduler.
+//   node bench/proxy-latency.ts [--objects 10000] [--requests 1000] [--batch-mb 31] [--kill-every-s 5 (0: no killed phase)] [--pin] [--out DIR]
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import https from "node:https";
@@ -41,6 +45,7 @@ const { values: flags } = parseArgs({
     requests: { type: "string", default: "1000" },
     "batch-mb": { type: "string", default: "31" },
     "kill-every-s": { type: "string", default: "5" },
+    pin: { type: "boolean", default: false },
     out: { type: "string", default: join(import.meta.dirname, "results", "proxy-latency") },
   },
 });
@@ -155,6 +160,25 @@ function childPid(supervisorPid: number, role: string): number | undefined {
       return false;
     }
   });
+}
+
+/** Every thread of each process in `pids` allowed onto `cpu` only. */
+function pinTo(cpu: number, pids: readonly number[]): void {
+  for (const pid of pids)
+    execFileSync("taskset", ["--all-tasks", "--pid", "--cpu-list", String(cpu), String(pid)]);
+}
+
+/** See --pin in the header; the exporter's restarts inherit the supervisor's CPU. */
+function pinProcesses(plane: { pids: number[] }, supervisorPid: number): void {
+  const proxyPid = childPid(supervisorPid, "api-proxy");
+  const exporterPid = childPid(supervisorPid, "exporter");
+  if (proxyPid === undefined || exporterPid === undefined)
+    throw new Error("--pin: the proxy or exporter process not found");
+  pinTo(1, [...plane.pids, supervisorPid, exporterPid]);
+  pinTo(0, [process.pid, proxyPid]);
+  console.log(
+    `# pinned: client ${process.pid} and proxy ${proxyPid} on CPU 0; etcd, kube-apiserver, supervisor, exporter on CPU 1`,
+  );
 }
 
 /** The exporter process SIGKILLed every `everyMs` (whenever the supervisor has one running). */
@@ -370,6 +394,7 @@ async function run(): Promise<void> {
     ];
     const path = widgetPath(namespace, name);
     const supervisorPid = supervisor.pid as number;
+    if (flags.pin) pinProcesses(plane, supervisorPid);
     console.log(
       `# ${objects} widgets, ${requests} rounds of GET + PATCH per path and phase; audit batches of ${flags["batch-mb"]} MB`,
     );
@@ -435,6 +460,7 @@ async function run(): Promise<void> {
         requests,
         batchBytes,
         killEveryMs,
+        pinned: flags.pin,
         results,
         verdicts,
       },

@@ -236,6 +236,11 @@ export class ControlPlane {
     }
   }
 
+  /** Process ids of etcd and kube-apiserver (a benchmark pins them to CPUs). */
+  get pids(): number[] {
+    return this.#processes.map((p) => p.child.pid).filter((pid): pid is number => pid !== undefined);
+  }
+
   /** Path of the admin kubeconfig (system:masters). */
   get kubeconfigPath(): string {
     return this.admin.kubeconfigPath;

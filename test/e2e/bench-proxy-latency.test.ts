@@ -1,5 +1,5 @@
 // Keeps bench/proxy-latency.ts working: a small run (50 widgets, 20 rounds,
-// 1 MB audit batches, the exporter killed every second) into a scratch
+// 1 MB audit batches, the exporter killed every second, processes pinned) into a scratch
 // directory, its results complete and well formed: every phase measured on
 // both paths, the loads counted as done, /healthz judged where it should be.
 // Never asserts on timings: they belong in the results.
@@ -42,15 +42,30 @@ test("proxy-latency: every phase measured on both paths, loads done, results wri
   const out = mkdtempSync(join(tmpdir(), "cr-bench-proxy-"));
   try {
     const { code, output } = await run([
-      ...["--objects", "50", "--requests", "20", "--batch-mb", "1", "--kill-every-s", "1", "--out", out],
+      ...[
+        "--objects",
+        "50",
+        "--requests",
+        "20",
+        "--batch-mb",
+        "1",
+        "--kill-every-s",
+        "1",
+        "--pin",
+        "--out",
+        out,
+      ],
     ]);
     assert.equal(code, 0, output.slice(-3000));
     const results = JSON.parse(readFileSync(join(out, "latest.json"), "utf8")) as {
       objects: number;
+      pinned: boolean;
       results: Phase[];
       verdicts: Record<string, { measured: number; limit: number; met: boolean }>;
     };
     assert.equal(results.objects, 50);
+    assert.equal(results.pinned, true);
+    assert.match(output, /# pinned: client \d+ and proxy \d+ on CPU 0/);
     assert.deepEqual(
       results.results.map((r) => r.phase),
       ["idle", "scrapes and summaries", "audit batches", "loaded", "killed"],
