@@ -14,7 +14,7 @@
 // stdout (for bench/README.md), the numbers to --out (default
 // bench/results/otlp-metrics/latest.json; test/unit/doc-figures.test.ts
 // compares the docs with it).
-//   node bench/otlp-metrics.ts [--sizes 10000,50000] [--exports 3] [--max-points 2000]
+//   node bench/otlp-metrics.ts [--sizes 10000,50000] [--exports 3]
 //     [--protocols http/protobuf,http/json] [--out FILE]
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -38,7 +38,6 @@ const { values: flags } = parseArgs({
   options: {
     sizes: { type: "string", default: "10000,50000" },
     exports: { type: "string", default: "3" },
-    "max-points": { type: "string", default: "2000" },
     protocols: { type: "string", default: "http/protobuf,http/json" },
     out: { type: "string", default: "bench/results/otlp-metrics/latest.json" },
   },
@@ -46,7 +45,6 @@ const { values: flags } = parseArgs({
 const protocols = flags.protocols.split(",") as ("http/protobuf" | "http/json")[];
 const sizes = flags.sizes.split(",").map(Number);
 const exportsPerCase = Number(flags.exports);
-const maxPoints = Number(flags["max-points"]);
 
 /** A receiver that reads each request whole and answers 200, in its own process. */
 async function startReceiver(): Promise<{ url: string; child: ChildProcess }> {
@@ -222,7 +220,6 @@ async function measure(objects: number, url: string): Promise<Row[]> {
         version: "bench",
         logger: silentLogger,
         startMs: Date.now(),
-        maxPoints,
       });
       const runs = await timed(async () => {
         const report = await exporter.exportNow();

@@ -5,8 +5,10 @@
 // point is then those bytes, the line's own labels and its value, appended to
 // its family's buffer. A request is assembled (lengths known by then) when
 // the points read pass `batchBytes`, and the event loop gets a turn whenever
-// reading has taken `sliceMs`. The buffers are kept by the encoder and reused
-// from one request and one export to the next.
+// reading has taken `sliceMs` (both decided in requests.ts, which
+// json-encode.ts shares, as it shares the label reading and LineTail here).
+// The buffers are kept by the encoder and reused from one request and one
+// export to the next.
 //
 // The mapping is points.ts's (the aggregate and registry families are read
 // there, a few hundred points, and only their bytes are written here): for
@@ -15,21 +17,12 @@
 // Schema: opentelemetry-proto's collector/metrics/v1/metrics_service.proto,
 // metrics/v1/metrics.proto, common/v1/common.proto, resource/v1/resource.proto.
 import type { HrTime } from "@opentelemetry/api";
-import type { Resource } from "@opentelemetry/resources";
 import type { DataPoint, Histogram } from "@opentelemetry/sdk-metrics";
 import { objectFamilies } from "../core/series/catalog.ts";
 import { parseValue } from "../core/series/exposition.ts";
+import type { ObjectSeries } from "../core/series/render.ts";
 import { attributeRenames } from "./mapping.ts";
-import {
-  aggregatePoints,
-  type Family,
-  type HistogramPoint,
-  type PointExemplar,
-  type ReadOptions,
-  readRegistry,
-  registryPointsOf,
-  Slicer,
-} from "./points.ts";
+import type { Family, HistogramPoint, PointExemplar } from "./points.ts";
 import {
   fieldBytes,
   nanosHalves,
@@ -39,17 +32,7 @@ import {
   varintBytes,
   wire,
 } from "./proto-writer.ts";
-
-export interface EncodeOptions extends Omit<ReadOptions, "maxPoints"> {
-  /** A request is assembled once its points' bytes pass this (an object's points are never split). */
-  batchBytes: number;
-}
-
-export interface EncodedRequest {
-  /** A view of the encoder's buffer: valid until the next request is asked for. */
-  payload: Buffer;
-  points: number;
-}
+import { type EncodedRequest, type EncodeOptions, encodeRequests, type FormatWriter } from "./requests.ts";
 
 // Field keys, by message (one byte each: every field number is below 16).
 const key = {
@@ -124,11 +107,44 @@ const numberFixedBytes = 27;
 const renames = Object.entries(attributeRenames);
 
 /** The attribute a label in `text` [from, to) is renamed to, or undefined when it keeps its name. */
-function renamedAt(text: string, from: number, to: number): string | undefined {
+export function renamedAt(text: string, from: number, to: number): string | undefined {
   for (const [label, attribute] of renames) {
     if (to - from === label.length && text.startsWith(label, from)) return attribute;
   }
   return undefined;
+}
+
+/** Where one label of a line's text is: its name [at + 1, eq), its value [eq + 2, close). */
+export interface LabelSpan {
+  eq: number;
+  close: number;
+  /** The value's length once unescaped (0: an empty value, which is no attribute). */
+  valueBytes: number;
+}
+
+/**
+ * The label at `at` (`,a="x"` or `{a="x"`) into `span`; returns where it
+ * ends, `at` when none starts there. Both encoders read labels here.
+ */
+export function labelAt(text: string, at: number, span: LabelSpan): number {
+  const c = text.charCodeAt(at);
+  if (c !== 44 /* , */ && c !== 123 /* { */) return at;
+  const eq = text.indexOf('="', at + 1);
+  if (eq === -1) return at;
+  const end = text.length;
+  let valueBytes = 0;
+  let close = eq + 2;
+  for (; close < end; close++) {
+    const v = text.charCodeAt(close);
+    if (v === 34 /* " */) break;
+    if (v === 92 /* \ */) close++;
+    valueBytes++;
+  }
+  if (close >= end) return at;
+  span.eq = eq;
+  span.close = close;
+  span.valueBytes = valueBytes;
+  return close + 1;
 }
 
 /** Writes an ASCII or byte string (every char one byte) [from, to) of `text`; room ensured by the caller. */
@@ -166,24 +182,13 @@ export function writeLabelAttributes(text: string, at: number, w: ProtoWriter, t
   return i;
 }
 
+const span: LabelSpan = { eq: 0, close: 0, valueBytes: 0 };
+
 /** Writes the one label at `at` (`,a="x"` or `{a="x"`); returns where it ends, `at` when none starts there. */
 export function writeLabel(text: string, at: number, w: ProtoWriter, tag: number): number {
-  const c = text.charCodeAt(at);
-  if (c !== 44 /* , */ && c !== 123 /* { */) return at;
-  const eq = text.indexOf('="', at + 1);
-  if (eq === -1) return at;
-  // The value's length once unescaped, and its closing quote.
-  const end = text.length;
-  let valueBytes = 0;
-  let close = eq + 2;
-  for (; close < end; close++) {
-    const v = text.charCodeAt(close);
-    if (v === 34 /* " */) break;
-    if (v === 92 /* \ */) close++;
-    valueBytes++;
-  }
-  if (close >= end) return at;
-  if (valueBytes === 0) return close + 1;
+  const next = labelAt(text, at, span);
+  const { eq, close, valueBytes } = span;
+  if (next === at || valueBytes === 0) return next;
   const renamed = renamedAt(text, at + 1, eq);
   const keyBytes = renamed === undefined ? eq - at - 1 : renamed.length;
   const anyBytes = fieldBytes(valueBytes);
@@ -200,7 +205,7 @@ export function writeLabel(text: string, at: number, w: ProtoWriter, tag: number
   w.byte(key.anyValue.string);
   w.varint(valueBytes);
   writeUnescaped(w, text, eq + 2, close);
-  return close + 1;
+  return next;
 }
 
 /** A sample value at `from` to `to` in `text`, as parseValue reads it (whole numbers of up to 15 digits without a slice). */
@@ -315,28 +320,50 @@ class FamilyPoints {
   }
 }
 
+/** How a format writes a line's tail: its own labels, then (or before them) its value. */
+export interface TailFormat {
+  /** Where the labels start (the protobuf value's 8 bytes come first). */
+  readonly labelsFrom: number;
+  /** Writes the labels of `text` at `from`; returns the index of the first character that starts no label. */
+  labels(text: string, from: number, w: ProtoWriter): number;
+  /** After the labels (the JSON attributes' closing bracket). */
+  closeLabels(w: ProtoWriter): void;
+  /** Writes the value; `labelsEnd` is where closeLabels left off. */
+  value(w: ProtoWriter, value: number, labelsEnd: number): void;
+}
+
+/** A NumberDataPoint's as_double value first, then its KeyValue fields. */
+const protobufTail: TailFormat = {
+  labelsFrom: 8,
+  labels: (text, from, w) => writeLabelAttributes(text, from, w, key.number.attributes),
+  closeLabels: () => {},
+  value: (w, value) => {
+    w.buf.writeDoubleLE(value, 0);
+  },
+};
+
 /**
  * A line's own labels and value (`,type="Ready",status="True"} 1`) as a
- * point's last bytes (the as_double value, then the KeyValue fields), kept
- * per slot and line: objects in the same state have the same labels on the
- * same line, most often the same value too, so most lines are compared, not
- * parsed.
+ * point's last bytes, in the format's encoding, kept per slot and line:
+ * objects in the same state have the same labels on the same line, most
+ * often the same value too, so most lines are compared, not parsed.
  */
-class LineTail {
+export class LineTail {
+  readonly #format: TailFormat;
   /** The labels, up to their closing brace. */
   labels = "";
   /** The whole line `bytes` hold, "" while the value last read differed from the one before. */
   line = "";
   value = 0;
-  /** The value's 8 bytes first: a line without labels is those alone. */
   readonly bytes = new ProtoWriter(256);
+  #labelsEnd = 0;
   /** `bytes` as written. */
   view: Uint8Array;
 
-  constructor() {
-    this.bytes.buf.writeDoubleLE(this.value, 0);
-    this.bytes.pos = 8;
-    this.view = this.bytes.buf.subarray(0, 8);
+  constructor(format: TailFormat) {
+    this.#format = format;
+    this.#noLabels();
+    this.view = this.#value(0);
   }
 
   /** Whether the line last read is a point (`view` its tail). */
@@ -357,30 +384,37 @@ class LineTail {
       // The same value twice running: kept whole, compared whole from now on. A value that changes
       // from line to line (a timestamp) is parsed each time instead, rather than each time a new string.
       if (Object.is(value, this.value)) this.line = text.slice(from, to);
-      else this.#value(value);
+      else this.view = this.#value(value);
       return true;
     }
     const bytes = this.bytes;
-    bytes.pos = 8;
-    const close = writeLabelAttributes(text, from, bytes, key.number.attributes);
-    this.view = bytes.buf.subarray(0, bytes.pos);
+    bytes.pos = this.#format.labelsFrom;
+    const close = this.#format.labels(text, from, bytes);
     if (close >= to || text.charCodeAt(close) !== 125 /* } */) {
       this.labels = "";
-      bytes.pos = 8;
-      this.view = bytes.buf.subarray(0, 8);
-      this.#value(0);
+      this.#noLabels();
+      this.view = this.#value(0);
       return false;
     }
+    this.#format.closeLabels(bytes);
+    this.#labelsEnd = bytes.pos;
     this.labels = text.slice(from, close);
-    this.#value(valueAt(text, close + 2, to));
+    this.view = this.#value(valueAt(text, close + 2, to));
     this.line = text.slice(from, to);
     return true;
   }
 
-  #value(value: number): void {
+  #noLabels(): void {
+    this.bytes.pos = this.#format.labelsFrom;
+    this.#format.closeLabels(this.bytes);
+    this.#labelsEnd = this.bytes.pos;
+  }
+
+  #value(value: number): Uint8Array {
     this.value = value;
     this.line = "";
-    this.bytes.buf.writeDoubleLE(value, 0);
+    this.#format.value(this.bytes, value, this.#labelsEnd);
+    return this.bytes.buf.subarray(0, this.bytes.pos);
   }
 }
 
@@ -390,11 +424,16 @@ class LineTail {
  * string for every object in the same state, see shared-texts.ts), and then
  * not even read.
  */
-class SlotTails {
+export class SlotTails {
+  readonly #format: TailFormat;
   text: string | undefined;
   readonly lines: LineTail[] = [];
   /** Lines in `text`. */
   count = 0;
+
+  constructor(format: TailFormat) {
+    this.#format = format;
+  }
 
   read(tails: string): void {
     if (tails === this.text) return;
@@ -404,7 +443,7 @@ class SlotTails {
       const to = newline === -1 ? tails.length : newline;
       let tail = this.lines[line];
       if (!tail) {
-        tail = new LineTail();
+        tail = new LineTail(this.#format);
         this.lines.push(tail);
       }
       tail.read(tails, from, to);
@@ -422,7 +461,7 @@ class SlotTails {
  * Writes the requests of exports, keeping its buffers between them (a few
  * MiB at most: the request being assembled and the points of one batch).
  */
-export class RequestEncoder {
+export class RequestEncoder implements FormatWriter<FamilyPoints> {
   readonly #unitOf: (name: string) => string;
   readonly #families = new Map<string, FamilyPoints>();
   /** Families of the batch being read, in the order of their first point (the SDK batch's order). */
@@ -440,7 +479,7 @@ export class RequestEncoder {
   /** One point's own attributes (or a histogram's exemplars). */
   readonly #own = new ProtoWriter(1024);
   /** The lines last seen per slot: the next object's are most often the same. */
-  readonly #seen: SlotTails[] = objectFamilies.map(() => new SlotTails());
+  readonly #seen: SlotTails[] = objectFamilies.map(() => new SlotTails(protobufTail));
   readonly #exemplar = new ProtoWriter(256);
   readonly #time = new Uint32Array(2);
   readonly #start = new Uint32Array(2);
@@ -457,56 +496,25 @@ export class RequestEncoder {
   }
 
   /**
-   * The export's requests, read lazily: each is a view of the encoder's
-   * buffer, to be sent before the next one is asked for. The per-object
-   * families come first, then the aggregate and registry families in the
-   * last request.
+   * The export's requests, read lazily (requests.ts): each is a view of the
+   * encoder's buffer, to be sent before the next one is asked for.
    */
-  async *requests(options: EncodeOptions): AsyncGenerator<EncodedRequest> {
-    this.#begin(options.resource, options.scope);
-    const clock = new Slicer(options.sliceMs);
-    try {
-      nanosHalves(options.nowMs, this.#time);
-      for (const source of options.sources) {
-        const objects = source.objects?.();
-        if (!objects) continue;
-        const families = objectFamilies.map((f) =>
-          this.#family({ name: objects.names[f.slot] as string, type: f.type, help: f.help }),
-        );
-        for (const entry of objects.entries) {
-          const series = entry.series;
-          if (!series || !(series.slots & objects.selected)) continue;
-          // A counter counts from when its series first appeared: this process's start, or the object's creation after it.
-          const created = (entry.state.creationTimestamp ?? 0) * 1000;
-          this.#objectHeads(series.open, Math.max(options.startMs, created));
-          this.#objectPoints(series, objects.selected, families);
-          if (this.#bytes >= options.batchBytes) {
-            const request = this.#take();
-            clock.stop();
-            yield request;
-            clock.restart();
-          } else if (clock.due()) await clock.turn();
-        }
-      }
-      aggregatePoints(options, this);
-      clock.stop();
-      const registry = await readRegistry(options.registry);
-      clock.restart();
-      registryPointsOf(registry, options, this);
-      if (this.#points > 0) {
-        const request = this.#take();
-        clock.stop();
-        yield request;
-      }
-    } finally {
-      this.longestSliceMs = clock.longestMs;
-      this.#clear();
-    }
+  requests(options: EncodeOptions): AsyncGenerator<EncodedRequest> {
+    return encodeRequests(this, options);
   }
 
-  /** The resource and scope of every request of this export. */
-  #begin(resource: Resource, scope: { name: string; version: string }): void {
-    this.#clear();
+  get pendingBytes(): number {
+    return this.#bytes;
+  }
+
+  get pendingPoints(): number {
+    return this.#points;
+  }
+
+  /** The resource and scope of every request of this export, and its time. */
+  begin({ resource, scope, nowMs }: EncodeOptions): void {
+    this.clear();
+    nanosHalves(nowMs, this.#time);
     const attributes = new ProtoWriter(1024);
     writeAttributes(attributes, key.resource.attributes, resource.attributes);
     attributes.ensure(2);
@@ -533,7 +541,7 @@ export class RequestEncoder {
     this.#suffix = Buffer.from(suffix.view());
   }
 
-  #family(family: Family): FamilyPoints {
+  family(family: Family): FamilyPoints {
     let f = this.#families.get(family.name);
     if (!f || f.family.type !== family.type || f.family.help !== family.help) {
       f = new FamilyPoints(family, this.#unitOf(family.name));
@@ -572,12 +580,18 @@ export class RequestEncoder {
     w.byte(key.number.asDouble);
   }
 
-  /** Every line of the object's selected slots, each one point: the object's head, then the line's value and labels. */
-  #objectPoints(
-    series: { open: string; slots: number; tails: readonly string[] },
+  object(
+    series: ObjectSeries,
     selected: number,
     families: readonly FamilyPoints[],
+    counterStartMs: number,
   ): void {
+    this.#objectHeads(series.open, counterStartMs);
+    this.#objectPoints(series, selected, families);
+  }
+
+  /** Every line of the object's selected slots, each one point: the object's head, then the line's value and labels. */
+  #objectPoints(series: ObjectSeries, selected: number, families: readonly FamilyPoints[]): void {
     let index = 0;
     for (let slot = 0; slot < families.length; slot++) {
       const bit = 1 << slot;
@@ -621,7 +635,7 @@ export class RequestEncoder {
 
   /** An aggregate or registry point (the PointSink points.ts writes to). */
   add(family: Family, point: DataPoint<number> | DataPoint<Histogram>): void {
-    const f = this.#family(family);
+    const f = this.family(family);
     if (typeof point.value === "number") this.#numberPoint(f, point as DataPoint<number>);
     else this.#histogramPoint(f, point as HistogramPoint);
   }
@@ -703,7 +717,7 @@ export class RequestEncoder {
   }
 
   /** The batch read so far as one ExportMetricsServiceRequest; the families emptied for the next. */
-  #take(): EncodedRequest {
+  take(): EncodedRequest {
     let scopeBytes = this.#scope.length;
     for (const f of this.#order) scopeBytes += fieldBytes(f.metricBytes);
     const resourceBytes = this.#prefix.length + fieldBytes(scopeBytes) + this.#suffix.length;
@@ -726,11 +740,11 @@ export class RequestEncoder {
     }
     out.copy(this.#suffix, 0, this.#suffix.length);
     const request = { payload: out.view(), points: this.#points };
-    this.#clear();
+    this.clear();
     return request;
   }
 
-  #clear(): void {
+  clear(): void {
     for (const f of this.#order) {
       f.points.reset();
       f.count = 0;

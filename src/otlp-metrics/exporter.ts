@@ -1,25 +1,23 @@
 // The periodic OTLP metrics export: every interval (from the start of one
 // export to the start of the next), when this replica is the one that pushes,
-// the points are read from the stores and the registry in batches, each
-// encoded and sent (transport.ts) before the next is read: http/protobuf
-// requests are written straight from the stores by our own encoder
-// (encode.ts), http/json ones are SDK objects (points.ts) serialized by
-// @opentelemetry/otlp-transformer. One export at a time, one request
+// the points are read from the stores and the registry in requests of about
+// `batchBytes`, each written and sent (transport.ts) before the next is read,
+// straight from the stores by our own encoders: encode.ts for http/protobuf,
+// json-encode.ts for http/json (the same reading, requests.ts; no SDK object
+// per point in either). One export at a time, one request
 // in flight, nothing kept between exports: a collector that is down or slow
 // costs retries within the export's timeout, then the rest of that export is
 // dropped and the next one reads the store again. stop() waits for the export
 // in flight and flushes once more.
 
-import { JsonMetricsSerializer } from "@opentelemetry/otlp-transformer";
 import type { Resource } from "@opentelemetry/resources";
-import type { ResourceMetrics } from "@opentelemetry/sdk-metrics";
 import type { Registry } from "@prometheus-io/client";
 import type { Logger } from "../log.ts";
 import type { SeriesSource } from "../metrics/writer.ts";
 import { RequestEncoder } from "./encode.ts";
+import { JsonRequestEncoder } from "./json-encode.ts";
 import { unitOf } from "./mapping.ts";
 import type { OtlpMetricsMetrics } from "./metrics.ts";
-import { readBatches } from "./points.ts";
 import type { OtlpMetricsSettings } from "./settings.ts";
 import { type RequestSettings, send } from "./transport.ts";
 
@@ -32,10 +30,7 @@ export interface ExportReport {
   /** Bytes serialized, before compression. */
   rawBytes: number;
   durationMs: number;
-  /**
-   * The longest synchronous stretch of encoding: for http/protobuf reading
-   * and writing (the encoder's slices), for http/json one batch's serialization.
-   */
+  /** The longest synchronous stretch of reading and writing (the encoder's slices). */
   maxSerializeMs: number;
   error?: string;
 }
@@ -55,15 +50,7 @@ export interface OtlpMetricsExporterOptions {
   nowMs?: () => number;
   /** Epoch milliseconds: the start time of cumulative points. */
   startMs: number;
-  /**
-   * http/json: most points per request (default 2,000). Within it, a batch
-   * holds as many points as serialize in about `serializeMs` (default 8 ms),
-   * measured as the export goes: the serializer is synchronous, so this
-   * bounds the stall.
-   */
-  maxPoints?: number;
-  serializeMs?: number;
-  /** http/protobuf: bytes of points per request (default 1 MiB; an object's points are never split). */
+  /** Bytes of points per request (default 1 MiB; an object's points are never split). */
   batchBytes?: number;
   /** Longest synchronous stretch of reading (default 5 ms). */
   sliceMs?: number;
@@ -85,11 +72,8 @@ export class OtlpMetricsExporter {
   #inFlight: Promise<ExportReport> | undefined;
   #stopping = false;
   #failing = false;
-  /** Points of the next batch, adapted to the serializer's pace (see maxPoints). */
-  #batchPoints = 500;
-  #msPerPoint: number | undefined;
-  /** The http/protobuf encoder, its buffers kept from one export to the next. */
-  readonly #encoder = new RequestEncoder(unitOf);
+  /** The protocol's encoder, its buffers kept from one export to the next. */
+  readonly #encoder: RequestEncoder | JsonRequestEncoder;
   /** The last export's figures (undefined before the first). */
   lastReport: ExportReport | undefined;
 
@@ -104,6 +88,8 @@ export class OtlpMetricsExporter {
       compression,
       timeoutMs,
     };
+    this.#encoder =
+      target.protocol === "http/json" ? new JsonRequestEncoder(unitOf) : new RequestEncoder(unitOf);
     options.metrics?.lastSuccess.set(0);
   }
 
@@ -153,12 +139,8 @@ export class OtlpMetricsExporter {
       report.result = "skipped";
       return this.#finish(report, started);
     }
-    const o = this.#options;
-    const deadline = Date.now() + o.settings.exportTimeoutMs;
-    const requests =
-      o.settings.target.protocol === "http/json"
-        ? this.#jsonRequests(report)
-        : this.#protobufRequests(report);
+    const deadline = Date.now() + this.#options.settings.exportTimeoutMs;
+    const requests = this.#requests(report);
     try {
       for (;;) {
         const next = await requests.next();
@@ -183,78 +165,23 @@ export class OtlpMetricsExporter {
     return this.#finish(report, started);
   }
 
-  /** The common part of both readers' options. */
-  #readOptions() {
+  /** The encoder's requests, the longest synchronous stretch reported. */
+  async *#requests(report: ExportReport): AsyncGenerator<Payload> {
     const o = this.#options;
-    return {
-      sources: o.sources(),
-      registry: o.registry,
-      resource: o.resource,
-      scope: { name: "cr-status-exporter", version: o.version },
-      nowMs: this.#now(),
-      startMs: o.startMs,
-      sliceMs: o.sliceMs ?? 5,
-    };
-  }
-
-  /** http/protobuf: requests written by the encoder, the longest synchronous stretch reported. */
-  async *#protobufRequests(report: ExportReport): AsyncGenerator<Payload> {
     try {
       yield* this.#encoder.requests({
-        ...this.#readOptions(),
-        batchBytes: this.#options.batchBytes ?? 2 ** 20,
+        sources: o.sources(),
+        registry: o.registry,
+        resource: o.resource,
+        scope: { name: "cr-status-exporter", version: o.version },
+        nowMs: this.#now(),
+        startMs: o.startMs,
+        sliceMs: o.sliceMs ?? 5,
+        batchBytes: o.batchBytes ?? 2 ** 20,
       });
     } finally {
       report.maxSerializeMs = this.#encoder.longestSliceMs;
     }
-  }
-
-  /**
-   * http/json: each batch serialized by the SDK, the batch itself let go
-   * before its request is sent (its points would otherwise live through the
-   * request and be promoted to the old generation, each export a major
-   * collection).
-   */
-  async *#jsonRequests(report: ExportReport): AsyncGenerator<Payload> {
-    const most = this.#options.maxPoints ?? 2_000;
-    const target = this.#options.serializeMs ?? 8;
-    const batches = readBatches({
-      ...this.#readOptions(),
-      maxPoints: () => Math.min(most, this.#batchPoints),
-    });
-    try {
-      for (;;) {
-        const next = await this.#serialized(batches, most, target, report);
-        if (!next) return;
-        yield next;
-      }
-    } finally {
-      await batches.return(undefined);
-    }
-  }
-
-  async #serialized(
-    batches: AsyncGenerator<ResourceMetrics>,
-    most: number,
-    target: number,
-    report: ExportReport,
-  ): Promise<Payload | undefined> {
-    const next = await batches.next();
-    if (next.done) return undefined;
-    const t = performance.now();
-    const payload = JsonMetricsSerializer.serializeRequest(next.value);
-    const took = performance.now() - t;
-    report.maxSerializeMs = Math.max(report.maxSerializeMs, took);
-    if (!payload) throw new Error("the serializer returned nothing");
-    const points = next.value.scopeMetrics[0]?.metrics.reduce((n, m) => n + m.dataPoints.length, 0) ?? 0;
-    // The next batch: as many points as serialize in the target time at the slowest recent pace
-    // (it rises at once, decays by a tenth per batch: one fast batch does not make the next one long).
-    if (points > 0) {
-      const pace = took / points;
-      this.#msPerPoint = Math.max(pace, (this.#msPerPoint ?? pace) * 0.9);
-      this.#batchPoints = Math.max(100, Math.min(most, Math.floor(target / this.#msPerPoint)));
-    }
-    return { payload, points };
   }
 
   #finish(report: ExportReport, started: number): ExportReport {

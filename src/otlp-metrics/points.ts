@@ -3,27 +3,19 @@
 // lines (each object's labels parsed once, then each line's own labels and
 // value), the aggregate sources' lines, and the registry (self metrics,
 // per-kind histograms, process metrics) as the client library reports it.
-// Read in batches of at most `maxPoints` points, each a ResourceMetrics the
-// otlp-transformer serializers take (http/json; http/protobuf is written by
-// encode.ts, which takes the aggregate and registry points from here); the
-// event loop gets a turn whenever reading has taken `sliceMs`.
+// The per-object families are read by the encoders themselves (encode.ts,
+// json-encode.ts, through requests.ts); the aggregate and registry families,
+// a few hundred points, are read here as SDK data points and handed to
+// them (PointSink).
 import type { Attributes, HrTime } from "@opentelemetry/api";
-import { ValueType } from "@opentelemetry/api";
 import type { Resource } from "@opentelemetry/resources";
-import {
-  AggregationTemporality,
-  type DataPoint,
-  DataPointType,
-  type Histogram,
-  type MetricData,
-  type ResourceMetrics,
-} from "@opentelemetry/sdk-metrics";
+import type { DataPoint, Histogram } from "@opentelemetry/sdk-metrics";
 import type { Registry } from "@prometheus-io/client";
-import { aggregateFamilies, type FamilyType, objectFamilies } from "../core/series/catalog.ts";
+import { aggregateFamilies, type FamilyType } from "../core/series/catalog.ts";
 import { fromByteString, parseValue } from "../core/series/exposition.ts";
 import { ChunkWriter } from "../metrics/chunks.ts";
 import type { SeriesSource } from "../metrics/writer.ts";
-import { attributeName, unitOf } from "./mapping.ts";
+import { attributeName } from "./mapping.ts";
 
 export interface ReadOptions {
   sources: readonly SeriesSource[];
@@ -34,8 +26,6 @@ export interface ReadOptions {
   nowMs: number;
   /** Epoch milliseconds: the start of cumulative points (this process's start). */
   startMs: number;
-  /** Points per batch (one request each): read before each batch, so the caller may adapt it. */
-  maxPoints: number | (() => number);
   /** Longest stretch of synchronous reading before yielding to the event loop. */
   sliceMs: number;
 }
@@ -56,56 +46,9 @@ export interface Family {
   help: string;
 }
 
-/** Where the points read go: a batch of SDK objects here, bytes in encode.ts. */
+/** Where the points read go: the encoders (encode.ts, json-encode.ts). */
 export interface PointSink {
   add(family: Family, point: DataPoint<number> | DataPoint<Histogram>): void;
-}
-
-/** The points of one request, by family. */
-class Batch implements PointSink {
-  readonly #metrics = new Map<string, MetricData>();
-  points = 0;
-
-  add(family: Family, point: DataPoint<number> | DataPoint<Histogram>): void {
-    let metric = this.#metrics.get(family.name);
-    if (!metric) {
-      metric = newMetric(family);
-      this.#metrics.set(family.name, metric);
-    }
-    (metric.dataPoints as unknown[]).push(point);
-    this.points++;
-  }
-
-  take(options: ReadOptions): ResourceMetrics {
-    const metrics = [...this.#metrics.values()];
-    this.#metrics.clear();
-    this.points = 0;
-    return { resource: options.resource, scopeMetrics: [{ scope: options.scope, metrics }] };
-  }
-}
-
-function newMetric(family: Family): MetricData {
-  const descriptor = {
-    name: family.name,
-    description: family.help,
-    unit: unitOf(family.name),
-    valueType: ValueType.DOUBLE,
-  };
-  const aggregationTemporality = AggregationTemporality.CUMULATIVE;
-  switch (family.type) {
-    case "gauge":
-      return { descriptor, aggregationTemporality, dataPointType: DataPointType.GAUGE, dataPoints: [] };
-    case "counter":
-      return {
-        descriptor,
-        aggregationTemporality,
-        dataPointType: DataPointType.SUM,
-        isMonotonic: true,
-        dataPoints: [],
-      };
-    case "histogram":
-      return { descriptor, aggregationTemporality, dataPointType: DataPointType.HISTOGRAM, dataPoints: [] };
-  }
 }
 
 /**
@@ -141,19 +84,6 @@ export function readLabels(text: string, at: number, into: Record<string, string
   }
 }
 
-/** One line's tail (`,type="Ready",status="True"} 1`) as a point over the object's attributes. */
-function tailPoint(
-  tail: string,
-  base: Attributes,
-  startTime: HrTime,
-  endTime: HrTime,
-): DataPoint<number> | undefined {
-  const own: Record<string, string> = {};
-  const close = readLabels(tail, 0, own);
-  if (tail.charCodeAt(close) !== 125 /* } */) return undefined;
-  return { startTime, endTime, attributes: { ...base, ...own }, value: parseValue(tail.slice(close + 2)) };
-}
-
 /** A whole exposition line (`name{labels} value`) of an aggregate source. */
 function linePoint(line: string, endTime: HrTime): { name: string; point: DataPoint<number> } | undefined {
   const brace = line.indexOf("{");
@@ -169,68 +99,6 @@ function linePoint(line: string, endTime: HrTime): { name: string; point: DataPo
     name,
     point: { startTime: noStart, endTime, attributes, value: parseValue(line.slice(space + 1)) },
   };
-}
-
-/** Where a family's lines are in an entry's packed tails (see render.ts). */
-function* slotsOf(slots: number): Generator<[slot: number, index: number]> {
-  let index = 0;
-  for (let slot = 0; slot < objectFamilies.length; slot++) {
-    if (slots & (1 << slot)) yield [slot, index++];
-  }
-}
-
-const limit = (options: ReadOptions): number =>
-  typeof options.maxPoints === "number" ? options.maxPoints : options.maxPoints();
-
-/** Every selected per-object family of every object of every per-object source. */
-async function* objectBatches(
-  options: ReadOptions,
-  batch: Batch,
-  clock: Slicer,
-): AsyncGenerator<ResourceMetrics> {
-  const endTime = hrTime(options.nowMs);
-  const processStart = options.startMs;
-  for (const source of options.sources) {
-    const objects = source.objects?.();
-    if (!objects) continue;
-    const families: Family[] = objectFamilies.map((f) => ({
-      name: objects.names[f.slot] as string,
-      type: f.type,
-      help: f.help,
-    }));
-    for (const entry of objects.entries) {
-      const series = entry.series;
-      if (!series || !(series.slots & objects.selected)) continue;
-      const base: Record<string, string> = {};
-      readLabels(series.open, 0, base);
-      // A counter counts from when its series first appeared: this process's start, or the object's creation after it.
-      const created = (entry.state.creationTimestamp ?? 0) * 1000;
-      const counterStart = hrTime(Math.max(processStart, created));
-      for (const [slot, index] of slotsOf(series.slots)) {
-        if (!(objects.selected & (1 << slot))) continue;
-        const family = families[slot] as Family;
-        const start = family.type === "counter" ? counterStart : noStart;
-        const tails = series.tails[index] as string;
-        let from = 0;
-        for (;;) {
-          const end = tails.indexOf("\n", from);
-          const point = tailPoint(
-            end === -1 ? tails.slice(from) : tails.slice(from, end),
-            base,
-            start,
-            endTime,
-          );
-          if (point) batch.add(family, point);
-          if (end === -1) break;
-          from = end + 1;
-        }
-      }
-      if (batch.points >= limit(options)) {
-        yield batch.take(options);
-        clock.restart();
-      } else if (clock.due()) await clock.turn();
-    }
-  }
 }
 
 /** The aggregate families' lines, as the /metrics writer would write them. */
@@ -437,18 +305,4 @@ export class Slicer {
   restart(): void {
     this.#since = performance.now();
   }
-}
-
-/**
- * The export's batches, read lazily: the caller sends each before the next
- * is read, so at most one batch is held. The per-object families come first,
- * then the aggregate and registry families in the last batch.
- */
-export async function* readBatches(options: ReadOptions): AsyncGenerator<ResourceMetrics> {
-  const batch = new Batch();
-  const clock = new Slicer(options.sliceMs);
-  yield* objectBatches(options, batch, clock);
-  aggregatePoints(options, batch);
-  await registryPoints(options, batch);
-  if (batch.points > 0) yield batch.take(options);
 }

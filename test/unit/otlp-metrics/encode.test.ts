@@ -16,7 +16,7 @@ import { byteString, encodeLabelValue } from "../../../src/core/series/expositio
 import type { SeriesSource } from "../../../src/metrics/writer.ts";
 import { RequestEncoder, valueAt, writeLabelAttributes } from "../../../src/otlp-metrics/encode.ts";
 import { unitOf } from "../../../src/otlp-metrics/mapping.ts";
-import { hrTime, readBatches, readLabels } from "../../../src/otlp-metrics/points.ts";
+import { hrTime, readLabels } from "../../../src/otlp-metrics/points.ts";
 import {
   fieldBytes,
   nanosHalves,
@@ -26,6 +26,7 @@ import {
 } from "../../../src/otlp-metrics/proto-writer.ts";
 import { offlineCollector } from "../../support/collector.ts";
 import { type Decoded, decodeRequest } from "./proto-decode.ts";
+import { readBatches } from "./sdk-batches.ts";
 
 const nowMs = Date.parse("2026-01-01T02:00:00Z");
 const startMs = Date.parse("2026-01-01T00:30:00Z");

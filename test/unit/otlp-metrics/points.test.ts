@@ -156,15 +156,16 @@ test("the family selection applies: a denied family is not sent, an opted-in one
   assert.equal(sent.metrics.has("cr_condition_transitions_total"), false);
 });
 
-test("batches hold at most maxPoints per-object points; the aggregate and registry families come last", async () => {
+test("requests of about batchBytes of per-object points; the aggregate and registry families come last", async () => {
   const c = fleet(50);
   const whole = await sentExport(c.collector.sources, c.metrics.registry);
-  const sliced = await sentExport(c.collector.sources, c.metrics.registry, { maxPoints: 100 });
+  const sliced = await sentExport(c.collector.sources, c.metrics.registry, { batchBytes: 16 * 1024 });
   const total = (s: SentExport) => s.sizes.reduce((a, b) => a + b, 0);
   assert.equal(total(sliced), total(whole));
   assert.ok(sliced.requests > 5, `${sliced.requests} requests`);
-  // An object's points are never split: a batch ends after the object that reached the limit.
-  for (const size of sliced.sizes.slice(0, -1)) assert.ok(size >= 100 && size < 100 + 40, `batch of ${size}`);
+  // An object's points are never split: a request ends after the object that passed the limit.
+  for (const bytes of sliced.bytes.slice(0, -1))
+    assert.ok(bytes >= 16 * 1024 && bytes < 16 * 1024 + 16 * 1024, `request of ${bytes} bytes`);
   assert.deepEqual(sentPoints(sliced, objectNames), sentPoints(whole, objectNames));
 });
 

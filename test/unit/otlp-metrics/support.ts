@@ -1,11 +1,12 @@
 // An offline collector's export, read back from the OTLP/JSON the exporter
-// would send: the same requests (readBatches + JsonMetricsSerializer),
-// decoded into metrics and points for assertions.
-import { JsonMetricsSerializer, ProtobufMetricsSerializer } from "@opentelemetry/otlp-transformer";
+// would send: the same requests (JsonRequestEncoder), decoded into metrics
+// and points for assertions.
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import type { Registry } from "@prometheus-io/client";
 import type { SeriesSource } from "../../../src/metrics/writer.ts";
-import { type ReadOptions, readBatches } from "../../../src/otlp-metrics/points.ts";
+import { JsonRequestEncoder } from "../../../src/otlp-metrics/json-encode.ts";
+import { unitOf } from "../../../src/otlp-metrics/mapping.ts";
+import type { EncodeOptions } from "../../../src/otlp-metrics/requests.ts";
 
 export interface SentPoint {
   attributes: Record<string, string>;
@@ -31,7 +32,8 @@ export interface SentExport {
   requests: number;
   /** Points per request. */
   sizes: number[];
-  protobufBytes: number;
+  /** Bytes per request. */
+  bytes: number[];
   resource: Record<string, string>;
   metrics: Map<string, SentMetric>;
 }
@@ -47,23 +49,23 @@ const attributes = (list: JsonKeyValue[] | undefined): Record<string, string> =>
 export async function sentExport(
   sources: readonly SeriesSource[],
   registry: Registry,
-  over: Partial<ReadOptions> = {},
+  over: Partial<EncodeOptions> = {},
 ): Promise<SentExport> {
-  const out: SentExport = { requests: 0, sizes: [], protobufBytes: 0, resource: {}, metrics: new Map() };
-  for await (const batch of readBatches({
+  const out: SentExport = { requests: 0, sizes: [], bytes: [], resource: {}, metrics: new Map() };
+  for await (const request of new JsonRequestEncoder(unitOf).requests({
     sources,
     registry,
     resource: resourceFromAttributes({ "service.name": "cr-status-exporter" }),
     scope: { name: "cr-status-exporter", version: "test" },
     nowMs: Date.parse("2026-01-01T02:00:00Z"),
     startMs: Date.parse("2026-01-01T00:30:00Z"),
-    maxPoints: 2_000,
+    batchBytes: 2 ** 20,
     sliceMs: 5,
     ...over,
   })) {
     out.requests++;
-    out.protobufBytes += ProtobufMetricsSerializer.serializeRequest(batch)?.length ?? 0;
-    const json = JSON.parse(new TextDecoder().decode(JsonMetricsSerializer.serializeRequest(batch)));
+    out.bytes.push(request.payload.length);
+    const json = JSON.parse(new TextDecoder().decode(request.payload));
     const rm = json.resourceMetrics[0];
     out.resource = attributes(rm.resource.attributes);
     let size = 0;
