@@ -16,6 +16,7 @@ export function supervisedLogLevel(argv: readonly string[]): LogLevel | undefine
     const { config } = loadConfigFile(flags.config, flagOverrides(flags));
     return config.apiProxy ? config.logLevel : undefined;
   } catch {
-    return undefined;
+    // Unreadable or invalid: the single process reports it.
   }
+  return undefined;
 }

@@ -28,8 +28,9 @@ export function childRole(env: NodeJS.ProcessEnv): "api-proxy" | "exporter" | un
 
 /** The restart count the supervisor gave this child (0 outside a supervisor). */
 export function restartsOf(env: NodeJS.ProcessEnv): number {
-  const restarts = Number(env[restartsVariable] ?? "0");
-  return Number.isSafeInteger(restarts) && restarts >= 0 ? restarts : 0;
+  // Unset reads as NaN, and anything but a whole number as 0 restarts.
+  const restarts = Number(env[restartsVariable]);
+  return Number.isSafeInteger(restarts) ? Math.max(0, restarts) : 0;
 }
 
 /**

@@ -10,7 +10,14 @@ import { spawn } from "node:child_process";
 import { setPriority, totalmem } from "node:os";
 import { createLogger, isLogLevel, type Logger } from "../log.ts";
 import { countersSocketPath, countersVariable, restartsVariable, roleVariable } from "./roles.ts";
-import { type ChildName, type RestartPolicy, Supervisor } from "./supervisor.ts";
+import {
+  type ChildExit,
+  type ChildName,
+  type RestartPolicy,
+  type RunningChild,
+  Supervisor,
+  type SupervisorClock,
+} from "./supervisor.ts";
 
 /**
  * The proxy's V8 heap: it holds its connections' state, error-body prefixes,
@@ -43,7 +50,8 @@ const smallestExporterHeapMiB = 64;
  */
 export const exporterNiceness = 10;
 
-function lowerPriority(pid: number | undefined, logger: Logger): void {
+/** Gives the exporter process exporterNiceness; a refusal is logged, the exporter runs on. */
+export function lowerPriority(pid: number | undefined, logger: Logger): void {
   if (pid === undefined) return;
   try {
     setPriority(pid, exporterNiceness);
@@ -92,8 +100,15 @@ export function nodeFlagsFor(
 
 /** The container's memory limit (cgroup), undefined when there is none. */
 export function memoryLimit(): number | undefined {
-  const constrained = process.constrainedMemory();
-  return constrained > 0 && constrained < totalmem() ? constrained : undefined;
+  return memoryLimitOf(process.constrainedMemory(), totalmem());
+}
+
+/**
+ * The memory limit from what Node reports: no cgroup limit reads as 0, and an
+ * unlimited cgroup as a huge number (at least the machine's memory).
+ */
+export function memoryLimitOf(constrained: number, machineBytes: number): number | undefined {
+  return constrained > 0 && constrained < machineBytes ? constrained : undefined;
 }
 
 /**
@@ -106,59 +121,132 @@ export const restartPolicies: Readonly<Record<ChildName, RestartPolicy>> = {
   exporter: { firstDelayMs: 100, maxDelayMs: 60_000, stableAfterMs: 60_000 },
 };
 
-export function runSupervisor(options: {
+/** The children, in the order they are started: the exporter's requests go through the proxy. */
+export const childNames: readonly ChildName[] = ["api-proxy", "exporter"];
+
+/** The event loop's timers and the monotonic clock. */
+export const realClock: SupervisorClock = {
+  now: () => performance.now(),
+  setTimeout: (run, ms) => setTimeout(run, ms),
+  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
+};
+
+/** What every child is started with. */
+export interface ChildLaunch {
+  /** main.ts, and the arguments the supervisor was given. */
   main: string;
   argv: readonly string[];
-  logLevel: string | undefined;
-}): void {
-  const level = options.logLevel !== undefined && isLogLevel(options.logLevel) ? options.logLevel : "info";
-  const logger = createLogger({ level }, { component: "supervisor" });
-  const socketPath = countersSocketPath();
-  const limit = memoryLimit();
-  const supervisor = new Supervisor({
-    children: ["api-proxy", "exporter"],
-    policy: restartPolicies,
-    clock: {
-      now: () => performance.now(),
-      setTimeout: (run, ms) => setTimeout(run, ms),
-      clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
+  /** The node binary and the supervisor's own node flags. */
+  execPath: string;
+  execArgv: readonly string[];
+  /** The supervisor's environment; each child's gets its role added. */
+  env: NodeJS.ProcessEnv;
+  memoryLimitBytes: number | undefined;
+  /** Where the proxy serves its counters and the exporter reads them. */
+  countersSocket: string;
+  logger: Logger;
+}
+
+/**
+ * Starts one child: `node <flags> main.ts <arguments>` with its role in the
+ * environment, stdout and stderr the supervisor's, and an IPC channel that
+ * only tells it when the supervisor is gone. `onExit` is called once: when it
+ * exits, or when it cannot be started.
+ */
+export function spawnChild(
+  launch: ChildLaunch,
+  name: ChildName,
+  restarts: number,
+  onExit: (exit: ChildExit) => void,
+): RunningChild {
+  const child = spawn(
+    launch.execPath,
+    [...nodeFlagsFor(name, launch.execArgv, launch.memoryLimitBytes), launch.main, ...launch.argv],
+    {
+      stdio: ["ignore", "inherit", "inherit", "ipc"],
+      env: {
+        ...launch.env,
+        [roleVariable]: name,
+        [countersVariable]: launch.countersSocket,
+        [restartsVariable]: String(restarts),
+      },
     },
+  );
+  if (name === "exporter") lowerPriority(child.pid, launch.logger);
+  child.once("error", (error) => {
+    launch.logger.error("cannot start", { process: name, error: error.message });
+    onExit({ code: 1, signal: null });
+  });
+  child.once("exit", (code, signal) => onExit({ code, signal }));
+  return {
+    pid: child.pid,
+    kill(signal) {
+      // Never signal a pid that may belong to another process by now.
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    },
+  };
+}
+
+/** The supervisor's process: the real one in production, a fake in the unit tests. */
+export interface SupervisorHost {
+  execPath: string;
+  execArgv: readonly string[];
+  env: NodeJS.ProcessEnv;
+  memoryLimitBytes: number | undefined;
+  /** Writes one log line. */
+  write(line: string): void;
+  /** Calls `handler` on each SIGTERM or SIGINT the process receives. */
+  onSignal(signal: "SIGTERM" | "SIGINT", handler: () => void): void;
+  exit(code: number): void;
+}
+
+export function processHost(): SupervisorHost {
+  return {
+    execPath: process.execPath,
+    execArgv: process.execArgv,
+    env: process.env,
+    memoryLimitBytes: memoryLimit(),
+    write: (line) => process.stderr.write(`${line}\n`),
+    onSignal: (signal, handler) => process.on(signal, handler),
+    exit: (code) => process.exit(code),
+  };
+}
+
+export function runSupervisor(
+  options: {
+    main: string;
+    argv: readonly string[];
+    logLevel: string | undefined;
+  },
+  host: SupervisorHost = processHost(),
+): void {
+  const level = options.logLevel !== undefined && isLogLevel(options.logLevel) ? options.logLevel : "info";
+  const logger = createLogger({ level, write: host.write }, { component: "supervisor" });
+  const launch: ChildLaunch = {
+    main: options.main,
+    argv: options.argv,
+    execPath: host.execPath,
+    execArgv: host.execArgv,
+    env: host.env,
+    memoryLimitBytes: host.memoryLimitBytes,
+    countersSocket: countersSocketPath(),
+    logger,
+  };
+  const supervisor = new Supervisor({
+    children: childNames,
+    policy: restartPolicies,
+    clock: realClock,
     logger,
     stopTimeoutMs: 15_000,
-    exit: (code) => process.exit(code),
-    spawn(name, restarts, onExit) {
-      const child = spawn(
-        process.execPath,
-        [...nodeFlagsFor(name, process.execArgv, limit), options.main, ...options.argv],
-        {
-          stdio: ["ignore", "inherit", "inherit", "ipc"],
-          env: {
-            ...process.env,
-            [roleVariable]: name,
-            [countersVariable]: socketPath,
-            [restartsVariable]: String(restarts),
-          },
-        },
-      );
-      if (name === "exporter") lowerPriority(child.pid, logger);
-      child.once("error", (error) => {
-        logger.error("cannot start", { process: name, error: error.message });
-        onExit({ code: 1, signal: null });
-      });
-      child.once("exit", (code, signal) => onExit({ code, signal }));
-      return {
-        pid: child.pid,
-        kill(signal) {
-          if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-        },
-      };
-    },
+    exit: host.exit,
+    spawn: (name, restarts, onExit) => spawnChild(launch, name, restarts, onExit),
   });
-  process.on("SIGTERM", () => supervisor.signal("SIGTERM"));
-  process.on("SIGINT", () => supervisor.signal("SIGINT"));
+  host.onSignal("SIGTERM", () => supervisor.signal("SIGTERM"));
+  host.onSignal("SIGINT", () => supervisor.signal("SIGINT"));
+  const limit = host.memoryLimitBytes;
   logger.info("supervising", {
     pid: process.pid,
-    processes: ["api-proxy", "exporter"],
+    processes: childNames,
     memoryLimitMiB: limit === undefined ? undefined : Math.round(limit / 1024 / 1024),
   });
   supervisor.start();

@@ -26,6 +26,7 @@ export interface SupervisorClock {
   /** Monotonic milliseconds. */
   now(): number;
   setTimeout(run: () => void, ms: number): unknown;
+  /** Cancels a timer not yet run; undefined (no timer) is ignored. */
   clearTimeout(handle: unknown): void;
 }
 
@@ -126,10 +127,9 @@ export class Supervisor {
     this.#stopping = true;
     if (first) this.#deps.logger.info("stopping", { signal, children: this.pids() });
     for (const child of this.#children) {
-      if (child.timer !== undefined) {
-        this.#deps.clock.clearTimeout(child.timer);
-        child.timer = undefined;
-      }
+      // A pending restart is cancelled (no timer: nothing to clear).
+      this.#deps.clock.clearTimeout(child.timer);
+      child.timer = undefined;
       child.running?.kill(signal);
     }
     if (first) {
@@ -205,7 +205,7 @@ export class Supervisor {
   #finishIfStopped(): void {
     if (this.#exited || this.#children.some((c) => c.running)) return;
     this.#exited = true;
-    if (this.#killTimer !== undefined) this.#deps.clock.clearTimeout(this.#killTimer);
+    this.#deps.clock.clearTimeout(this.#killTimer);
     const exporter = this.#children.find((c) => c.name === "exporter");
     this.#deps.exit(this.#exitCode ?? exitCodeOf(exporter?.lastExit));
   }

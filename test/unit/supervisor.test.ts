@@ -258,3 +258,148 @@ test("child node flags: the proxy gets its own heap limit; the exporter's share 
   assert.deepEqual(nodeFlagsFor("exporter", ["--liftoff-only"], 512 * 1024 * 1024), ["--liftoff-only"]);
   assert.deepEqual(nodeFlagsFor("exporter", image, 128 * 1024 * 1024).at(-1), "--max-old-space-size=64");
 });
+
+test("stopping is logged once, with the signal and the running children; the second signal sets no second kill timer", () => {
+  const h = harness();
+  h.supervisor.start();
+  h.supervisor.signal("SIGTERM");
+  h.supervisor.signal("SIGINT");
+  assert.deepEqual(
+    h.logs.filter((l) => l.msg === "stopping").map((l) => [l.signal, l.children]),
+    [["SIGTERM", { "api-proxy": 100, exporter: 101 }]],
+  );
+  assert.deepEqual(h.latest("exporter").signals, ["SIGTERM", "SIGINT"]);
+  h.latest("exporter").exit({ code: 0, signal: null });
+  h.latest("api-proxy").exit({ code: 0, signal: null });
+  assert.deepEqual(h.exits, [0]);
+  assert.equal(h.clock.pending, 0, "the kill timer was cleared when the last child stopped");
+  assert.deepEqual(
+    h.logs.filter((l) => l.msg === "stopped").map((l) => [l.process, l.code, l.signal]),
+    [
+      ["exporter", 0, null],
+      ["api-proxy", 0, null],
+    ],
+  );
+  h.supervisor.signal("SIGTERM");
+  assert.deepEqual(h.exits, [0], "a signal after the exit does not exit again");
+});
+
+test("a signal while no child runs (both waiting to restart) exits at once, with the exporter's last exit", () => {
+  const h = harness();
+  h.supervisor.start();
+  h.latest("api-proxy").exit(killed);
+  h.latest("exporter").exit({ code: 3, signal: null });
+  h.supervisor.signal("SIGTERM");
+  assert.deepEqual(h.exits, [3]);
+  assert.equal(h.clock.pending, 0, "no restart and no kill timer left");
+});
+
+test("each start and restart is logged with the process, its pid and restart count; the time it ran is measured from its own start", () => {
+  const h = harness();
+  h.clock.advance(100_000); // the supervisor started long after the clock's zero
+  h.supervisor.start();
+  assert.deepEqual(
+    h.logs.filter((l) => l.msg === "started").map((l) => [l.process, l.pid, l.restarts]),
+    [
+      ["api-proxy", 100, 0],
+      ["exporter", 101, 0],
+    ],
+  );
+  h.clock.advance(1_500);
+  h.latest("exporter").exit(killed);
+  h.clock.advance(100);
+  h.clock.advance(1_000);
+  h.latest("exporter").exit(killed);
+  const restarting = h.logs.filter((l) => l.msg === "exited; restarting");
+  assert.deepEqual(
+    restarting.map((l) => [l.ranSeconds, l.restartInMs, l.restarts]),
+    [
+      [1.5, 100, 1],
+      [1, 200, 2],
+    ],
+    "young runs: the delay doubles",
+  );
+  h.clock.advance(200);
+  assert.deepEqual(h.logs.filter((l) => l.msg === "started").at(-1), {
+    ...h.logs.filter((l) => l.msg === "started").at(-1),
+    process: "exporter",
+    pid: 103,
+    restarts: 2,
+  });
+});
+
+test("an exit reported twice (an error and then an exit event) restarts the child once", () => {
+  const h = harness();
+  h.supervisor.start();
+  h.clock.advance(1_000);
+  const exporter = h.latest("exporter");
+  exporter.exit({ code: 1, signal: null });
+  exporter.exit({ code: 1, signal: null });
+  h.clock.advance(60_000);
+  assert.equal(h.spawned.length, 3, "one restart");
+  assert.equal(h.latest("exporter").restarts, 1);
+});
+
+test("a spawn that reports its exit before returning leaves no running child: nothing is logged as started, and a stop does not wait for it", () => {
+  const clock = new FakeClock();
+  const exits: number[] = [];
+  const logs: Record<string, unknown>[] = [];
+  const supervisor = new Supervisor({
+    children: ["exporter"],
+    policy: restartPolicies,
+    clock,
+    logger: createLogger({ write: (line) => logs.push(JSON.parse(line)) }),
+    stopTimeoutMs: 1_000,
+    exit: (code) => exits.push(code),
+    spawn(_name, _restarts, onExit) {
+      onExit({ code: 1, signal: null });
+      return { pid: undefined, kill: () => {} };
+    },
+  });
+  supervisor.start();
+  assert.deepEqual(supervisor.pids(), {});
+  assert.deepEqual(
+    logs.map((l) => l.msg),
+    ["exited; restarting"],
+  );
+  supervisor.signal("SIGTERM");
+  assert.deepEqual(exits, [1]);
+});
+
+test("a spawn that throws is logged as a start failure with the process and the error", () => {
+  const clock = new FakeClock();
+  const logs: Record<string, unknown>[] = [];
+  const supervisor = new Supervisor({
+    children: ["api-proxy"],
+    policy: restartPolicies,
+    clock,
+    logger: createLogger({ write: (line) => logs.push(JSON.parse(line)) }),
+    stopTimeoutMs: 1_000,
+    exit: () => {},
+    spawn() {
+      throw new Error("EAGAIN");
+    },
+  });
+  supervisor.start();
+  const failed = logs.find((l) => l.msg === "cannot start");
+  assert.equal(failed?.level, "error");
+  assert.equal(failed?.process, "api-proxy");
+  assert.equal(failed?.error, "Error: EAGAIN");
+});
+
+test("a configuration error and a child that outlives the stop timeout are logged as errors naming the process", () => {
+  const h = harness();
+  h.supervisor.start();
+  h.latest("exporter").exit({ code: 2, signal: null });
+  const configError = h.logs.find((l) => l.msg === "configuration error; stopping");
+  assert.equal(configError?.level, "error");
+  assert.equal(configError?.process, "exporter");
+  assert.equal(configError?.code, 2);
+  h.clock.advance(15_000);
+  const killing = h.logs.filter((l) => l.msg === "did not stop in time; killing");
+  assert.deepEqual(
+    killing.map((l) => [l.level, l.process, l.afterMs]),
+    [["error", "api-proxy", 15_000]],
+  );
+  assert.deepEqual(h.latest("api-proxy").signals, ["SIGTERM", "SIGKILL"]);
+});

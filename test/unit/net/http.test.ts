@@ -3,6 +3,7 @@
 // reading and the JSON-or-text reading of answers.
 import assert from "node:assert/strict";
 import { Agent, createServer, get, type IncomingMessage } from "node:http";
+import { createServer as createNetServer } from "node:net";
 import { after, test } from "node:test";
 import {
   BodyTooLargeError,
@@ -18,7 +19,23 @@ test("host:port forms, and errors naming the field and value", () => {
   assert.deepEqual(parseHostPort("[::1]:0", "f"), { host: "::1", port: 0 });
   assert.deepEqual(parseHostPort("localhost:9", "f"), { host: "localhost", port: 9 });
   assert.deepEqual(parseHostPort(":8443", "f"), { host: "", port: 8443 });
-  for (const bad of ["127.0.0.1", "127.0.0.1:", "127.0.0.1:70000", "::1:80", "host:port", ""]) {
+  assert.deepEqual(
+    parseHostPort(" 127.0.0.1:8001\n", "f"),
+    { host: "127.0.0.1", port: 8001 },
+    "spaces around",
+  );
+  assert.deepEqual(parseHostPort("[::]:65535", "f"), { host: "::", port: 65535 }, "the highest port");
+  for (const bad of [
+    "127.0.0.1",
+    "127.0.0.1:",
+    "127.0.0.1:70000",
+    "127.0.0.1:65536",
+    "127.0.0.1:123456",
+    "127.0.0.1:80abc",
+    "::1:80",
+    "host:port",
+    "",
+  ]) {
     assert.throws(
       () => parseHostPort(bad, "apiProxy.listen"),
       (error: unknown) =>
@@ -89,4 +106,22 @@ test("closeServer ends kept-alive connections instead of waiting for them", asyn
   await closeServer(server);
   assert.ok(performance.now() - started < 1000, "closed at once, not after the keep-alive timeout");
   agent.destroy();
+});
+
+test("listenOn: an IPv6 address comes back in brackets, ready for a URL; an IPv4 one as it is", async () => {
+  const six = createNetServer();
+  assert.deepEqual((await listenOn(six, { host: "::1", port: 0 })).host, "[::1]");
+  await closeServer(six);
+  const four = createNetServer();
+  assert.deepEqual((await listenOn(four, { host: "127.0.0.1", port: 0 })).host, "127.0.0.1");
+  await closeServer(four);
+});
+
+test("listenOn: a port in use rejects with the socket's error; a server that listens keeps no error listener of ours", async () => {
+  const first = createNetServer();
+  const bound = await listenOn(first, { host: "127.0.0.1", port: 0 });
+  assert.equal(first.listenerCount("error"), 0, "a later error is the caller's to handle");
+  const second = createNetServer();
+  await assert.rejects(listenOn(second, { host: "127.0.0.1", port: bound.port }), { code: "EADDRINUSE" });
+  await closeServer(first);
 });
