@@ -403,3 +403,24 @@ test("a configuration error and a child that outlives the stop timeout are logge
   );
   assert.deepEqual(h.latest("api-proxy").signals, ["SIGTERM", "SIGKILL"]);
 });
+
+test("child node flags: only whole flags count; a flag's value that mentions a heap flag is kept, a share that is not a plain number is left to V8", () => {
+  const limit = 512 * 1024 * 1024;
+  const title = "--title=cr--max-old-space-size=1";
+  const longerName = "--max-heap-size-fraction=0.5"; // a flag whose name only begins like a heap flag's
+  assert.deepEqual(
+    nodeFlagsFor("api-proxy", [title, longerName, "--max-heap-size=300", "--max-heap-size"], limit),
+    [title, longerName, `--max-old-space-size=${proxyHeapMiB}`, "--initial-old-space-size=16"],
+  );
+  assert.deepEqual(nodeFlagsFor("exporter", [title, "--max-old-space-size-percentage=75"], limit), [
+    title,
+    "--max-old-space-size=264",
+  ]);
+  const sharedInTitle = ["--title=x--max-old-space-size-percentage=75"];
+  assert.deepEqual(nodeFlagsFor("exporter", sharedInTitle, limit), sharedInTitle);
+  assert.deepEqual(nodeFlagsFor("exporter", ["--max-old-space-size-percentage=62.25"], limit), [
+    "--max-old-space-size=219",
+  ]);
+  const notNumber = ["--max-old-space-size-percentage=75abc"];
+  assert.deepEqual(nodeFlagsFor("exporter", notNumber, limit), notNumber);
+});
