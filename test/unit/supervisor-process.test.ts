@@ -168,7 +168,11 @@ test("the real host: log lines go to stderr, one a line; stop signals are listen
 });
 
 /** Runs the supervisor on a fake host; `stop` sends it a signal and resolves with its exit code. */
-function supervise(t: { after(fn: () => void): void }, memoryLimitBytes: number | undefined) {
+function supervise(
+  t: { after(fn: () => void): void },
+  memoryLimitBytes: number | undefined,
+  logLevel: string | undefined = "debug",
+) {
   const prefix = join(scratch(t), "report");
   const lines: Record<string, unknown>[] = [];
   const handlers = new Map<string, () => void>();
@@ -185,7 +189,7 @@ function supervise(t: { after(fn: () => void): void }, memoryLimitBytes: number 
     onSignal: (signal, handler) => handlers.set(signal, handler),
     exit: exited,
   };
-  runSupervisor({ main: fixture, argv: [prefix, "stay"], logLevel: "debug" }, host);
+  runSupervisor({ main: fixture, argv: [prefix, "stay"], logLevel }, host);
   const stop = (signal: "SIGTERM" | "SIGINT"): Promise<number> => {
     const handler = handlers.get(signal);
     assert.ok(handler, `${signal} is handled`);
@@ -235,4 +239,17 @@ test("runSupervisor stops on SIGINT too, forwarding SIGINT; without a memory lim
   assert.equal(await stop("SIGINT"), 1);
   assert.equal(lines.find((l) => l.msg === "stopping")?.signal, "SIGINT");
   assert.ok(lines.filter((l) => l.msg === "stopped").every((l) => l.signal === "SIGINT"));
+});
+
+test("runSupervisor logs at the level it was given: at warn, a start and a stop write nothing; an unknown level is info", async (t) => {
+  const quiet = supervise(t, undefined, "warn");
+  assert.equal(await quiet.stop("SIGTERM"), 1);
+  assert.deepEqual(quiet.lines, []);
+  const unknown = supervise(t, undefined, "loud");
+  assert.equal(await unknown.stop("SIGTERM"), 1);
+  assert.deepEqual(
+    unknown.lines.map((l) => l.level),
+    ["info", "info", "info", "info", "info", "info"],
+    "supervising, 2 started, stopping, 2 stopped",
+  );
 });
