@@ -38,11 +38,14 @@ export function restartsOf(env: NodeJS.ProcessEnv): number {
  * channel it was started with closes then. The channel carries no messages and
  * does not keep the process alive.
  */
-export function exitWithSupervisor(stop: () => void): void {
-  const channel = process.channel;
+export function exitWithSupervisor(
+  stop: () => void,
+  child: Pick<NodeJS.Process, "channel" | "once"> = process,
+): void {
+  const channel = child.channel;
   if (!channel) return;
   channel.unref();
-  process.once("disconnect", stop);
+  child.once("disconnect", stop);
 }
 
 /**

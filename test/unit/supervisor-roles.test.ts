@@ -12,6 +12,7 @@ import {
   childRole,
   countersSocketPath,
   countersVariable,
+  exitWithSupervisor,
   logLevelVariable,
   restartsOf,
   restartsVariable,
@@ -117,4 +118,21 @@ process.stdout.write("ready");`,
   await once(stdout, "data");
   child.disconnect();
   assert.deepEqual(await exited, { code: 0, out: "readystopped" });
+});
+
+test("exitWithSupervisor lets go of the channel and stops on its disconnect; a process without a channel is left alone", () => {
+  const calls: string[] = [];
+  const stop = (): void => {};
+  const child = {
+    channel: { unref: () => calls.push("unref") },
+    once: (event: string, listener: () => void) => {
+      calls.push(`once ${event} ${listener === stop}`);
+      return child;
+    },
+  };
+  exitWithSupervisor(stop, child as unknown as Pick<NodeJS.Process, "channel" | "once">);
+  assert.deepEqual(calls, ["unref", "once disconnect true"]);
+  const alone = { ...child, channel: undefined };
+  exitWithSupervisor(stop, alone as unknown as Pick<NodeJS.Process, "channel" | "once">);
+  assert.equal(calls.length, 2);
 });
