@@ -1,0 +1,215 @@
+// The composition root's own promises, without a cluster (the apiserver in
+// the kubeconfig is not there; the watches just fail): what it records about
+// the configuration in force, what it serves and where, what a reload says
+// and applies at once, what /readyz waits for, and a stop that runs once.
+// The whole app against a real apiserver runs in the e2e tests.
+import assert from "node:assert/strict";
+import { createServer } from "node:net";
+import { test } from "node:test";
+import { type App, type AppDeps, buildApp } from "../../src/app/build.ts";
+import { validateConfig } from "../../src/config/validate.ts";
+import { kubeConfigClass } from "../../src/kube/kubeconfig.ts";
+import { createLogger } from "../../src/log.ts";
+import { countersSocketPath } from "../../src/supervisor/roles.ts";
+import { cond, widget } from "../support/objects.ts";
+
+const widgets = {
+  group: "example.com",
+  version: "v1",
+  resource: "widgets",
+  kind: "Widget",
+  namespaced: true,
+};
+
+/** A kubeconfig for an apiserver that is not there. */
+async function nowhere() {
+  const kubeConfig = new (await kubeConfigClass())();
+  kubeConfig.loadFromClusterAndUser(
+    { name: "c", server: "https://127.0.0.1:9", skipTLSVerify: true },
+    { name: "u", token: "t" },
+  );
+  return kubeConfig;
+}
+
+async function build(raw: Record<string, unknown>, deps: Partial<AppDeps> = {}) {
+  const logs: Record<string, unknown>[] = [];
+  const app = await buildApp(validateConfig({ listen: "127.0.0.1:0", crdDiscovery: false, ...raw }), {
+    kubeConfig: await nowhere(),
+    logger: createLogger({ level: "debug", write: (line) => logs.push(JSON.parse(line)) }),
+    configHash: "h1",
+    env: {},
+    ...deps,
+  });
+  return { app, logs };
+}
+
+/** The exporter's own samples whose name starts with `prefix`, as "name{labels} value" lines. */
+async function selfSamples(app: App, prefix: string): Promise<string[]> {
+  return (await app.metrics.registry.metrics()).split("\n").filter((l) => l.startsWith(prefix));
+}
+
+async function get(app: App, path: string): Promise<{ status: number; text: string }> {
+  const response = await fetch(`${app.url}${path}`);
+  return { status: response.status, text: await response.text() };
+}
+
+test("the configuration in force is shown by its hash; reloads and rejections are counted and said", async () => {
+  const { app, logs } = await build({ resources: [widgets] });
+  await app.start();
+  try {
+    assert.deepEqual(await selfSamples(app, "cr_exporter_config_"), [
+      "cr_exporter_config_reload_success 1",
+      'cr_exporter_config_reloads_total{result="success"} 1',
+      'cr_exporter_config_hash{hash="h1"} 1',
+    ]);
+    const gadgets = { ...widgets, resource: "gadgets", kind: "Gadget" };
+    await app.reload(
+      validateConfig({ listen: "127.0.0.1:0", crdDiscovery: false, resources: [widgets, gadgets] }),
+      "h2",
+    );
+    assert.deepEqual(await selfSamples(app, "cr_exporter_config_"), [
+      "cr_exporter_config_reload_success 1",
+      'cr_exporter_config_reloads_total{result="success"} 2',
+      'cr_exporter_config_hash{hash="h2"} 1',
+    ]);
+    assert.deepEqual(
+      logs.filter((l) => l.msg === "configuration reloaded").map((l) => [l.hash, l.resources]),
+      [["h2", 2]],
+    );
+    app.reloadFailed(new Error("resources[0].kind: missing"));
+    assert.deepEqual(await selfSamples(app, "cr_exporter_config_"), [
+      "cr_exporter_config_reload_success 0",
+      'cr_exporter_config_reloads_total{result="success"} 2',
+      'cr_exporter_config_reloads_total{result="failure"} 1',
+      'cr_exporter_config_hash{hash="h2"} 1',
+    ]);
+    assert.deepEqual(
+      logs.filter((l) => l.level === "error").map((l) => [l.msg, l.error]),
+      [["configuration rejected; keeping the previous one", "resources[0].kind: missing"]],
+    );
+  } finally {
+    await app.stop();
+  }
+});
+
+test("before start there is no URL; once serving, the log says where /metrics, the status page and the apiserver are", async () => {
+  const { app, logs } = await build({});
+  assert.throws(() => app.url, /^Error: the exporter is not started$/);
+  await app.start();
+  try {
+    assert.match(app.url, /^http:\/\/127\.0\.0\.1:\d+$/);
+    const serving = logs.find((l) => l.msg === "serving metrics");
+    assert.deepEqual(
+      [serving?.url, serving?.statusPage, serving?.apiServer],
+      [`${app.url}/metrics`, `${app.url}/`, "https://127.0.0.1:9"],
+    );
+  } finally {
+    await app.stop();
+  }
+});
+
+test("an address that is taken fails the start, naming the address and why", async () => {
+  const taken = createServer();
+  await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+  const { port } = taken.address() as { port: number };
+  try {
+    const { app } = await build({ listen: `127.0.0.1:${port}` });
+    await assert.rejects(app.start(), (error: Error) => {
+      assert.match(error.message, new RegExp(`^cannot listen on 127\\.0\\.0\\.1:${port}: .*EADDRINUSE`));
+      assert.match(String((error.cause as Error).message), /EADDRINUSE/);
+      return true;
+    });
+    assert.throws(() => app.url, /not started/);
+  } finally {
+    await new Promise((resolve) => taken.close(resolve));
+  }
+});
+
+test("/metrics serves the collectors' series under the configured prefix, beside the exporter's own", async () => {
+  const { app } = await build({ resources: [widgets], metricPrefix: "shop_" });
+  await app.start();
+  try {
+    const [collector] = app.manager.collectors();
+    assert.ok(collector);
+    collector.ingest("ADDED", widget({ status: { conditions: [cond("Ready", "True")] } }));
+    const { text } = await get(app, "/metrics");
+    assert.match(text, /^shop_condition\{.*name="w1".*\} 1$/m);
+    assert.match(text, /^shop_exporter_config_hash\{hash="h1"\} 1$/m);
+  } finally {
+    await app.stop();
+  }
+});
+
+test("a reload keeps the server where it is and says which changes take a restart; statusPage applies at once", async () => {
+  const { app, logs } = await build({});
+  await app.start();
+  try {
+    const url = app.url;
+    assert.match((await get(app, "/")).text, /data-refresh="30"/);
+    await app.reload(validateConfig({ listen: "127.0.0.1:0", crdDiscovery: false, logLevel: "debug" }), "h1");
+    assert.deepEqual(
+      logs.filter((l) => l.level === "warn"),
+      [],
+      "nothing the server needs a restart for",
+    );
+    await app.reload(
+      validateConfig({
+        listen: "127.0.0.1:1",
+        crdDiscovery: false,
+        metricsAuth: "kubernetes",
+        webConfigFile: "/web.yaml",
+        metricPrefix: "shop_",
+        statusPage: { refresh: "7s" },
+      }),
+      "h2",
+    );
+    assert.deepEqual(
+      logs.filter((l) => l.level === "warn").map((l) => [l.msg, l.listen, l.prefix]),
+      [
+        ["listen address changes take effect after a restart", "127.0.0.1:1", undefined],
+        ["webConfigFile and metricsAuth changes take effect after a restart", undefined, undefined],
+        ["metric prefix changes of self metrics take effect after a restart", undefined, "shop_"],
+      ],
+    );
+    assert.equal(app.url, url, "still where it was");
+    assert.match((await get(app, "/")).text, /data-refresh="7"/, "the new statusPage, at once");
+    // The reload after next compares with the address in force, not the one asked for.
+    await app.reload(validateConfig({ listen: "127.0.0.1:1", crdDiscovery: false }), "h3");
+    assert.equal(
+      logs.filter((l) => l.msg === "listen address changes take effect after a restart").length,
+      2,
+    );
+  } finally {
+    await app.stop();
+  }
+});
+
+test("/readyz waits for the API proxy process under the supervisor, and only when the proxy is configured", async () => {
+  const proxyProcess = { socketPath: countersSocketPath(), exporterRestarts: 0 };
+  const withProxy = await build({ apiProxy: { listen: "127.0.0.1:0" } }, { proxyProcess });
+  await withProxy.app.start();
+  try {
+    assert.deepEqual(await get(withProxy.app, "/readyz"), {
+      status: 503,
+      text: "not ready\napi proxy: not ready: the API proxy process has not answered yet\n",
+    });
+  } finally {
+    await withProxy.app.stop();
+  }
+  const without = await build({}, { proxyProcess });
+  await without.app.start();
+  try {
+    assert.deepEqual(await get(without.app, "/readyz"), { status: 200, text: "ready\n" });
+  } finally {
+    await without.app.stop();
+  }
+});
+
+test("stop runs once: a second stop waits for the same one", async () => {
+  const { app } = await build({});
+  await app.start();
+  const first = app.stop();
+  assert.equal(app.stop(), first);
+  await first;
+  await app.stop();
+});
