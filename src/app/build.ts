@@ -20,7 +20,7 @@ import type { CollectorDeps } from "../collectors/resource-collector.ts";
 import { storeViewSource } from "../collectors/view-source.ts";
 import type { Config } from "../config/schema.ts";
 import { mayGainObjects } from "../core/shard.ts";
-import { createKubeClient } from "../kube/client.ts";
+import { createKubeClient, type KubeClient } from "../kube/client.ts";
 import type { Logger } from "../log.ts";
 import { createSelfMetrics, type SelfMetrics } from "../metrics/self-metrics.ts";
 import { createApp, type Listening, listen } from "../server/http.ts";
@@ -38,6 +38,8 @@ import { buildTracing } from "./tracing.ts";
 
 export interface AppDeps {
   kubeConfig: KubeConfig;
+  /** The client every part shares; default: one made from kubeConfig (tests pass a scripted API). */
+  client?: KubeClient;
   logger: Logger;
   /** sha256 prefix of the configuration file (for cr_exporter_config_hash). */
   configHash: string;
@@ -86,7 +88,7 @@ export async function buildApp(initial: Config, deps: AppDeps): Promise<App> {
   const nowMs = (): number => nowSeconds() * 1000;
   let config = initial;
   const metrics = createSelfMetrics(config.metricPrefix, version);
-  const client = createKubeClient(deps.kubeConfig, { logger });
+  const client = deps.client ?? createKubeClient(deps.kubeConfig, { logger });
   const recordConfig = (hash: string): void => {
     metrics.configHash.reset();
     metrics.configHash.set({ hash }, 1);

@@ -8,10 +8,12 @@ import { createServer } from "node:net";
 import { test } from "node:test";
 import { type App, type AppDeps, buildApp } from "../../src/app/build.ts";
 import { validateConfig } from "../../src/config/validate.ts";
+import { ownsUid, shardSelectorOf } from "../../src/core/shard.ts";
 import { kubeConfigClass } from "../../src/kube/kubeconfig.ts";
 import { createLogger } from "../../src/log.ts";
 import { countersSocketPath } from "../../src/supervisor/roles.ts";
-import { cond, widget } from "../support/objects.ts";
+import { emptyList, fakeKubeApi, untilAborted, waitFor } from "../support/fake-kube-api.ts";
+import { cond, spreadUid, widget } from "../support/objects.ts";
 
 const widgets = {
   group: "example.com",
@@ -212,4 +214,120 @@ test("stop runs once: a second stop waits for the same one", async () => {
   assert.equal(app.stop(), first);
   await first;
   await app.stop();
+});
+
+/**
+ * An apiserver with one StatefulSet (obs/exporter) and 40 widgets, without
+ * shard selectors of its own: every widget list answers all of them (the
+ * collectors keep their shard's; Warning events: none). scale() changes the StatefulSet's replicas
+ * through its watch; each widget watch stays open until the collector stops it.
+ */
+function scalingApiserver(replicas: number) {
+  const items = Array.from({ length: 40 }, (_, i) => widget({ name: `w${i}`, uid: spreadUid(i) }));
+  const statefulSet = (n: number, rv: string) => ({
+    metadata: { name: "exporter", namespace: "obs", resourceVersion: rv },
+    spec: { replicas: n },
+  });
+  const widgetLists: Record<string, unknown>[] = [];
+  const widgetWatches: AbortSignal[] = [];
+  let scale: ((n: number) => void) | undefined;
+  const { client } = fakeKubeApi({
+    lists: (query, _signal, path) => {
+      if (path.endsWith("/statefulsets")) {
+        return {
+          status: 200,
+          body: { items: [statefulSet(replicas, "5")], metadata: { resourceVersion: "5" } },
+        };
+      }
+      if (!path.endsWith("/widgets")) return emptyList; // the Warning events
+      widgetLists.push(query);
+      return { status: 200, body: { items, metadata: { resourceVersion: "10" } } };
+    },
+  });
+  client.stream = async (path, options) => {
+    options.onOpen?.();
+    if (path.endsWith("/statefulsets")) {
+      scale = (n) => options.onLine(JSON.stringify({ type: "MODIFIED", object: statefulSet(n, "6") }));
+    } else if (path.endsWith("/widgets")) widgetWatches.push(options.signal);
+    await untilAborted(options.signal);
+  };
+  return {
+    client,
+    widgetLists,
+    widgetWatches,
+    scale: (n: number) => {
+      assert.ok(scale, "the StatefulSet is watched");
+      scale(n);
+    },
+  };
+}
+
+async function startScaling(filter: "apiserver" | "exporter", api: ReturnType<typeof scalingApiserver>) {
+  const { app } = await build(
+    { resources: [widgets], sharding: { pod: "exporter-0", podNamespace: "obs", filter } },
+    { client: api.client },
+  );
+  await app.start();
+  await waitFor(
+    () => api.widgetWatches.length === 1,
+    "the widgets watched",
+    () => api.widgetLists,
+  );
+  const [collector] = app.manager.collectors();
+  assert.ok(collector);
+  return { app, collector };
+}
+
+/** Waits for the StatefulSet's new replicas to reach the collectors (their re-shard runs in the manager's queue). */
+async function scaled(app: App, api: ReturnType<typeof scalingApiserver>, replicas: number): Promise<void> {
+  api.scale(replicas);
+  await waitFor(
+    () => app.sharding.assignment.total === replicas,
+    `${replicas} shards`,
+    () => app.sharding.assignment,
+  );
+  await app.manager.reshard(false);
+}
+
+const owned = (assignment: { shard: number; total: number }): number =>
+  Array.from({ length: 40 }, (_, i) => spreadUid(i)).filter((uid) => ownsUid(assignment, uid)).length;
+
+test("a StatefulSet that scales, apiserver filter: the collectors list again with the new range's selector, even when it only shrank", async (t) => {
+  const api = scalingApiserver(2);
+  const { app, collector } = await startScaling("apiserver", api);
+  t.after(() => app.stop());
+  assert.equal(collector.store.size, owned({ shard: 0, total: 2 }));
+  await scaled(app, api, 3);
+  assert.equal(api.widgetWatches[0]?.aborted, true, "the watch of the old range stopped");
+  await waitFor(
+    () => api.widgetLists.length === 2,
+    "the list of the new range",
+    () => api.widgetLists,
+  );
+  assert.deepEqual(
+    api.widgetLists.map((q) => q.shardSelector),
+    [shardSelectorOf({ shard: 0, total: 2 }), shardSelectorOf({ shard: 0, total: 3 })],
+  );
+  assert.equal(collector.store.size, owned({ shard: 0, total: 3 }));
+});
+
+test("a StatefulSet that scales, exporter filter: a range that shrank is only pruned; one that grew is listed again", async (t) => {
+  const api = scalingApiserver(2);
+  const { app, collector } = await startScaling("exporter", api);
+  t.after(() => app.stop());
+  await scaled(app, api, 3);
+  assert.equal(collector.store.size, owned({ shard: 0, total: 3 }), "the objects of other shards dropped");
+  assert.equal(api.widgetWatches[0]?.aborted, false, "nothing to gain: the same watch goes on");
+  assert.equal(api.widgetLists.length, 1);
+  await scaled(app, api, 1);
+  assert.equal(api.widgetWatches[0]?.aborted, true);
+  await waitFor(
+    () => collector.store.size === 40,
+    "every widget, listed again",
+    () => collector.store.size,
+  );
+  assert.deepEqual(
+    api.widgetLists.map((q) => q.shardSelector),
+    [undefined, undefined],
+  );
 });
