@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { createServer } from "node:net";
 import { test } from "node:test";
+import { InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace";
 import { type App, type AppDeps, buildApp } from "../../src/app/build.ts";
 import { validateConfig } from "../../src/config/validate.ts";
 import { ownsUid, shardSelectorOf } from "../../src/core/shard.ts";
@@ -330,4 +331,48 @@ test("a StatefulSet that scales, exporter filter: a range that shrank is only pr
     api.widgetLists.map((q) => q.shardSelector),
     [undefined, undefined],
   );
+});
+
+test("OTEL_* are read from the environment given, not the process's: tracing and the metrics export turned on by it", async () => {
+  assert.equal(
+    process.env.OTEL_EXPORTER_OTLP_ENDPOINT,
+    undefined,
+    "the test process's own environment sets none",
+  );
+  const { app } = await build(
+    {},
+    {
+      env: {
+        OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:9",
+        OTEL_METRICS_EXPORTER: "otlp",
+        OTEL_METRIC_EXPORT_TIMEOUT: "50",
+      },
+    },
+  );
+  assert.ok(app.tracer, "tracing on");
+  assert.ok(app.otlpMetrics, "the OTLP metrics export on");
+  await app.stop();
+});
+
+test("with tracing on, the open-episodes gauge counts the collectors' open generations", async () => {
+  const { app } = await build(
+    { resources: [widgets] },
+    {
+      spanProcessors: [new SimpleSpanProcessor({ exporter: new InMemorySpanExporter() })],
+      // A minute after the widget's creation: its generation is open, not timed out.
+      nowSeconds: () => Date.parse("2026-01-01T00:01:00Z") / 1000,
+    },
+  );
+  await app.start();
+  try {
+    const [collector] = app.manager.collectors();
+    assert.ok(collector);
+    collector.ingest("ADDED", widget({ status: { conditions: [cond("Ready", "False")] } }));
+    assert.equal(app.manager.openTraces, 1);
+    assert.deepEqual(await selfSamples(app, "cr_exporter_tracing_open_episodes"), [
+      "cr_exporter_tracing_open_episodes 1",
+    ]);
+  } finally {
+    await app.stop();
+  }
 });
