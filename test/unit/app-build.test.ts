@@ -376,3 +376,64 @@ test("with tracing on, the open-episodes gauge counts the collectors' open gener
     await app.stop();
   }
 });
+
+test("the configured generation timeout ends an open generation, not the default hour", async () => {
+  const created = Date.parse("2026-01-01T00:00:00Z") / 1000;
+  let nowSeconds = created + 60;
+  const { app } = await build(
+    { resources: [widgets], tracing: { generationTimeout: "2h" } },
+    {
+      spanProcessors: [new SimpleSpanProcessor({ exporter: new InMemorySpanExporter() })],
+      nowSeconds: () => nowSeconds,
+    },
+  );
+  await app.start();
+  try {
+    const [collector] = app.manager.collectors();
+    assert.ok(collector);
+    collector.ingest("ADDED", widget({ status: { conditions: [cond("Ready", "False")] } }));
+    nowSeconds = created + 90 * 60;
+    app.manager.tickTraces(nowSeconds * 1000);
+    assert.equal(app.manager.openTraces, 1, "open after 90 minutes");
+    nowSeconds = created + 121 * 60;
+    app.manager.tickTraces(nowSeconds * 1000);
+    assert.equal(app.manager.openTraces, 0, "timed out after two hours");
+  } finally {
+    await app.stop();
+  }
+});
+
+test("the default clock is the wall clock, in seconds", async () => {
+  const { app } = await build({});
+  await app.start();
+  try {
+    const { now } = JSON.parse((await get(app, "/api/v1/summary")).text) as { now: string };
+    assert.ok(Math.abs(Date.parse(now) - Date.now()) < 60_000, `${now} is now`);
+  } finally {
+    await app.stop();
+  }
+});
+
+test("sharded collectors keep their shard's objects themselves under the exporter filter; unsharded ones need not", async () => {
+  const filters = async (sharding?: Record<string, unknown>): Promise<string[]> => {
+    const api = scalingApiserver(1);
+    const { app } = await build(
+      { resources: [widgets], ...(sharding && { sharding }) },
+      { client: api.client },
+    );
+    await app.start();
+    try {
+      await waitFor(
+        () => api.widgetWatches.length === 1,
+        "the widgets watched",
+        () => api.widgetLists,
+      );
+      return await selfSamples(app, "cr_exporter_resource_shard_filter");
+    } finally {
+      await app.stop();
+    }
+  };
+  assert.deepEqual(await filters(), []);
+  assert.deepEqual(await filters({ shard: 0, totalShards: 1, filter: "exporter" }), []);
+  assert.equal((await filters({ shard: 0, totalShards: 2, filter: "exporter" })).length, 1);
+});

@@ -7,9 +7,10 @@
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { hostname } from "node:os";
 import { after, before, test } from "node:test";
 import { Registry } from "@prometheus-io/client";
-import { buildOtlpMetrics } from "../../src/app/otlp-metrics.ts";
+import { buildOtlpMetrics, resourceAttributes } from "../../src/app/otlp-metrics.ts";
 import { leaseElector } from "../../src/app/tracing.ts";
 import { validateConfig } from "../../src/config/validate.ts";
 import type { KubeClient } from "../../src/kube/client.ts";
@@ -201,4 +202,37 @@ test("a Lease of the same name in another namespace is not the tracing one", asy
   await part.start();
   await part.stop();
   assert.ok(s.requests.some((r) => r.path === "/apis/coordination.k8s.io/v1/namespaces/other/leases"));
+});
+
+test("started, it pushes every interval by itself", async () => {
+  const s = setup(on({ interval: "0.1s" }));
+  const part = await s.part;
+  assert.equal(part.name, "otlp metrics");
+  const count = received.length;
+  await part.start();
+  try {
+    await waitFor(
+      () => received.length > count,
+      "an export without exportNow",
+      () => received.length,
+    );
+  } finally {
+    await part.stop();
+  }
+});
+
+test("resource attributes: blank POD_NAME and OTEL_SERVICE_NAME count as unset; values are trimmed", () => {
+  const blank = resourceAttributes({ POD_NAME: "  ", OTEL_SERVICE_NAME: " " });
+  assert.equal(blank["service.name"], "cr-status-exporter");
+  assert.equal(blank["service.instance.id"], hostname());
+  assert.equal(blank["k8s.pod.name"], undefined);
+  const spaced = resourceAttributes({ POD_NAME: " exporter-0 ", OTEL_SERVICE_NAME: " shop " });
+  assert.deepEqual(
+    [spaced["service.name"], spaced["service.instance.id"], spaced["k8s.pod.name"]],
+    ["shop", "exporter-0", "exporter-0"],
+  );
+  assert.throws(
+    () => resourceAttributes({ OTEL_RESOURCE_ATTRIBUTES: "novalue" }),
+    /\n {2}OTEL_RESOURCE_ATTRIBUTES: expected key=value pairs, got "novalue"$/,
+  );
 });

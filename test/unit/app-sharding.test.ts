@@ -13,8 +13,11 @@ import { createSelfMetrics } from "../../src/metrics/self-metrics.ts";
 import { fakeKubeApi, waitFor } from "../support/fake-kube-api.ts";
 import { spreadUid } from "../support/objects.ts";
 
-function statefulSet(replicas: number, rv: string): Record<string, unknown> {
-  return { metadata: { name: "exporter", namespace: "obs", resourceVersion: rv }, spec: { replicas } };
+function statefulSet(replicas: number, rv: string, start = 0): Record<string, unknown> {
+  return {
+    metadata: { name: "exporter", namespace: "obs", resourceVersion: rv },
+    spec: { replicas, ordinals: { start } },
+  };
 }
 
 function setup(sharding: unknown, api = fakeKubeApi({})) {
@@ -82,14 +85,17 @@ test("--shard-filter exporter: the same objects kept, but no selector sent to th
 
 test("a StatefulSet pod owns nothing until its StatefulSet is read, then follows it as it scales", async (t) => {
   let release: () => void = () => {};
-  let scale: (replicas: number) => void = () => {};
+  let scale: (replicas: number, start?: number) => void = () => {};
   const api = fakeKubeApi({
     lists: [{ status: 200, body: { items: [statefulSet(2, "5")], metadata: { resourceVersion: "5" } } }],
     watches: [
       async (options) => {
         options.onOpen?.();
-        scale = (replicas) =>
-          options.onLine(JSON.stringify({ type: "MODIFIED", object: statefulSet(replicas, "6") }));
+        let rv = 5;
+        scale = (replicas, start) =>
+          options.onLine(
+            JSON.stringify({ type: "MODIFIED", object: statefulSet(replicas, String(++rv), start) }),
+          );
         await new Promise<void>((resolve) => {
           release = resolve;
         });
@@ -146,6 +152,15 @@ test("a StatefulSet pod owns nothing until its StatefulSet is read, then follows
     logs.slice(1).map((l) => [l.level, l.msg, l.shard, l.shards, l.previousShards]),
     [["info", "shard assignment changed", 1, 4, 2]],
   );
+
+  // The ordinals now start at 1: this pod is shard 0, and the gauge no longer shows shard 1.
+  scale(4, 1);
+  await waitFor(
+    () => heard.length === 4,
+    "the new shard told",
+    () => heard,
+  );
+  assert.deepEqual(await shardsGauge(), ['cr_exporter_shards{shard="0"} 4']);
 });
 
 test("a StatefulSet that cannot be read fails the start", async () => {

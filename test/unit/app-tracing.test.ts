@@ -210,6 +210,20 @@ test("the clock ticks the trace records every interval with the injected time un
   await parts.tracing.stop();
 });
 
+test("the clock's timer does not keep the process alive (an exporter exits when its server closes)", async () => {
+  const s = setup({}, { spanProcessors: true });
+  const parts = await s.built;
+  const timers = (): number => process.getActiveResourcesInfo().filter((r) => r === "Timeout").length;
+  const before = timers();
+  await parts.clock.start();
+  try {
+    assert.equal(timers(), before, "unref'd: not among the resources that keep the process alive");
+  } finally {
+    await parts.clock.stop();
+    await parts.tracing.stop();
+  }
+});
+
 test("the Lease needs a name and a namespace; its identity is the pod name, else this host and process", async () => {
   const { client, requests } = leaseApi();
   const deps = { client, logger: createLogger({ write: () => {} }), nowMs: () => 0, env: {} };

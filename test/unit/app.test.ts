@@ -50,6 +50,24 @@ test("a failing stop does not keep the others running", async () => {
   assert.deepEqual(calls, ["stop a"]);
 });
 
+test("a failing stop is reported with its cause; several are reported together", async () => {
+  const { calls, components } = recorder(["a", "b", "c"]);
+  const stuck = new Error("stuck");
+  components[1] = { ...(components[1] as Component), stop: () => Promise.reject(stuck) };
+  await assert.rejects(stopInReverse(components), (error: Error) => error.cause === stuck);
+  components[2] = { ...(components[2] as Component), stop: () => Promise.reject(new Error("wedged")) };
+  await assert.rejects(stopInReverse(components), (error: AggregateError) => {
+    assert.ok(error instanceof AggregateError);
+    assert.equal(error.message, "stopping the exporter");
+    assert.deepEqual(
+      error.errors.map((e: Error) => e.message),
+      ["stopping c: Error: wedged", "stopping b: Error: stuck"],
+    );
+    return true;
+  });
+  assert.deepEqual(calls, ["stop c", "stop a", "stop a"], "every other stop ran each time");
+});
+
 /** A kubeconfig for an apiserver that is not there: the app is built and started, its watches just fail. */
 async function nowhere() {
   const kubeConfig = new (await kubeConfigClass())();
