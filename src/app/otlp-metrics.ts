@@ -52,17 +52,19 @@ export function resourceAttributes(env: Environment): Record<string, string> {
   };
 }
 
+/** The Lease that lets one replica (of a shard) push: the tracing one when both name the same, else its own. */
 function electorFor(
   config: Config,
   deps: OtlpMetricsDeps,
 ): { elector: LeaseElector; own: boolean } | undefined {
   const m = config.otlpMetrics;
   const name = shardLeaseName(m.leaseName, config.sharding);
-  if (!name || !m.leaseNamespace) return undefined;
   const shared = deps.tracingElector;
+  // The tracing elector always has a name and a namespace, so an unset one here never matches it.
   if (shared && shared.name === name && shared.namespace === m.leaseNamespace) {
     return { elector: shared.elector, own: false };
   }
+  // Undefined without a name and a namespace: then every replica pushes.
   const elector = leaseElector(name, m.leaseNamespace, deps);
   return elector && { elector, own: true };
 }

@@ -236,3 +236,16 @@ test("resource attributes: blank POD_NAME and OTEL_SERVICE_NAME count as unset; 
     /\n {2}OTEL_RESOURCE_ATTRIBUTES: expected key=value pairs, got "novalue"$/,
   );
 });
+
+test("without a Lease of its own every replica pushes, even beside a tracing Lease", async () => {
+  const s = setup(on(), { name: "spans", namespace: "obs" });
+  const part = await s.part;
+  assert.ok(part.exporter);
+  await part.start();
+  try {
+    assert.equal(s.logs.find((l) => l.msg === "OTLP metrics export on")?.leaderElection, "off");
+    assert.equal((await part.exporter.exportNow()).result, "success", "the tracing elector does not lead");
+  } finally {
+    await part.stop();
+  }
+});
