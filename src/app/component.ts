@@ -36,8 +36,8 @@ export async function stopInReverse(components: readonly Component[]): Promise<v
       errors.push(new Error(`stopping ${component.name}: ${String(error)}`, { cause: error }));
     }
   }
-  if (errors.length === 1) throw errors[0];
-  if (errors.length > 1) throw new AggregateError(errors, "stopping the exporter");
+  if (errors.length === 0) return;
+  throw errors.length === 1 ? errors[0] : new AggregateError(errors, "stopping the exporter");
 }
 
 /** True when the part of the configuration `pick` selects differs. */

@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { createServer } from "node:net";
 import { test } from "node:test";
+import { setImmediate as nextTurn } from "node:timers/promises";
 import { InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace";
 import { type App, type AppDeps, buildApp } from "../../src/app/build.ts";
 import { validateConfig } from "../../src/config/validate.ts";
@@ -436,4 +437,60 @@ test("sharded collectors keep their shard's objects themselves under the exporte
   assert.deepEqual(await filters(), []);
   assert.deepEqual(await filters({ shard: 0, totalShards: 1, filter: "exporter" }), []);
   assert.equal((await filters({ shard: 0, totalShards: 2, filter: "exporter" })).length, 1);
+});
+
+/** An apiserver whose tracing Lease (obs/spans) is free, or held by another replica that keeps renewing it. */
+function leaseApiserver(holder: string | undefined) {
+  return fakeKubeApi({
+    lists: (_query, _signal, path) => {
+      if (path.endsWith("/leases")) return { status: 201, body: {} };
+      if (!path.endsWith("/leases/spans")) return emptyList;
+      if (holder === undefined) return { status: 404, body: {} };
+      const spec = { holderIdentity: holder, leaseDurationSeconds: 15, renewTime: new Date().toISOString() };
+      return { status: 200, body: { metadata: { resourceVersion: "1" }, spec } };
+    },
+  });
+}
+
+test("only the replica holding the tracing Lease exports spans", async () => {
+  const spansOf = async (holder: string | undefined): Promise<number> => {
+    const api = leaseApiserver(holder);
+    const exporter = new InMemorySpanExporter();
+    const processor = new SimpleSpanProcessor({ exporter });
+    const { app } = await build(
+      { resources: [widgets], tracing: { leaseName: "spans", leaseNamespace: "obs" } },
+      {
+        client: api.client,
+        spanProcessors: [processor],
+        nowSeconds: () => Date.parse("2026-01-01T00:01:00Z") / 1000,
+      },
+    );
+    await app.start();
+    try {
+      // The first round of the election is over once the gauge says how it went.
+      const expected = `cr_exporter_tracing_leader ${holder === undefined ? 1 : 0}`;
+      const deadline = performance.now() + 5_000;
+      while (!(await selfSamples(app, "cr_exporter_tracing_leader")).includes(expected)) {
+        assert.ok(performance.now() < deadline, `timed out waiting for ${expected}`);
+        await nextTurn();
+      }
+      assert.ok(api.calls.some((c) => c.path.endsWith("/leases/spans")));
+      const [collector] = app.manager.collectors();
+      assert.ok(collector);
+      collector.ingest("ADDED", widget({ status: { conditions: [cond("Ready", "False")] } }));
+      collector.ingest(
+        "MODIFIED",
+        widget({
+          resourceVersion: "2",
+          status: { conditions: [cond("Ready", "True", "2026-01-01T00:00:30Z")] },
+        }),
+      );
+      await processor.forceFlush();
+      return exporter.getFinishedSpans().length;
+    } finally {
+      await app.stop();
+    }
+  };
+  assert.ok((await spansOf(undefined)) > 0, "the leader exports the generation's spans");
+  assert.equal(await spansOf("other-replica"), 0, "another replica holds the Lease");
 });

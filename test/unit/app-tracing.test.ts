@@ -140,6 +140,7 @@ test("span processors: on without an endpoint, said so", async () => {
   const s = setup({}, { spanProcessors: true });
   const parts = await s.built;
   assert.ok(parts.tracer);
+  assert.deepEqual([parts.tracing.name, parts.clock.name], ["tracing", "tracing clock"]);
   await parts.tracing.start();
   assert.deepEqual(
     s.logs.map((l) => [l.msg, l.url]),
