@@ -113,6 +113,11 @@ test("an endpoint turns it on: said where, pushed with our resource, flushed onc
   const part = await s.part;
   assert.ok(part.exporter);
   await part.start();
+  assert.deepEqual(
+    s.logs.filter((l) => l.level === "warn"),
+    [],
+    "a base endpoint: nothing to warn about",
+  );
   const said = s.logs.find((l) => l.msg === "OTLP metrics export on");
   assert.deepEqual(
     [said?.url, said?.protocol, said?.from, said?.intervalMs, said?.compression, said?.leaderElection],
@@ -138,6 +143,7 @@ test("an endpoint that already ends in /v1/metrics is warned about", async () =>
     s.logs.filter((l) => l.level === "warn").map((l) => l.msg),
     ["OTLP metrics endpoint"],
   );
+  assert.match(String(s.logs.find((l) => l.level === "warn")?.warning), /already ends in \/v1\/metrics/);
 });
 
 test("its own Lease: elected from start, only the leader pushes, handed back after the last flush", async () => {
