@@ -143,7 +143,10 @@ test("start fails at once for a StatefulSet that does not exist or may not be re
   }
 });
 
-test("start waits through other failures (warned) until its timeout, which names the StatefulSet and the seconds", async () => {
+test("start waits through other failures (warned) until its timeout, which names the StatefulSet and the seconds", async (t) => {
+  // The start timeout on a mocked clock, let run out only once two failures are logged: a loaded
+  // machine could otherwise spend the 50 ms before the second list.
+  t.mock.timers.enable({ apis: ["setTimeout"] });
   const log: Record<string, unknown>[] = [];
   let lists = 0;
   const { client } = fakeKubeApi({
@@ -159,8 +162,11 @@ test("start waits through other failures (warned) until its timeout, which names
     startTimeoutMs: 50,
     listWatch: { sleep: async () => nextTurn() },
   });
+  const started = follower.start();
+  for (let turns = 0; log.length < 2 && turns < 100_000; turns++) await nextTurn();
+  t.mock.timers.tick(50);
   await assert.rejects(
-    follower.start(),
+    started,
     /^Error: sharding: StatefulSet obs\/exporter \(of pod exporter-0\) not read within 0.05 s$/,
   );
   await follower.stop();
