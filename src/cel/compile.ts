@@ -167,12 +167,16 @@ const builtIn = new Set([
   "_?._",
 ]);
 
-/** Identifiers that name types (`type(x) == string`). */
+/**
+ * Identifiers that name types (`type(x) == string`). Not `dyn`: the library
+ * has no value of that name (`dyn(x)`, the function, is declared), so it is
+ * an undeclared reference here rather than "unresolved attribute" on every
+ * evaluation.
+ */
 const typeNames = new Set([
   "bool",
   "bytes",
   "double",
-  "dyn",
   "int",
   "list",
   "map",

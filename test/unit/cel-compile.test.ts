@@ -18,6 +18,7 @@ function evaluate(source: string, object: Record<string, unknown>, purpose: "rea
 
 const text = (length: number) => ({ status: { text: "x".repeat(length) } });
 const list = (length: number) => ({ status: { items: Array.from({ length }, (_, i) => i) } });
+const withK = (length: number) => ({ status: { k: 1, items: list(length).status.items } });
 const map = (size: number) => ({
   status: { byName: Object.fromEntries(Array.from({ length: size }, (_, i) => [`k${i}`, i])) },
 });
@@ -44,6 +45,15 @@ const boundaries: [string, string, (n: number) => Record<string, unknown>, numbe
   ["== over maps, deeply", "object.status.byName == object.status.byName", map, documentedLimit / 4 - 1, 1],
   // all(x, true): 1 + the range's size times 5 nodes (the loop condition's 2, the step's 3).
   ["a comprehension's range times its body", "object.status.items.all(x, true)", list, 199_999, 1],
+  // Each iteration: 9 nodes (the condition's 2; the step's && 1, __result__ 1, == 1, a select chain of 3, 1)
+  // and the == call's 3: 1 + 12n.
+  ["a body's field selections", "object.status.items.all(x, object.status.k == 1)", withK, 83_333, 1],
+  // 11 nodes (a list literal of x and a one-entry map literal: 5, the empty list 1, != 1, && 2, condition 2)
+  // and != over [x, {'a': x}] deeply (6): 1 + 17n.
+  ["a body's list and map literals", "object.status.items.all(x, [x, {'a': x}] != [])", list, 58_823, 1],
+  // 11 nodes (the inner comprehension: itself, its charged range of 4, its init and result; && 2; condition 2)
+  // and the inner range's charge, 1 + 1 × 5: 1 + 17n.
+  ["a comprehension in a body", "object.status.items.all(x, [1].all(y, true))", list, 58_823, 1],
 ];
 
 for (const [what, source, object, largest, value] of boundaries) {
@@ -119,6 +129,8 @@ test("the names an expression may use: object, type names, the standard function
     ["[1].all(x, x > 0) && x > 0", "undeclared reference to 'x' at 1:22"],
     ["[1].map(x, x).size() + x", "undeclared reference to 'x' at 1:24"],
     ["object.status.phase.size2()", "undeclared reference to 'size2' at 1:20"],
+    // dyn(x) is a function; the library has no type value named dyn (it would fail every evaluation).
+    ["type(object) == dyn", "undeclared reference to 'dyn' at 1:17"],
     ["nope(1) + nada", "undeclared reference to 'nope' at 1:1; undeclared reference to 'nada' at 1:11"],
   ];
   for (const [expression, problem] of undeclared) {
