@@ -18,7 +18,7 @@ function evaluate(source: string, object: Record<string, unknown>, purpose: "rea
 
 const text = (length: number) => ({ status: { text: "x".repeat(length) } });
 const list = (length: number) => ({ status: { items: Array.from({ length }, (_, i) => i) } });
-const withK = (length: number) => ({ status: { k: 1, items: list(length).status.items } });
+const withK = (length: number) => ({ status: { k: 1, s: "ab", items: list(length).status.items } });
 const map = (size: number) => ({
   status: { byName: Object.fromEntries(Array.from({ length: size }, (_, i) => [`k${i}`, i])) },
 });
@@ -47,6 +47,9 @@ const boundaries: [string, string, (n: number) => Record<string, unknown>, numbe
   ["a comprehension's range times its body", "object.status.items.all(x, true)", list, 199_999, 1],
   // Each iteration: 9 nodes (the condition's 2; the step's && 1, __result__ 1, == 1, a select chain of 3, 1)
   // and the == call's 3: 1 + 12n.
+  // 9 nodes (a method call: itself 1, its target's select chain 3, its argument 1; && 2; condition 2) and the
+  // startsWith call's 1 + 2 characters + 1: 1 + 13n.
+  ["a body's method call", "object.status.items.all(x, object.status.s.startsWith('a'))", withK, 76_923, 1],
   ["a body's field selections", "object.status.items.all(x, object.status.k == 1)", withK, 83_333, 1],
   // 11 nodes (a list literal of x and a one-entry map literal: 5, the empty list 1, != 1, && 2, condition 2)
   // and != over [x, {'a': x}] deeply (6): 1 + 17n.
