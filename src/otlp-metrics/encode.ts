@@ -5,7 +5,7 @@
 // point is then those bytes, the line's own labels and its value, appended to
 // its family's buffer. A request is assembled (lengths known by then) when
 // the points read pass `batchBytes`, and the event loop gets a turn whenever
-// reading has taken `sliceMs` (both decided in requests.ts, which
+// the shared turn budget is spent (both decided in requests.ts, which
 // json-encode.ts shares, as it shares the label reading and LineTail here).
 // The buffers are kept by the encoder and reused from one request and one
 // export to the next.

@@ -14,6 +14,7 @@ import type { Resource } from "@opentelemetry/resources";
 import type { Registry } from "@prometheus-io/client";
 import type { Logger } from "../log.ts";
 import type { SeriesSource } from "../metrics/writer.ts";
+import type { TurnShare } from "../net/turns.ts";
 import { RequestEncoder } from "./encode.ts";
 import { JsonRequestEncoder } from "./json-encode.ts";
 import { unitOf } from "./mapping.ts";
@@ -52,8 +53,8 @@ export interface OtlpMetricsExporterOptions {
   startMs: number;
   /** Bytes of points per request (default 1 MiB; an object's points are never split). */
   batchBytes?: number;
-  /** Longest synchronous stretch of reading (default 5 ms). */
-  sliceMs?: number;
+  /** Whose turns of the event loop the reading shares (the process's one share unless a test gives its own). */
+  turns?: TurnShare;
 }
 
 /** One request's bytes and how many points it carries. */
@@ -176,7 +177,7 @@ export class OtlpMetricsExporter {
         scope: { name: "cr-status-exporter", version: o.version },
         nowMs: this.#now(),
         startMs: o.startMs,
-        sliceMs: o.sliceMs ?? 5,
+        turns: o.turns,
         batchBytes: o.batchBytes ?? 2 ** 20,
       });
     } finally {

@@ -15,6 +15,7 @@ import { aggregateFamilies, type FamilyType } from "../core/series/catalog.ts";
 import { fromByteString, parseValue } from "../core/series/exposition.ts";
 import { ChunkWriter } from "../metrics/chunks.ts";
 import type { SeriesSource } from "../metrics/writer.ts";
+import type { TurnShare } from "../net/turns.ts";
 import { attributeName } from "./mapping.ts";
 
 export interface ReadOptions {
@@ -26,8 +27,8 @@ export interface ReadOptions {
   nowMs: number;
   /** Epoch milliseconds: the start of cumulative points (this process's start). */
   startMs: number;
-  /** Longest stretch of synchronous reading before yielding to the event loop. */
-  sliceMs: number;
+  /** Whose turns of the event loop the reading shares (the process's one share unless a test gives its own). */
+  turns?: TurnShare;
 }
 
 export const hrTime = (ms: number): HrTime => {
@@ -37,8 +38,6 @@ export const hrTime = (ms: number): HrTime => {
 
 /** A gauge's start: unset (0), as OTLP allows for gauges. */
 export const noStart: HrTime = [0, 0];
-
-const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 export interface Family {
   name: string;
@@ -275,33 +274,21 @@ export function registryPointsOf(
   }
 }
 
-/** Whether the current stretch of synchronous work has lasted long enough to yield. */
-export class Slicer {
-  readonly #sliceMs: number;
+/**
+ * The longest stretch of synchronous work between two awaits, for the
+ * export's report (when to await is the shared turns' decision).
+ */
+export class Stretches {
   #since = performance.now();
   /** The longest stretch that ended so far (ms). */
   longestMs = 0;
-
-  constructor(sliceMs: number) {
-    this.#sliceMs = sliceMs;
-  }
-
-  due(): boolean {
-    return performance.now() - this.#since >= this.#sliceMs;
-  }
-
-  async turn(): Promise<void> {
-    this.stop();
-    await turn();
-    this.restart();
-  }
 
   /** The stretch ends here: the caller is about to await. */
   stop(): void {
     this.longestMs = Math.max(this.longestMs, performance.now() - this.#since);
   }
 
-  /** The caller awaited between two batches (a request): a new stretch begins. */
+  /** The caller awaited: a new stretch begins. */
   restart(): void {
     this.#since = performance.now();
   }

@@ -3,13 +3,16 @@
 // object of every per-object store, then the aggregate families and the
 // registry in the last request. A request is taken once the points written
 // pass `batchBytes` (after a whole object: its points are never split), and
-// the event loop gets a turn whenever reading and writing have taken
-// `sliceMs`. What a point's bytes are is the format's; when a request ends
-// and when the loop gets its turn are decided here, once for both.
+// reading and writing go on only while a turn's budget lasts (net/turns.ts,
+// shared with scrapes and every other sliced request, so a scrape during an
+// export does not wait for two slices in one turn). What a point's bytes are
+// is the format's; when a request ends and when the loop gets its turn are
+// decided here, once for both.
 
 import type { ObjectEntry } from "../core/entry.ts";
 import { objectFamilies } from "../core/series/catalog.ts";
 import type { ObjectSeries } from "../core/series/render.ts";
+import { sharedTurns } from "../net/turns.ts";
 import {
   aggregatePoints,
   type Family,
@@ -17,7 +20,7 @@ import {
   type ReadOptions,
   readRegistry,
   registryPointsOf,
-  Slicer,
+  Stretches,
 } from "./points.ts";
 
 export interface EncodeOptions extends ReadOptions {
@@ -59,8 +62,16 @@ export async function* encodeRequests<F>(
   options: EncodeOptions,
 ): AsyncGenerator<EncodedRequest> {
   writer.begin(options);
-  const clock = new Slicer(options.sliceMs);
+  const turns = options.turns ?? sharedTurns;
+  const clock = new Stretches();
+  // An export has a deadline (its timeout): its turns come first, as a scrape's.
+  const nextTurn = async (): Promise<void> => {
+    clock.stop();
+    await turns.next("first");
+    clock.restart();
+  };
   try {
+    await nextTurn();
     for (const source of options.sources) {
       const objects = source.objects?.();
       if (!objects) continue;
@@ -73,14 +84,14 @@ export async function* encodeRequests<F>(
           const request = writer.take();
           clock.stop();
           yield request;
-          clock.restart();
-        } else if (clock.due()) await clock.turn();
+          await nextTurn();
+        } else if (!turns.open()) await nextTurn();
       }
     }
     aggregatePoints(options, writer);
     clock.stop();
     const registry = await readRegistry(options.registry);
-    clock.restart();
+    await nextTurn();
     registryPointsOf(registry, options, writer);
     if (writer.pendingPoints > 0) {
       const request = writer.take();

@@ -14,6 +14,7 @@ import type { ObjectEntry } from "../../../src/core/entry.ts";
 import { objectFamilies } from "../../../src/core/series/catalog.ts";
 import { byteString, encodeLabelValue } from "../../../src/core/series/exposition.ts";
 import type { SeriesSource } from "../../../src/metrics/writer.ts";
+import { TurnShare } from "../../../src/net/turns.ts";
 import { RequestEncoder, valueAt, writeLabelAttributes } from "../../../src/otlp-metrics/encode.ts";
 import { unitOf } from "../../../src/otlp-metrics/mapping.ts";
 import { hrTime, readLabels } from "../../../src/otlp-metrics/points.ts";
@@ -24,6 +25,7 @@ import {
   secondsNanosHalves,
   varintBytes,
 } from "../../../src/otlp-metrics/proto-writer.ts";
+import { eachInSlices } from "../../../src/status/slices.ts";
 import { offlineCollector } from "../../support/collector.ts";
 import { type Decoded, decodeRequest } from "./proto-decode.ts";
 import { readBatches } from "./sdk-batches.ts";
@@ -53,7 +55,6 @@ async function sdkRequests(
     nowMs,
     startMs,
     maxPoints,
-    sliceMs: 5,
   })) {
     out.push(ProtobufMetricsSerializer.serializeRequest(batch) as Uint8Array);
   }
@@ -74,7 +75,6 @@ async function ourRequests(
     scope,
     nowMs,
     startMs,
-    sliceMs: 5,
     batchBytes,
   })) {
     out.bytes.push(Buffer.from(r.payload));
@@ -388,7 +388,6 @@ test("a request given up half way: the next export starts clean", async () => {
     scope,
     nowMs,
     startMs,
-    sliceMs: 5,
     batchBytes: 8 * 1024,
   });
   await requests.next();
@@ -396,6 +395,67 @@ test("a request given up half way: the next export starts clean", async () => {
   const next = await ourRequests(sources, registry, 8 * 1024, encoder);
   assert.ok(sameRequests(next.bytes, whole.bytes), "the same requests as a whole export's");
   assert.deepEqual(next.points, whole.points);
+});
+
+test("an export reads only while a turn's budget lasts, three turns of four while a status walk waits", async () => {
+  const { sources, registry } = await busyCollector(40);
+  const clock = { now: 0, turn: 0 };
+  const turns = new TurnShare(
+    5,
+    () => clock.now,
+    (run) =>
+      setImmediate(() => {
+        clock.turn++;
+        run();
+      }),
+  );
+  // Every object read takes 1 ms of the budget.
+  const readInTurn: number[] = [];
+  const ticking = sources.map((source) => ({
+    write: source.write.bind(source),
+    objects: () => {
+      const objects = source.objects?.();
+      if (!objects) return undefined;
+      const entries = function* () {
+        for (const entry of objects.entries) {
+          readInTurn.push(clock.turn);
+          clock.now += 1;
+          yield entry;
+        }
+      };
+      return { ...objects, entries: entries() };
+    },
+  }));
+  const exported = (async () => {
+    const requests = new RequestEncoder(unitOf).requests({
+      sources: ticking,
+      registry,
+      resource,
+      scope,
+      nowMs,
+      startMs,
+      batchBytes: 1e9,
+      turns,
+    });
+    for await (const _ of requests);
+  })();
+  const walkTurns: number[] = [];
+  const walk = eachInSlices(
+    Array.from({ length: 40 * 256 }, (_, i) => i),
+    () => {
+      walkTurns.push(clock.turn);
+      clock.now += 1 / 256;
+    },
+    turns,
+  );
+  await Promise.all([exported, walk]);
+  const perTurn = new Map<number, number>();
+  for (const turn of readInTurn) perTurn.set(turn, (perTurn.get(turn) ?? 0) + 1);
+  assert.ok(Math.max(...perTurn.values()) <= 5, `objects read per turn: ${[...perTurn.values()]}`);
+  // The export's turns come first (three of four), the walk's in between, never both in one turn.
+  assert.deepEqual([...perTurn.keys()].slice(0, 6), [1, 2, 3, 5, 6, 7]);
+  for (const turn of new Set(walkTurns))
+    assert.ok(!perTurn.has(turn), `turn ${turn} ran both the export and the walk`);
 });
 
 // ---- Wire primitives ---------------------------------------------------------------------------

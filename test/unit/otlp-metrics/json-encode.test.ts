@@ -28,7 +28,7 @@ const nowMs = Date.parse("2026-01-01T02:00:00Z");
 const startMs = Date.parse("2026-01-01T00:30:00Z");
 const resource = resourceFromAttributes({ "service.name": "cr-status-exporter", "service.version": "1.2.3" });
 const scope = { name: "cr-status-exporter", version: "test" };
-const options = { resource, scope, nowMs, startMs, sliceMs: 5 };
+const options = { resource, scope, nowMs, startMs };
 
 // biome-ignore lint/suspicious/noExplicitAny: parsed JSON, walked by field name
 type Json = any;

@@ -26,7 +26,6 @@ import {
   type ReadOptions,
   readLabels,
   registryPoints,
-  Slicer,
 } from "../../../src/otlp-metrics/points.ts";
 
 export interface BatchOptions extends ReadOptions {
@@ -103,11 +102,7 @@ function* slotsOf(slots: number): Generator<[slot: number, index: number]> {
 }
 
 /** Every selected per-object family of every object of every per-object source. */
-async function* objectBatches(
-  options: BatchOptions,
-  batch: Batch,
-  clock: Slicer,
-): AsyncGenerator<ResourceMetrics> {
+async function* objectBatches(options: BatchOptions, batch: Batch): AsyncGenerator<ResourceMetrics> {
   const endTime = hrTime(options.nowMs);
   const processStart = options.startMs;
   for (const source of options.sources) {
@@ -145,10 +140,7 @@ async function* objectBatches(
           from = end + 1;
         }
       }
-      if (batch.points >= options.maxPoints) {
-        yield batch.take(options);
-        clock.restart();
-      } else if (clock.due()) await clock.turn();
+      if (batch.points >= options.maxPoints) yield batch.take(options);
     }
   }
 }
@@ -160,8 +152,7 @@ async function* objectBatches(
  */
 export async function* readBatches(options: BatchOptions): AsyncGenerator<ResourceMetrics> {
   const batch = new Batch();
-  const clock = new Slicer(options.sliceMs);
-  yield* objectBatches(options, batch, clock);
+  yield* objectBatches(options, batch);
   aggregatePoints(options, batch);
   await registryPoints(options, batch);
   if (batch.points > 0) yield batch.take(options);

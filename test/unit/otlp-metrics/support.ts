@@ -60,7 +60,6 @@ export async function sentExport(
     nowMs: Date.parse("2026-01-01T02:00:00Z"),
     startMs: Date.parse("2026-01-01T00:30:00Z"),
     batchBytes: 2 ** 20,
-    sliceMs: 5,
     ...over,
   })) {
     out.requests++;
