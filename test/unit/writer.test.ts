@@ -4,8 +4,8 @@ import { byteString } from "../../src/core/series/exposition.ts";
 import { ChunkWriter } from "../../src/metrics/chunks.ts";
 import { createSelfMetrics } from "../../src/metrics/self-metrics.ts";
 import { type SeriesSource, withoutEmptyFamilies, writeExposition } from "../../src/metrics/writer.ts";
-import { TurnShare } from "../../src/net/turns.ts";
 import { eachInSlices } from "../../src/status/slices.ts";
+import { fakeTurns } from "../support/turns.ts";
 
 async function render(
   openMetrics: boolean,
@@ -70,16 +70,7 @@ test("registry families without samples are left out, HELP and TYPE included", (
 });
 
 test("a scrape writes only while a turn's budget lasts, three turns of four while a status walk waits", async () => {
-  const clock = { now: 0, turn: 0 };
-  const turns = new TurnShare(
-    5,
-    () => clock.now,
-    (run) =>
-      setImmediate(() => {
-        clock.turn++;
-        run();
-      }),
-  );
+  const { clock, turns } = fakeTurns(5);
   const writtenInTurn: number[] = [];
   // A source whose every line takes 1 ms to "copy" and fills a 64-byte chunk.
   const source: SeriesSource = {
@@ -87,7 +78,7 @@ test("a scrape writes only while a turn's budget lasts, three turns of four whil
       if (family.kind !== "object" || family.slot !== 0) return;
       for (let i = 0; i < 40; i++) {
         out.write(byteString(`cr_info{n="${String(i).padStart(40, "0")}"} 1\n`));
-        writtenInTurn.push(clock.turn);
+        writtenInTurn.push(clock.turns);
         clock.now += 1;
         if (out.ready) yield;
       }
@@ -111,7 +102,7 @@ test("a scrape writes only while a turn's budget lasts, three turns of four whil
   const other = eachInSlices(
     Array.from({ length: 40 * 256 }, (_, i) => i),
     (i) => {
-      if (i % 256 === 0) otherWalkTurns.push(clock.turn);
+      if (i % 256 === 0) otherWalkTurns.push(clock.turns);
       clock.now += 1 / 256;
     },
     turns,

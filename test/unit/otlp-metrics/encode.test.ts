@@ -14,7 +14,6 @@ import type { ObjectEntry } from "../../../src/core/entry.ts";
 import { objectFamilies } from "../../../src/core/series/catalog.ts";
 import { byteString, encodeLabelValue } from "../../../src/core/series/exposition.ts";
 import type { SeriesSource } from "../../../src/metrics/writer.ts";
-import { TurnShare } from "../../../src/net/turns.ts";
 import { RequestEncoder, valueAt, writeLabelAttributes } from "../../../src/otlp-metrics/encode.ts";
 import { unitOf } from "../../../src/otlp-metrics/mapping.ts";
 import { hrTime, readLabels } from "../../../src/otlp-metrics/points.ts";
@@ -27,6 +26,7 @@ import {
 } from "../../../src/otlp-metrics/proto-writer.ts";
 import { eachInSlices } from "../../../src/status/slices.ts";
 import { offlineCollector } from "../../support/collector.ts";
+import { fakeTurns } from "../../support/turns.ts";
 import { type Decoded, decodeRequest } from "./proto-decode.ts";
 import { readBatches } from "./sdk-batches.ts";
 
@@ -399,16 +399,7 @@ test("a request given up half way: the next export starts clean", async () => {
 
 test("an export reads only while a turn's budget lasts, three turns of four while a status walk waits", async () => {
   const { sources, registry } = await busyCollector(40);
-  const clock = { now: 0, turn: 0 };
-  const turns = new TurnShare(
-    5,
-    () => clock.now,
-    (run) =>
-      setImmediate(() => {
-        clock.turn++;
-        run();
-      }),
-  );
+  const { clock, turns } = fakeTurns(5);
   // Every object read takes 1 ms of the budget.
   const readInTurn: number[] = [];
   const ticking = sources.map((source) => ({
@@ -418,7 +409,7 @@ test("an export reads only while a turn's budget lasts, three turns of four whil
       if (!objects) return undefined;
       const entries = function* () {
         for (const entry of objects.entries) {
-          readInTurn.push(clock.turn);
+          readInTurn.push(clock.turns);
           clock.now += 1;
           yield entry;
         }
@@ -443,7 +434,7 @@ test("an export reads only while a turn's budget lasts, three turns of four whil
   const walk = eachInSlices(
     Array.from({ length: 40 * 256 }, (_, i) => i),
     () => {
-      walkTurns.push(clock.turn);
+      walkTurns.push(clock.turns);
       clock.now += 1 / 256;
     },
     turns,

@@ -2,24 +2,10 @@
 // budget lasts; the walks of many requests share one budget per turn.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { TurnShare } from "../../../src/net/turns.ts";
 import { eachInSlices } from "../../../src/status/slices.ts";
+import { fakeTurns } from "../../support/turns.ts";
 
 /** A share on a clock the walks advance, its turns real turns of the event loop, counted. */
-function fakeTurns(budgetMs: number) {
-  const clock = { now: 0, turns: 0 };
-  const turns = new TurnShare(
-    budgetMs,
-    () => clock.now,
-    (run) =>
-      setImmediate(() => {
-        clock.turns++;
-        run();
-      }),
-  );
-  return { clock, turns };
-}
-
 test("slow work waits for a turn before its first item, then each time the budget (8 ms, looked at every 256 items) is spent", async () => {
   const { clock, turns } = fakeTurns(8);
   const seen: number[] = [];
