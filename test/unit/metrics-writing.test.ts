@@ -8,7 +8,7 @@ import { test } from "node:test";
 import { Gauge, Registry } from "@prometheus-io/client";
 import { ChunkWriter } from "../../src/metrics/chunks.ts";
 import { createSelfMetrics } from "../../src/metrics/self-metrics.ts";
-import { renderRegistry } from "../../src/metrics/writer.ts";
+import { openMetricsType, prometheusTextType, renderRegistry } from "../../src/metrics/writer.ts";
 
 const docs = join(import.meta.dirname, "../../docs");
 
@@ -127,4 +127,11 @@ test("a render that fails does not hold up the renders after it", async () => {
   await assert.rejects(renderRegistry(failing, false), /collect failed/);
   const metrics = createSelfMetrics("cr_", "t");
   assert.match(await renderRegistry(metrics.registry, false), /^cr_exporter_build_info\{/m);
+});
+
+test("a scrape's Content-Type names the format the client library renders: text 0.0.4 or OpenMetrics 1.0.0, UTF-8", () => {
+  assert.equal(prometheusTextType, "text/plain; version=0.0.4; charset=utf-8");
+  assert.equal(prometheusTextType, Registry.PROMETHEUS_CONTENT_TYPE);
+  assert.equal(openMetricsType, "application/openmetrics-text; version=1.0.0; charset=utf-8");
+  assert.equal(openMetricsType, Registry.OPENMETRICS_CONTENT_TYPE);
 });

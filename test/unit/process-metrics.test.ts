@@ -4,9 +4,10 @@
 // same figure.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { closeSync, fstatSync, openSync, readdirSync, readFileSync } from "node:fs";
+import fs, { closeSync, fstatSync, openSync, readdirSync, readFileSync } from "node:fs";
+import { syncBuiltinESMExports } from "node:module";
 import { performance } from "node:perf_hooks";
-import { test } from "node:test";
+import { mock, test } from "node:test";
 import { setTimeout as delay } from "node:timers/promises";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
@@ -207,5 +208,80 @@ test("nodejs_gc_duration_seconds: each collection by kind, in seconds", async ()
   for (const kind of ["major", "minor"]) {
     const sum = sample(samples, `nodejs_gc_duration_seconds_sum{kind="${kind}"}`);
     assert.ok(sum > 0 && sum < count(samples, kind), `${kind}: ${sum} s over ${count(samples, kind)}`);
+    // Buckets from a millisecond (a minor collection) to seconds (a major one of a large heap).
+    const bounds = [...samples.keys()]
+      .filter((key) => key.startsWith("nodejs_gc_duration_seconds_bucket{") && key.includes(`kind="${kind}"`))
+      .map((key) => /le="([^"]+)"/.exec(key)?.[1]);
+    assert.deepEqual(bounds, ["0.001", "0.01", "0.1", "1", "2", "5", "+Inf"], kind);
   }
+});
+
+test("each process and runtime family's HELP is a sentence of its own that names its unit", async () => {
+  const text = await processRegistry().metrics();
+  const helps = new Map(
+    text
+      .split("\n")
+      .filter((line) => line.startsWith("# HELP "))
+      .map((line) => {
+        const [, , name, ...words] = line.split(" ");
+        return [name as string, words.join(" ")];
+      }),
+  );
+  assert.equal(helps.size, 27, [...helps.keys()].join(", "));
+  for (const [name, help] of helps) {
+    assert.match(help, /^[A-Z0-9][^\n]*[a-z)]\.$/, `${name}: "${help}"`);
+    if (/_seconds(_total)?$/.test(name)) assert.match(help, /, in seconds\b/, `${name}: "${help}"`);
+    if (/_bytes$/.test(name)) assert.match(help, /, in bytes\b/, `${name}: "${help}"`);
+  }
+});
+
+test("nodejs_gc_duration_seconds: V8's incremental marking of a growing old space counts as kind incremental", async () => {
+  const registry = processRegistry();
+  const key = 'nodejs_gc_duration_seconds_count{kind="incremental"}';
+  const deadline = Date.now() + 10_000;
+  let kept: { i: number; s: string }[] = [];
+  // Objects that stay alive fill the old space until V8 starts marking it incrementally.
+  while (((await scrape(registry)).get(key) ?? 0) === 0) {
+    assert.ok(Date.now() < deadline, "no incremental marking observed");
+    for (let i = 0; i < 100_000; i++) kept.push({ i, s: `x${i}` });
+    if (kept.length > 3_000_000) kept = [];
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  assert.ok(kept.length > 0);
+});
+
+test("without /proc (macOS, say) the scrape still renders: the families read from it have no reading, the others theirs", async (t) => {
+  const fromProc = [
+    "process_virtual_memory_bytes",
+    "process_heap_bytes",
+    "process_open_fds",
+    "process_max_fds",
+  ];
+  const withProc = await scrape(processRegistry());
+  for (const name of fromProc) sample(withProc, name);
+  const registry = processRegistry();
+  const noProc = (): never => {
+    throw Object.assign(new Error("ENOENT: no such file or directory, open '/proc/self/status'"), {
+      code: "ENOENT",
+    });
+  };
+  t.after(() => {
+    mock.restoreAll();
+    syncBuiltinESMExports();
+  });
+  mock.method(fs, "readFileSync", noProc);
+  mock.method(fs, "readdirSync", noProc);
+  syncBuiltinESMExports();
+  const text = await registry.metrics();
+  mock.restoreAll();
+  syncBuiltinESMExports();
+  const samples = parseExposition(text).samples;
+  // Never set, so the client library writes its initial 0 (or nothing): no figure is made up.
+  for (const name of fromProc) assert.equal(samples.get(name) ?? 0, 0, name);
+  for (const name of [
+    "process_resident_memory_bytes",
+    "process_cpu_seconds_total",
+    "nodejs_heap_size_used_bytes",
+  ])
+    sample(samples, name);
 });
