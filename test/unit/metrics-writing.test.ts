@@ -8,7 +8,12 @@ import { test } from "node:test";
 import { Gauge, Registry } from "@prometheus-io/client";
 import { ChunkWriter } from "../../src/metrics/chunks.ts";
 import { createSelfMetrics } from "../../src/metrics/self-metrics.ts";
-import { openMetricsType, prometheusTextType, renderRegistry } from "../../src/metrics/writer.ts";
+import {
+  openMetricsType,
+  prometheusTextType,
+  renderRegistry,
+  withoutEmptyFamilies,
+} from "../../src/metrics/writer.ts";
 
 const docs = join(import.meta.dirname, "../../docs");
 
@@ -134,4 +139,17 @@ test("a scrape's Content-Type names the format the client library renders: text 
   assert.equal(prometheusTextType, Registry.PROMETHEUS_CONTENT_TYPE);
   assert.equal(openMetricsType, "application/openmetrics-text; version=1.0.0; charset=utf-8");
   assert.equal(openMetricsType, Registry.OPENMETRICS_CONTENT_TYPE);
+});
+
+test("a family written with TYPE but no HELP is a family of its own: kept with its samples, dropped without", () => {
+  assert.equal(withoutEmptyFamilies("# TYPE x gauge\nx 1\n"), "# TYPE x gauge\nx 1\n");
+  assert.equal(
+    withoutEmptyFamilies("# TYPE a gauge\n# TYPE b gauge\nb 1\n# TYPE c gauge\n"),
+    "# TYPE b gauge\nb 1\n",
+  );
+});
+
+test("a comment before the first family goes with it: written when it has samples, dropped when it has none", () => {
+  assert.equal(withoutEmptyFamilies("# note\n# TYPE x gauge\nx 1\n"), "# note\n# TYPE x gauge\nx 1\n");
+  assert.equal(withoutEmptyFamilies("# note\n# HELP y Y.\n# TYPE y gauge\n"), "");
 });
