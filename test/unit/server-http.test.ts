@@ -219,6 +219,40 @@ test("a writer failure is logged and the scrape is cut short, not answered as co
   assert.equal(duration.values.find((v) => v.metricName?.endsWith("_count"))?.value ?? 0, 0);
 });
 
+test("a scrape whose client goes away is not timed as a scrape", async (t) => {
+  let ended: () => void = () => {};
+  const sourceEnded = new Promise<void>((resolve) => {
+    ended = resolve;
+  });
+  const endless: SeriesSource = {
+    *write(_family, out) {
+      try {
+        for (;;) {
+          out.write(`${"x".repeat(1000)}\n`);
+          yield;
+        }
+      } finally {
+        ended();
+      }
+    },
+  };
+  const { url, metrics } = await serve(t, { sources: () => [endless] });
+  // The client reads the first bytes and hangs up (destroying the request is reported as an error: ignored).
+  await new Promise<void>((resolve) => {
+    const req = request(`${url}/metrics`, (response) => {
+      response.once("data", () => req.destroy());
+    });
+    req.once("error", () => undefined);
+    req.once("close", resolve);
+    req.end();
+  });
+  await sourceEnded;
+  // The scrape's end runs a few promise turns after the source is closed.
+  for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+  const duration = await metrics.scrapeDuration.get();
+  assert.equal(duration.values.find((v) => v.metricName?.endsWith("_count"))?.value ?? 0, 0);
+});
+
 test("other paths go to the given routes in order, and are 404 without one", async (t) => {
   const { url } = await serve(t, {
     routes: [
