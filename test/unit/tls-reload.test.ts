@@ -13,6 +13,7 @@ import type { PeerCertificate, TLSSocket } from "node:tls";
 import { stringify } from "yaml";
 import { ConfigError } from "../../src/config/validate.ts";
 import { createLogger } from "../../src/log.ts";
+import { metricsServerFactory } from "../../src/server/secure-serving.ts";
 import { createTlsServer, readMaterial } from "../../src/server/tls.ts";
 import type { TlsServerConfig } from "../../src/server/web-config.ts";
 import {
@@ -236,4 +237,37 @@ test("readMaterial: the fingerprint changes with any file or version setting, th
   const prints = [plain, withCa, capped, raised].map((m) => m.fingerprint);
   assert.equal(new Set(prints).size, 4, "each setting is its own fingerprint");
   assert.equal(readMaterial(base).fingerprint, plain.fingerprint, "the same files, the same fingerprint");
+});
+
+test("metricsServerFactory: HTTPS from the web config, with Kubernetes auth in front of every path but the probes", async () => {
+  writePair("factory", { certPem: certs.serverCertPem, keyPem: certs.serverKeyPem });
+  const file = webConfig("factory", { cert_file: "factory.crt", key_file: "factory.key" });
+  const refusingCluster = {
+    request: async <T>() => ({ status: 201, body: { status: { authenticated: false } } as T }),
+  };
+  const logger = createLogger({ write: () => {} });
+  for (const metricsAuth of ["kubernetes", "none"] as const) {
+    const factory = metricsServerFactory({ webConfigFile: file, metricsAuth }, refusingCluster, logger);
+    assert.equal(factory?.scheme, "https");
+    const server = factory?.create((_req, res) => res.end("ok\n"));
+    assert.ok(server);
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const port = (server.address() as AddressInfo).port;
+    const status = (path: string) =>
+      new Promise<number>((resolve, reject) => {
+        const req = request({ host: "127.0.0.1", port, path, ca: certs.caPem, agent: false }, (res) => {
+          res.resume();
+          res.on("end", () => resolve(res.statusCode ?? 0));
+        });
+        req.on("error", reject);
+        req.end();
+      });
+    try {
+      assert.equal(await status("/healthz"), 200, metricsAuth);
+      assert.equal(await status("/metrics"), metricsAuth === "kubernetes" ? 401 : 200, metricsAuth);
+    } finally {
+      factory?.closed?.();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  }
 });
