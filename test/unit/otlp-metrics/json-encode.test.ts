@@ -23,6 +23,7 @@ import { ProtoWriter } from "../../../src/otlp-metrics/proto-writer.ts";
 import { offlineCollector } from "../../support/collector.ts";
 import { type Decoded, decodeRequest } from "./proto-decode.ts";
 import { readBatches } from "./sdk-batches.ts";
+import { frozen, widget } from "./support.ts";
 
 const nowMs = Date.parse("2026-01-01T02:00:00Z");
 const startMs = Date.parse("2026-01-01T00:30:00Z");
@@ -32,12 +33,6 @@ const options = { resource, scope, nowMs, startMs };
 
 // biome-ignore lint/suspicious/noExplicitAny: parsed JSON, walked by field name
 type Json = any;
-
-/** The registry as read once: both paths read the same values (process metrics move between two reads). */
-async function frozen(registry: Registry): Promise<Registry> {
-  const snapshot = structuredClone(await registry.getMetricsAsJSON());
-  return { getMetricsAsJSON: async () => structuredClone(snapshot) } as unknown as Registry;
-}
 
 async function sdkRequests(
   sources: readonly SeriesSource[],
@@ -201,35 +196,6 @@ function handMadeSource(): SeriesSource {
   const names = objectFamilies.map((f) => `t_${f.suffix}`);
   const selected = (1 << gaugeSlot) | (1 << counterSlot);
   return { write: () => [], objects: () => ({ names, selected, entries }) };
-}
-
-function widget(name: string, namespace = "shop") {
-  return {
-    apiVersion: "example.com/v1",
-    kind: "Widget",
-    metadata: {
-      name,
-      namespace,
-      uid: `uid-${name}`,
-      generation: 2,
-      resourceVersion: "1",
-      creationTimestamp: "2026-01-01T00:00:00Z",
-      labels: { cluster: "eu-1" },
-    },
-    status: {
-      observedGeneration: 1,
-      phase: "Running",
-      conditions: [
-        {
-          type: "Ready",
-          status: "False",
-          reason: 'Bad"Quote\\n',
-          lastTransitionTime: "2026-01-01T00:10:00Z",
-        },
-        { type: "Synced", status: "True", reason: "Fine", lastTransitionTime: "2026-01-01T00:11:00Z" },
-      ],
-    },
-  };
 }
 
 /** A real collector: every family opted in, the per-kind histograms observed, one with a trace exemplar. */

@@ -103,3 +103,39 @@ export async function sentExport(
   }
   return out;
 }
+
+/** A widget both encoders' tests ingest: a quote and an escaped newline in a reason, a label for `cluster`. */
+export function widget(name: string, namespace = "shop") {
+  return {
+    apiVersion: "example.com/v1",
+    kind: "Widget",
+    metadata: {
+      name,
+      namespace,
+      uid: `uid-${name}`,
+      generation: 2,
+      resourceVersion: "1",
+      creationTimestamp: "2026-01-01T00:00:00Z",
+      labels: { cluster: "eu-1" },
+    },
+    status: {
+      observedGeneration: 1,
+      phase: "Running",
+      conditions: [
+        {
+          type: "Ready",
+          status: "False",
+          reason: 'Bad"Quote\\n',
+          lastTransitionTime: "2026-01-01T00:10:00Z",
+        },
+        { type: "Synced", status: "True", reason: "Fine", lastTransitionTime: "2026-01-01T00:11:00Z" },
+      ],
+    },
+  };
+}
+
+/** The registry as read once: both paths read the same values (process metrics move between two reads). */
+export async function frozen(registry: Registry): Promise<Registry> {
+  const snapshot = structuredClone(await registry.getMetricsAsJSON());
+  return { getMetricsAsJSON: async () => structuredClone(snapshot) } as unknown as Registry;
+}
