@@ -268,6 +268,7 @@ export class ControlPlane {
       roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name },
       subjects: [{ apiGroup: "rbac.authorization.k8s.io", kind: "User", name: user.name }],
     });
+    await this.#untilAuthorized(user, rules, namespace);
   }
 
   /** Creates a ClusterRole with `rules` and binds it cluster-wide to the user. */
@@ -282,6 +283,50 @@ export class ControlPlane {
       roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name },
       subjects: [{ apiGroup: "rbac.authorization.k8s.io", kind: "User", name: user.name }],
     });
+    await this.#untilAuthorized(user, rules);
+  }
+
+  /**
+   * The RBAC authorizer reads roles and bindings from its own informers, so a
+   * binding just created can still be refused for a moment (seen once: 403 on
+   * the first request after grant()). Asks the same authorizer with a
+   * SubjectAccessReview until the first rule's first verb is allowed: both
+   * objects are in its cache by then, and with them every rule of the role.
+   */
+  #untilAuthorized(user: TestUser, rules: PolicyRule[], namespace?: string): Promise<void> {
+    const rule = rules[0];
+    if (!rule) return Promise.resolve();
+    const [resource = "", subresource] = (rule.resources[0] ?? "").split("/");
+    return this.untilAllowed(user, {
+      resourceAttributes: {
+        group: rule.apiGroups[0] ?? "",
+        resource,
+        verb: rule.verbs[0] ?? "",
+        ...(subresource ? { subresource } : {}),
+        ...(namespace ? { namespace } : {}),
+        ...(rule.resourceNames?.[0] ? { name: rule.resourceNames[0] } : {}),
+      },
+    });
+  }
+
+  /**
+   * Resolves once the apiserver's authorizer allows `user` what `access` names
+   * (a SubjectAccessReview's resourceAttributes or nonResourceAttributes),
+   * polled every 20 ms; rejects after 10 s. For bindings a test creates itself.
+   */
+  async untilAllowed(user: TestUser, access: Record<string, unknown>): Promise<void> {
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const review = await this.admin.rest.create<{ status?: { allowed?: boolean } }>(
+        "/apis/authorization.k8s.io/v1/subjectaccessreviews",
+        { spec: { user: user.name, ...access } },
+      );
+      if (review.status?.allowed) return;
+      if (Date.now() > deadline) {
+        throw new Error(`${user.name} still not allowed ${JSON.stringify(access)} 10 s after the grant`);
+      }
+      await sleep(20);
+    }
   }
 
   /** Creates a namespace with a unique name (namespaces never finish deleting without a controller manager). */

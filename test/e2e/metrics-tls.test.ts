@@ -107,6 +107,9 @@ async function allowGet(user: TestUser, name: string, nonResourceURLs: string[])
     roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name },
     subjects: [{ apiGroup: "rbac.authorization.k8s.io", kind: "User", name: user.name }],
   });
+  await testbed.plane.untilAllowed(user, {
+    nonResourceAttributes: { path: nonResourceURLs[0], verb: "get" },
+  });
 }
 
 before(async () => {
