@@ -99,7 +99,7 @@ const key = {
 /** AggregationTemporality.AGGREGATION_TEMPORALITY_CUMULATIVE. */
 const cumulative = 2;
 
-/** A NumberDataPoint's start, time and as_double fields: 3 × (key + 8 bytes). */
+/** A NumberDataPoint's start, time and as_double fields: 3 × (key + 8 bytes), at most. */
 const numberFixedBytes = 27;
 
 // ---- Label text → KeyValue bytes --------------------------------------------------------------
@@ -563,18 +563,24 @@ export class RequestEncoder implements FormatWriter<FamilyPoints> {
     writeLabelAttributes(open, 0, gauge, key.number.attributes);
     counter.reset();
     counter.copy(gauge.buf, 0, gauge.pos);
-    this.#stamp(gauge, 0, 0);
+    this.#stamp(gauge);
     nanosHalves(counterStartMs, this.#start);
     this.#stamp(counter, this.#start[0] as number, this.#start[1] as number);
     this.#gaugeView = gauge.buf.subarray(0, gauge.pos);
     this.#counterView = counter.buf.subarray(0, counter.pos);
   }
 
-  /** The start and end times and the value's key. */
-  #stamp(w: ProtoWriter, startLow: number, startHigh: number): void {
+  /**
+   * The start time (none for a gauge: proto3 reads an absent field as 0, the
+   * "unset" the data model gives gauges, and 9 bytes of each point are
+   * spared), the end time and the value's key.
+   */
+  #stamp(w: ProtoWriter, startLow?: number, startHigh = 0): void {
     w.ensure(numberFixedBytes);
-    w.byte(key.number.start);
-    w.fixed64(startLow, startHigh);
+    if (startLow !== undefined) {
+      w.byte(key.number.start);
+      w.fixed64(startLow, startHigh);
+    }
     w.byte(key.number.time);
     w.fixed64(this.#time[0] as number, this.#time[1] as number);
     w.byte(key.number.asDouble);
@@ -644,8 +650,9 @@ export class RequestEncoder implements FormatWriter<FamilyPoints> {
     const own = this.#own;
     own.reset();
     writeAttributes(own, key.number.attributes, point.attributes);
-    const w = this.#startPoint(f, numberFixedBytes + own.pos);
-    this.#hrTime(w, key.number.start, point.startTime);
+    const unstarted = point.startTime[0] === 0 && point.startTime[1] === 0;
+    const w = this.#startPoint(f, numberFixedBytes - (unstarted ? 9 : 0) + own.pos);
+    if (!unstarted) this.#hrTime(w, key.number.start, point.startTime);
     this.#hrTime(w, key.number.time, point.endTime);
     w.byte(key.number.asDouble);
     w.double(point.value);

@@ -249,7 +249,8 @@ export class JsonRequestEncoder implements FormatWriter<JsonFamily> {
   begin({ resource, scope, nowMs }: EncodeOptions): void {
     this.clear();
     this.#timeText = `"timeUnixNano":${jsonNanos(hrTime(nowMs))}`;
-    this.#gaugeStamp = utf8(`{"startTimeUnixNano":"0",${this.#timeText},"attributes":[`);
+    // A gauge has no start time: left out, as ProtoJSON leaves out a field at its default (0).
+    this.#gaugeStamp = utf8(`{${this.#timeText},"attributes":[`);
     this.#counterStartMs = Number.NaN;
     this.#prefix = utf8(
       `{"resourceMetrics":[{"resource":${resourceJson(resource)},"scopeMetrics":[{"scope":` +
@@ -399,8 +400,10 @@ function resourceJson(resource: Resource): string {
 }
 
 function numberPointJson(point: DataPoint<number>): string {
+  const unstarted = point.startTime[0] === 0 && point.startTime[1] === 0;
   return (
-    `{"attributes":${jsonAttributes(point.attributes)},"startTimeUnixNano":${jsonNanos(point.startTime)},` +
+    `{"attributes":${jsonAttributes(point.attributes)},` +
+    (unstarted ? "" : `"startTimeUnixNano":${jsonNanos(point.startTime)},`) +
     `"timeUnixNano":${jsonNanos(point.endTime)},"asDouble":${jsonDouble(point.value)}}`
   );
 }

@@ -116,7 +116,7 @@ test("types, temporality, units and start times: gauges unstarted, counters from
   const condition = sent.metrics.get("cr_condition");
   assert.equal(condition?.kind, "gauge");
   assert.equal(condition?.unit, "");
-  assert.equal(condition?.points[0]?.startTimeUnixNano, "0");
+  assert.equal(condition?.points[0]?.startTimeUnixNano, undefined);
   assert.equal(condition?.points[0]?.timeUnixNano, String(Date.parse("2026-01-01T02:00:00Z") * 1e6));
   assert.equal(sent.metrics.get("cr_condition_last_transition_timestamp_seconds")?.unit, "s");
   const updates = sent.metrics.get("cr_status_updates_total");

@@ -2,7 +2,8 @@
 // from opentelemetry-proto's .proto files (not from either encoder), so the
 // SDK serializer's bytes and our encoder's can be compared as messages:
 // field names as the schema gives them, repeated fields as arrays (packed or
-// not), fixed64 as decimal strings, doubles as numbers, bytes as hex. A field
+// not), fixed64 as decimal strings, doubles as numbers, bytes as hex, a zero
+// start time as none (the SDK writes it, we leave it out). A field
 // the schema does not know, a wire type that does not match, or bytes left
 // over fail the decoding.
 
@@ -11,6 +12,8 @@ interface Field {
   name: string;
   type: Scalar | { message: string };
   repeated?: boolean;
+  /** Implicit presence (proto3): a zero written is the same as none, and decodes as none. */
+  implicit?: boolean;
 }
 type Schema = Record<string, Record<number, Field>>;
 
@@ -62,7 +65,7 @@ export const schema: Schema = {
   },
   NumberDataPoint: {
     7: { name: "attributes", type: m("KeyValue"), repeated: true },
-    2: { name: "start_time_unix_nano", type: "fixed64" },
+    2: { name: "start_time_unix_nano", type: "fixed64", implicit: true },
     3: { name: "time_unix_nano", type: "fixed64" },
     4: { name: "as_double", type: "double" },
     6: { name: "as_int", type: "sfixed64" },
@@ -71,7 +74,7 @@ export const schema: Schema = {
   },
   HistogramDataPoint: {
     9: { name: "attributes", type: m("KeyValue"), repeated: true },
-    2: { name: "start_time_unix_nano", type: "fixed64" },
+    2: { name: "start_time_unix_nano", type: "fixed64", implicit: true },
     3: { name: "time_unix_nano", type: "fixed64" },
     4: { name: "count", type: "fixed64" },
     5: { name: "sum", type: "double" },
@@ -173,7 +176,7 @@ function scalar(r: Reader, type: Scalar): unknown {
   }
 }
 
-function decodeMessage(r: Reader, name: string): Decoded {
+function decodeMessage(r: Reader, name: string, zeros: boolean): Decoded {
   const fields = schema[name];
   if (!fields) throw new Error(`no message ${name} in the schema`);
   const out: Decoded = {};
@@ -193,16 +196,18 @@ function decodeMessage(r: Reader, name: string): Decoded {
       if (wire !== wireOf(field.type)) throw new Error(`${name}.${field.name}: wire type ${wire}`);
       if (typeof field.type === "object") {
         const body = r.take(Number(r.varint()));
-        values = [decodeMessage(body, field.type.message)];
+        values = [decodeMessage(body, field.type.message, zeros)];
       } else values = [scalar(r, field.type)];
     }
     if (field.repeated) out[field.name] = [...((out[field.name] as unknown[]) ?? []), ...values];
+    else if (field.implicit && values[0] === "0" && !zeros) delete out[field.name];
     else out[field.name] = values[0];
   }
   if (r.pos !== r.end) throw new Error(`${name}: ${r.end - r.pos} bytes left over`);
   return out;
 }
 
-export function decodeRequest(bytes: Uint8Array): Decoded {
-  return decodeMessage(new Reader(bytes), "ExportMetricsServiceRequest");
+/** `zeros`: keep a zero written where the field could have been left out (to tell the two apart). */
+export function decodeRequest(bytes: Uint8Array, { zeros = false } = {}): Decoded {
+  return decodeMessage(new Reader(bytes), "ExportMetricsServiceRequest", zeros);
 }

@@ -11,7 +11,8 @@ import type { EncodeOptions } from "../../../src/otlp-metrics/requests.ts";
 export interface SentPoint {
   attributes: Record<string, string>;
   value: number | undefined;
-  startTimeUnixNano: string;
+  /** None for a gauge (left out, not written as 0). */
+  startTimeUnixNano?: string;
   timeUnixNano: string;
   bucketCounts?: number[];
   explicitBounds?: number[];
@@ -88,7 +89,7 @@ export async function sentExport(
         metric.points.push({
           attributes: attributes(p.attributes),
           value: p.asDouble ?? p.asInt,
-          startTimeUnixNano: String(p.startTimeUnixNano),
+          ...(p.startTimeUnixNano !== undefined && { startTimeUnixNano: String(p.startTimeUnixNano) }),
           timeUnixNano: String(p.timeUnixNano),
           ...(kind === "histogram" && {
             bucketCounts: p.bucketCounts.map(Number),
