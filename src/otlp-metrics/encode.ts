@@ -239,9 +239,10 @@ function writeAnyValue(w: ProtoWriter, value: AttributeValue): void {
     w.byte(key.anyValue.bool);
     w.byte(value ? 1 : 0);
   } else if (typeof value === "number") {
-    if (Number.isInteger(value) && value >= 0 && value < 2 ** 53) {
+    if (isInt64(value)) {
       w.key(key.anyValue.int);
-      w.varint(value);
+      if (value >= 0) w.varint(value);
+      else w.negativeVarint(value);
     } else {
       w.key(key.anyValue.double);
       w.double(value);
@@ -256,6 +257,12 @@ function writeAnyValue(w: ProtoWriter, value: AttributeValue): void {
     w.field(key.anyValue.array, items);
   }
 }
+
+/**
+ * Whether an attribute number is an AnyValue's int_value: whole and within
+ * int64, as the SDK types them (both encoders decide by this).
+ */
+export const isInt64 = (value: number): boolean => Number.isInteger(value) && Math.abs(value) < 2 ** 63;
 
 /** Scratch of writeAttributes (never nested: an AnyValue holds no attributes). */
 const pair = new ProtoWriter(256);

@@ -20,7 +20,7 @@ import type { Resource } from "@opentelemetry/resources";
 import type { DataPoint, Histogram } from "@opentelemetry/sdk-metrics";
 import { objectFamilies } from "../core/series/catalog.ts";
 import type { ObjectSeries } from "../core/series/render.ts";
-import { type LabelSpan, labelAt, renamedAt, SlotTails, type TailFormat } from "./encode.ts";
+import { isInt64, type LabelSpan, labelAt, renamedAt, SlotTails, type TailFormat } from "./encode.ts";
 import { type Family, type HistogramPoint, hrTime, type PointExemplar } from "./points.ts";
 import { ProtoWriter } from "./proto-writer.ts";
 import { type EncodedRequest, type EncodeOptions, encodeRequests, type FormatWriter } from "./requests.ts";
@@ -44,12 +44,12 @@ const jsonCount = (n: number): string => `"${n}"`;
 
 type AttributeValue = string | number | boolean | readonly (string | number | boolean)[];
 
-/** An AnyValue, typed as the SDK serializer types attribute values (whole numbers as intValue). */
+/** An AnyValue, typed as the SDK serializer types attribute values (whole numbers within int64 as intValue). */
 function jsonAnyValue(value: AttributeValue): string {
   if (typeof value === "string") return `{"stringValue":${JSON.stringify(value)}}`;
   if (typeof value === "boolean") return `{"boolValue":${value}}`;
   if (typeof value === "number") {
-    return Number.isSafeInteger(value) ? `{"intValue":"${value}"}` : `{"doubleValue":${jsonDouble(value)}}`;
+    return isInt64(value) ? `{"intValue":"${BigInt(value)}"}` : `{"doubleValue":${jsonDouble(value)}}`;
   }
   return `{"arrayValue":{"values":[${value.map(jsonAnyValue).join(",")}]}}`;
 }

@@ -109,6 +109,17 @@ export class ProtoWriter {
     this.pos = pos;
   }
 
+  /** A negative whole number as int64's varint: its 64-bit two's complement, always 10 bytes (rare: by BigInt). */
+  negativeVarint(value: number): void {
+    this.ensure(10);
+    let rest = BigInt.asUintN(64, BigInt(value));
+    for (let i = 0; i < 9; i++) {
+      this.buf[this.pos++] = Number(rest & 0x7fn) | 0x80;
+      rest >>= 7n;
+    }
+    this.buf[this.pos++] = Number(rest);
+  }
+
   /** Key of a field (any number). */
   tag(field: number, type: number): void {
     this.varint(tagOf(field, type));

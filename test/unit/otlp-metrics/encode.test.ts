@@ -40,12 +40,13 @@ async function sdkRequests(
   sources: readonly SeriesSource[],
   registry: Registry,
   maxPoints = 1e9,
+  of = resource,
 ): Promise<Uint8Array[]> {
   const out: Uint8Array[] = [];
   for await (const batch of readBatches({
     sources,
     registry,
-    resource,
+    resource: of,
     scope,
     nowMs,
     startMs,
@@ -61,12 +62,13 @@ async function ourRequests(
   registry: Registry,
   batchBytes = 1e9,
   encoder = new RequestEncoder(unitOf),
+  of = resource,
 ): Promise<{ bytes: Buffer[]; points: number[] }> {
   const out = { bytes: [] as Buffer[], points: [] as number[] };
   for await (const r of encoder.requests({
     sources,
     registry,
-    resource,
+    resource: of,
     scope,
     nowMs,
     startMs,
@@ -317,6 +319,37 @@ test("aggregate mode (per-namespace counts) decodes as the SDK path's", async ()
   const { sources, registry } = await busyCollector(4, "aggregate");
   const mine = await assertSameAsSdk(sources, registry);
   assert.ok(pointsByMetric([mine]).points.has("cr_aggregate_objects"));
+});
+
+test("attribute numbers: whole ones within int64 (negative too) as int_value, others as double_value, as the SDK writes them", async () => {
+  const { sources, registry } = await busyCollector(1);
+  const numbers = resourceFromAttributes({
+    "service.name": "x",
+    negative: -5,
+    whole: 7,
+    fraction: 1.5,
+    big: 2 ** 53,
+  });
+  const sdk = await sdkRequests(sources, registry, 1e9, numbers);
+  const ours = await ourRequests(sources, registry, 1e9, new RequestEncoder(unitOf), numbers);
+  const attributes = (bytes: Uint8Array) =>
+    (((decodeRequest(bytes).resource_metrics as Decoded[])[0] as Decoded).resource as Decoded).attributes;
+  assert.deepEqual(attributes(ours.bytes[0] as Buffer), attributes(sdk[0] as Uint8Array));
+  assert.deepEqual(attributes(ours.bytes[0] as Buffer), [
+    { key: "service.name", value: { string_value: "x" } },
+    // int64 -5 as a varint: its two's complement read unsigned.
+    { key: "negative", value: { int_value: String(2n ** 64n - 5n) } },
+    { key: "whole", value: { int_value: "7" } },
+    { key: "fraction", value: { double_value: 1.5 } },
+    { key: "big", value: { int_value: String(2 ** 53) } },
+  ]);
+  // Past int64 a double, in both encoders.
+  const huge = resourceFromAttributes({ huge: -(2 ** 63), bigger: 2 ** 70 });
+  const hugeOnes = await ourRequests(sources, registry, 1e9, new RequestEncoder(unitOf), huge);
+  assert.deepEqual(attributes(hugeOnes.bytes[0] as Buffer), [
+    { key: "huge", value: { double_value: -(2 ** 63) } },
+    { key: "bigger", value: { double_value: 2 ** 70 } },
+  ]);
 });
 
 test("an empty store: the registry's families alone; nothing at all: no request", async () => {

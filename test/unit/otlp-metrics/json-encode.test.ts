@@ -51,9 +51,10 @@ async function ourRequests(
   registry: Registry,
   batchBytes = 1e9,
   encoder = new JsonRequestEncoder(unitOf),
+  of = resource,
 ): Promise<{ text: string[]; points: number[] }> {
   const out = { text: [] as string[], points: [] as number[] };
-  for await (const r of encoder.requests({ ...options, sources, registry, batchBytes })) {
+  for await (const r of encoder.requests({ ...options, sources, registry, batchBytes, resource: of })) {
     out.text.push(new TextDecoder("utf-8", { fatal: true }).decode(r.payload));
     out.points.push(r.points);
   }
@@ -320,6 +321,25 @@ test("aggregate mode (per-namespace counts) is the SDK path's", async () => {
   const { sources, registry } = await busyCollector(4, "aggregate");
   const mine = await assertSameAsSdk(sources, registry);
   assert.ok(pointsByMetric([mine]).points.has("cr_aggregate_objects"));
+});
+
+test("attribute numbers: whole ones within int64 (negative too) as intValue strings, others as doubleValue", async () => {
+  const { sources, registry } = await busyCollector(1);
+  const numbers = resourceFromAttributes({
+    negative: -5,
+    whole: 7,
+    fraction: 1.5,
+    big: 2 ** 53,
+    huge: 2 ** 70,
+  });
+  const ours = await ourRequests(sources, registry, 1e9, new JsonRequestEncoder(unitOf), numbers);
+  assert.deepEqual(JSON.parse(ours.text[0] as string).resourceMetrics[0].resource.attributes, [
+    { key: "negative", value: { intValue: "-5" } },
+    { key: "whole", value: { intValue: "7" } },
+    { key: "fraction", value: { doubleValue: 1.5 } },
+    { key: "big", value: { intValue: "9007199254740992" } },
+    { key: "huge", value: { doubleValue: 2 ** 70 } },
+  ]);
 });
 
 test("an empty store: the registry's families alone; nothing at all: no request", async () => {
