@@ -5,10 +5,10 @@
 // point is then those bytes, the line's own labels and its value, appended to
 // its family's buffer. A request is assembled (lengths known by then) when
 // the points read pass `batchBytes`, and the event loop gets a turn whenever
-// the shared turn budget is spent (both decided in requests.ts, which
-// json-encode.ts shares, as it shares the label reading and LineTail here).
-// The buffers are kept by the encoder and reused from one request and one
-// export to the next.
+// the shared turn budget is spent (both decided in requests.ts, whose
+// PointBatch keeps the families and points of a request for both formats;
+// line-text.ts reads the lines for both). The buffers are kept by the
+// encoder and reused from one request and one export to the next.
 //
 // The mapping is points.ts's (the aggregate and registry families are read
 // there, a few hundred points, and only their bytes are written here): for
@@ -18,10 +18,7 @@
 // metrics/v1/metrics.proto, common/v1/common.proto, resource/v1/resource.proto.
 import type { HrTime } from "@opentelemetry/api";
 import type { DataPoint, Histogram } from "@opentelemetry/sdk-metrics";
-import { objectFamilies } from "../core/series/catalog.ts";
-import { parseValue } from "../core/series/exposition.ts";
-import type { ObjectSeries } from "../core/series/render.ts";
-import { attributeRenames } from "./mapping.ts";
+import { type LabelSpan, labelAt, renamedAt, type TailFormat } from "./line-text.ts";
 import type { Family, HistogramPoint, PointExemplar } from "./points.ts";
 import {
   fieldBytes,
@@ -32,7 +29,7 @@ import {
   varintBytes,
   wire,
 } from "./proto-writer.ts";
-import { type EncodedRequest, type EncodeOptions, encodeRequests, type FormatWriter } from "./requests.ts";
+import { type EncodedRequest, type EncodeOptions, PointBatch } from "./requests.ts";
 
 // Field keys, by message (one byte each: every field number is below 16).
 const key = {
@@ -104,49 +101,6 @@ const numberFixedBytes = 27;
 
 // ---- Label text → KeyValue bytes --------------------------------------------------------------
 
-const renames = Object.entries(attributeRenames);
-
-/** The attribute a label in `text` [from, to) is renamed to, or undefined when it keeps its name. */
-export function renamedAt(text: string, from: number, to: number): string | undefined {
-  for (const [label, attribute] of renames) {
-    if (to - from === label.length && text.startsWith(label, from)) return attribute;
-  }
-  return undefined;
-}
-
-/** Where one label of a line's text is: its name [at + 1, eq), its value [eq + 2, close). */
-export interface LabelSpan {
-  eq: number;
-  close: number;
-  /** The value's length once unescaped (0: an empty value, which is no attribute). */
-  valueBytes: number;
-}
-
-/**
- * The label at `at` (`,a="x"` or `{a="x"`) into `span`; returns where it
- * ends, `at` when none starts there. Both encoders read labels here.
- */
-export function labelAt(text: string, at: number, span: LabelSpan): number {
-  const c = text.charCodeAt(at);
-  if (c !== 44 /* , */ && c !== 123 /* { */) return at;
-  const eq = text.indexOf('="', at + 1);
-  if (eq === -1) return at;
-  const end = text.length;
-  let valueBytes = 0;
-  let close = eq + 2;
-  for (; close < end; close++) {
-    const v = text.charCodeAt(close);
-    if (v === 34 /* " */) break;
-    if (v === 92 /* \ */) close++;
-    valueBytes++;
-  }
-  if (close >= end) return at;
-  span.eq = eq;
-  span.close = close;
-  span.valueBytes = valueBytes;
-  return close + 1;
-}
-
 /** Writes an ASCII or byte string (every char one byte) [from, to) of `text`; room ensured by the caller. */
 function writeBytes(w: ProtoWriter, text: string, from: number, to: number): void {
   const buf = w.buf;
@@ -206,23 +160,6 @@ export function writeLabel(text: string, at: number, w: ProtoWriter, tag: number
   w.varint(valueBytes);
   writeUnescaped(w, text, eq + 2, close);
   return next;
-}
-
-/** A sample value at `from` to `to` in `text`, as parseValue reads it (whole numbers of up to 15 digits without a slice). */
-export function valueAt(text: string, from: number, to: number): number {
-  let i = from;
-  const negative = text.charCodeAt(i) === 45; /* - */
-  if (negative) i++;
-  if (to - i > 0 && to - i <= 15) {
-    let n = 0;
-    for (; i < to; i++) {
-      const d = text.charCodeAt(i) - 48;
-      if (d < 0 || d > 9) break;
-      n = n * 10 + d;
-    }
-    if (i === to) return negative ? -n : n;
-  }
-  return parseValue(text.slice(from, to));
 }
 
 // ---- Attribute objects → KeyValue bytes (resource, aggregate and registry points) -------------
@@ -327,18 +264,6 @@ class FamilyPoints {
   }
 }
 
-/** How a format writes a line's tail: its own labels, then (or before them) its value. */
-export interface TailFormat {
-  /** Where the labels start (the protobuf value's 8 bytes come first). */
-  readonly labelsFrom: number;
-  /** Writes the labels of `text` at `from`; returns the index of the first character that starts no label. */
-  labels(text: string, from: number, w: ProtoWriter): number;
-  /** After the labels (the JSON attributes' closing bracket). */
-  closeLabels(w: ProtoWriter): void;
-  /** Writes the value; `labelsEnd` is where closeLabels left off. */
-  value(w: ProtoWriter, value: number, labelsEnd: number): void;
-}
-
 /** A NumberDataPoint's as_double value first, then its KeyValue fields. */
 const protobufTail: TailFormat = {
   labelsFrom: 8,
@@ -349,130 +274,13 @@ const protobufTail: TailFormat = {
   },
 };
 
-/**
- * A line's own labels and value (`,type="Ready",status="True"} 1`) as a
- * point's last bytes, in the format's encoding, kept per slot and line:
- * objects in the same state have the same labels on the same line, most
- * often the same value too, so most lines are compared, not parsed.
- */
-export class LineTail {
-  readonly #format: TailFormat;
-  /** The labels, up to their closing brace. */
-  labels = "";
-  /** The whole line `bytes` hold, "" while the value last read differed from the one before. */
-  line = "";
-  value = 0;
-  readonly bytes = new ProtoWriter(256);
-  #labelsEnd = 0;
-  /** `bytes` as written. */
-  view: Uint8Array;
-
-  constructor(format: TailFormat) {
-    this.#format = format;
-    this.#noLabels();
-    this.view = this.#value(0);
-  }
-
-  /** Whether the line last read is a point (`view` its tail). */
-  point = false;
-
-  /** Reads the line at [from, to) of `text`. */
-  read(text: string, from: number, to: number): void {
-    this.point = this.#read(text, from, to);
-  }
-
-  #read(text: string, from: number, to: number): boolean {
-    const line = this.line;
-    if (line.length === to - from && line.length > 0 && text.startsWith(line, from)) return true;
-    const known = this.labels.length;
-    // Equal text up to a closing brace: the same labels (the brace cannot be inside a value the text shares).
-    if (text.charCodeAt(from + known) === 125 /* } */ && text.startsWith(this.labels, from)) {
-      const value = valueAt(text, from + known + 2, to);
-      // The same value twice running: kept whole, compared whole from now on. A value that changes
-      // from line to line (a timestamp) is parsed each time instead, rather than each time a new string.
-      if (Object.is(value, this.value)) this.line = text.slice(from, to);
-      else this.view = this.#value(value);
-      return true;
-    }
-    const bytes = this.bytes;
-    bytes.pos = this.#format.labelsFrom;
-    const close = this.#format.labels(text, from, bytes);
-    if (close >= to || text.charCodeAt(close) !== 125 /* } */) {
-      this.labels = "";
-      this.#noLabels();
-      this.view = this.#value(0);
-      return false;
-    }
-    this.#format.closeLabels(bytes);
-    this.#labelsEnd = bytes.pos;
-    this.labels = text.slice(from, close);
-    this.view = this.#value(valueAt(text, close + 2, to));
-    this.line = text.slice(from, to);
-    return true;
-  }
-
-  #noLabels(): void {
-    this.bytes.pos = this.#format.labelsFrom;
-    this.#format.closeLabels(this.bytes);
-    this.#labelsEnd = this.bytes.pos;
-  }
-
-  #value(value: number): Uint8Array {
-    this.value = value;
-    this.line = "";
-    this.#format.value(this.bytes, value, this.#labelsEnd);
-    return this.bytes.buf.subarray(0, this.bytes.pos);
-  }
-}
-
-/**
- * A slot's lines as last read, one LineTail each: the next object's are
- * often the very same text (a label-only family's lines are one shared
- * string for every object in the same state, see shared-texts.ts), and then
- * not even read.
- */
-export class SlotTails {
-  readonly #format: TailFormat;
-  text: string | undefined;
-  readonly lines: LineTail[] = [];
-  /** Lines in `text`. */
-  count = 0;
-
-  constructor(format: TailFormat) {
-    this.#format = format;
-  }
-
-  read(tails: string): void {
-    if (tails === this.text) return;
-    let line = 0;
-    for (let from = 0; ; line++) {
-      const newline = tails.indexOf("\n", from);
-      const to = newline === -1 ? tails.length : newline;
-      let tail = this.lines[line];
-      if (!tail) {
-        tail = new LineTail(this.#format);
-        this.lines.push(tail);
-      }
-      tail.read(tails, from, to);
-      if (newline === -1) break;
-      from = newline + 1;
-    }
-    this.count = line + 1;
-    this.text = tails;
-  }
-}
-
 // ---- The encoder -----------------------------------------------------------------------------
 
 /**
  * Writes the requests of exports, keeping its buffers between them (a few
  * MiB at most: the request being assembled and the points of one batch).
  */
-export class RequestEncoder implements FormatWriter<FamilyPoints> {
-  readonly #unitOf: (name: string) => string;
-  readonly #families = new Map<string, FamilyPoints>();
-  /** Families of the batch being read, in the order of their first point (the SDK batch's order). */
-  readonly #order: FamilyPoints[] = [];
+export class RequestEncoder extends PointBatch<FamilyPoints> {
   /** The request being assembled: grows to a request's size at the first export. */
   readonly #out = new ProtoWriter(64 * 1024);
   /**
@@ -481,41 +289,17 @@ export class RequestEncoder implements FormatWriter<FamilyPoints> {
    */
   readonly #gaugeHead = new ProtoWriter(1024);
   readonly #counterHead = new ProtoWriter(1024);
-  #gaugeView: Uint8Array = Buffer.alloc(0);
-  #counterView: Uint8Array = Buffer.alloc(0);
   /** One point's own attributes (or a histogram's exemplars). */
   readonly #own = new ProtoWriter(1024);
-  /** The lines last seen per slot: the next object's are most often the same. */
-  readonly #seen: SlotTails[] = objectFamilies.map(() => new SlotTails(protobufTail));
   readonly #exemplar = new ProtoWriter(256);
   readonly #time = new Uint32Array(2);
   readonly #start = new Uint32Array(2);
   #prefix: Buffer = Buffer.alloc(0);
   #scope: Buffer = Buffer.alloc(0);
   #suffix: Buffer = Buffer.alloc(0);
-  #points = 0;
-  #bytes = 0;
-  /** The longest synchronous stretch of the last export (ms). */
-  longestSliceMs = 0;
 
   constructor(unitOf: (name: string) => string) {
-    this.#unitOf = unitOf;
-  }
-
-  /**
-   * The export's requests, read lazily (requests.ts): each is a view of the
-   * encoder's buffer, to be sent before the next one is asked for.
-   */
-  requests(options: EncodeOptions): AsyncGenerator<EncodedRequest> {
-    return encodeRequests(this, options);
-  }
-
-  get pendingBytes(): number {
-    return this.#bytes;
-  }
-
-  get pendingPoints(): number {
-    return this.#points;
+    super(unitOf, protobufTail);
   }
 
   /** The resource and scope of every request of this export, and its time. */
@@ -548,13 +332,8 @@ export class RequestEncoder implements FormatWriter<FamilyPoints> {
     this.#suffix = Buffer.from(suffix.view());
   }
 
-  family(family: Family): FamilyPoints {
-    let f = this.#families.get(family.name);
-    if (!f || f.family.type !== family.type || f.family.help !== family.help) {
-      f = new FamilyPoints(family, this.#unitOf(family.name));
-      this.#families.set(family.name, f);
-    }
-    return f;
+  protected newFamily(family: Family, unit: string): FamilyPoints {
+    return new FamilyPoints(family, unit);
   }
 
   /**
@@ -563,7 +342,7 @@ export class RequestEncoder implements FormatWriter<FamilyPoints> {
    * fields is free, and this way a point is one copy of its head, its value
    * and its own labels.
    */
-  #objectHeads(open: string, counterStartMs: number): void {
+  protected objectHeads(open: string, counterStartMs: number): void {
     const gauge = this.#gaugeHead;
     const counter = this.#counterHead;
     gauge.reset();
@@ -573,8 +352,8 @@ export class RequestEncoder implements FormatWriter<FamilyPoints> {
     this.#stamp(gauge);
     nanosHalves(counterStartMs, this.#start);
     this.#stamp(counter, this.#start[0] as number, this.#start[1] as number);
-    this.#gaugeView = gauge.buf.subarray(0, gauge.pos);
-    this.#counterView = counter.buf.subarray(0, counter.pos);
+    this.gaugeView = gauge.buf.subarray(0, gauge.pos);
+    this.counterView = counter.buf.subarray(0, counter.pos);
   }
 
   /**
@@ -593,57 +372,11 @@ export class RequestEncoder implements FormatWriter<FamilyPoints> {
     w.byte(key.number.asDouble);
   }
 
-  object(
-    series: ObjectSeries,
-    selected: number,
-    families: readonly FamilyPoints[],
-    counterStartMs: number,
-  ): void {
-    this.#objectHeads(series.open, counterStartMs);
-    this.#objectPoints(series, selected, families);
-  }
-
-  /** Every line of the object's selected slots, each one point: the object's head, then the line's value and labels. */
-  #objectPoints(series: ObjectSeries, selected: number, families: readonly FamilyPoints[]): void {
-    let index = 0;
-    for (let slot = 0; slot < families.length; slot++) {
-      const bit = 1 << slot;
-      if (!(series.slots & bit)) continue;
-      const tails = series.tails[index++] as string;
-      if (!(selected & bit)) continue;
-      const f = families[slot] as FamilyPoints;
-      const head = f.family.type === "counter" ? this.#counterView : this.#gaugeView;
-      const seen = this.#seen[slot] as SlotTails;
-      seen.read(tails);
-      for (let line = 0; line < seen.count; line++) {
-        const tail = seen.lines[line] as LineTail;
-        if (!tail.point) continue;
-        const view = tail.view;
-        const w = this.#startPoint(f, head.length + view.length);
-        // Room for the whole point was ensured: written without a check per field.
-        w.buf.set(head, w.pos);
-        w.buf.set(view, w.pos + head.length);
-        w.pos += head.length + view.length;
-        this.#endPoint(f, w);
-      }
-    }
-  }
-
-  /** The key and length of a point of `body` bytes in its family's buffer. */
-  #startPoint(f: FamilyPoints, body: number): ProtoWriter {
-    if (f.count === 0) this.#order.push(f);
-    const w = f.points;
-    this.#bytes -= w.pos;
+  /** A point's key and length. */
+  protected frame(w: ProtoWriter, body: number): void {
     w.ensure(fieldBytes(body));
     w.byte(key.data.points);
     w.varint(body);
-    return w;
-  }
-
-  #endPoint(f: FamilyPoints, w: ProtoWriter): void {
-    f.count++;
-    this.#points++;
-    this.#bytes += w.pos;
   }
 
   /** An aggregate or registry point (the PointSink points.ts writes to). */
@@ -658,13 +391,13 @@ export class RequestEncoder implements FormatWriter<FamilyPoints> {
     own.reset();
     writeAttributes(own, key.number.attributes, point.attributes);
     const unstarted = point.startTime[0] === 0 && point.startTime[1] === 0;
-    const w = this.#startPoint(f, numberFixedBytes - (unstarted ? 9 : 0) + own.pos);
+    const w = this.startPoint(f, numberFixedBytes - (unstarted ? 9 : 0) + own.pos);
     if (!unstarted) this.#hrTime(w, key.number.start, point.startTime);
     this.#hrTime(w, key.number.time, point.endTime);
     w.byte(key.number.asDouble);
     w.double(point.value);
     w.copy(own.buf, 0, own.pos);
-    this.#endPoint(f, w);
+    this.endPoint(f, w);
   }
 
   #histogramPoint(f: FamilyPoints, point: HistogramPoint): void {
@@ -682,7 +415,7 @@ export class RequestEncoder implements FormatWriter<FamilyPoints> {
       (counts > 0 ? fieldBytes(counts) : 0) +
       (bounds > 0 ? fieldBytes(bounds) : 0) +
       own.pos;
-    const w = this.#startPoint(f, body);
+    const w = this.startPoint(f, body);
     this.#hrTime(w, key.histogram.start, point.startTime);
     this.#hrTime(w, key.histogram.time, point.endTime);
     w.byte(key.histogram.count);
@@ -704,7 +437,7 @@ export class RequestEncoder implements FormatWriter<FamilyPoints> {
     // The SDK writes the attributes before where the exemplars would go; the order of fields is free.
     w.copy(own.buf, exemplarBytes, own.pos);
     w.copy(own.buf, 0, exemplarBytes);
-    this.#endPoint(f, w);
+    this.endPoint(f, w);
   }
 
   /** An Exemplar field of a histogram point. */
@@ -733,7 +466,7 @@ export class RequestEncoder implements FormatWriter<FamilyPoints> {
   /** The batch read so far as one ExportMetricsServiceRequest; the families emptied for the next. */
   take(): EncodedRequest {
     let scopeBytes = this.#scope.length;
-    for (const f of this.#order) scopeBytes += fieldBytes(f.metricBytes);
+    for (const f of this.order) scopeBytes += fieldBytes(f.metricBytes);
     const resourceBytes = this.#prefix.length + fieldBytes(scopeBytes) + this.#suffix.length;
     const out = this.#out;
     out.reset();
@@ -744,7 +477,7 @@ export class RequestEncoder implements FormatWriter<FamilyPoints> {
     out.byte(key.resourceMetrics.scopeMetrics);
     out.varint(scopeBytes);
     out.copy(this.#scope, 0, this.#scope.length);
-    for (const f of this.#order) {
+    for (const f of this.order) {
       out.byte(key.scopeMetrics.metrics);
       out.varint(f.metricBytes);
       out.copy(f.head, 0, f.head.length);
@@ -753,19 +486,9 @@ export class RequestEncoder implements FormatWriter<FamilyPoints> {
       out.copy(f.tail, 0, f.tail.length);
     }
     out.copy(this.#suffix, 0, this.#suffix.length);
-    const request = { payload: out.view(), points: this.#points };
+    const request = { payload: out.view(), points: this.pendingPoints };
     this.clear();
     return request;
-  }
-
-  clear(): void {
-    for (const f of this.#order) {
-      f.points.reset();
-      f.count = 0;
-    }
-    this.#order.length = 0;
-    this.#points = 0;
-    this.#bytes = 0;
   }
 }
 

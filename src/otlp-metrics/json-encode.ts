@@ -18,12 +18,11 @@
 import type { HrTime } from "@opentelemetry/api";
 import type { Resource } from "@opentelemetry/resources";
 import type { DataPoint, Histogram } from "@opentelemetry/sdk-metrics";
-import { objectFamilies } from "../core/series/catalog.ts";
-import type { ObjectSeries } from "../core/series/render.ts";
-import { isInt64, type LabelSpan, labelAt, renamedAt, SlotTails, type TailFormat } from "./encode.ts";
+import { isInt64 } from "./encode.ts";
+import { type LabelSpan, type LineTail, labelAt, renamedAt, type TailFormat } from "./line-text.ts";
 import { type Family, type HistogramPoint, hrTime, type PointExemplar } from "./points.ts";
 import { ProtoWriter } from "./proto-writer.ts";
-import { type EncodedRequest, type EncodeOptions, encodeRequests, type FormatWriter } from "./requests.ts";
+import { type EncodedRequest, type EncodeOptions, PointBatch } from "./requests.ts";
 
 const utf8 = (text: string): Buffer => Buffer.from(text, "utf8");
 
@@ -193,11 +192,7 @@ class JsonFamily {
  * them (a few MiB at most: the request being assembled and the points of
  * one batch).
  */
-export class JsonRequestEncoder implements FormatWriter<JsonFamily> {
-  readonly #unitOf: (name: string) => string;
-  readonly #families = new Map<string, JsonFamily>();
-  /** Families of the batch being read, in the order of their first point (the SDK batch's order). */
-  readonly #order: JsonFamily[] = [];
+export class JsonRequestEncoder extends PointBatch<JsonFamily> {
   readonly #out = new ProtoWriter(64 * 1024);
   /** The object's attributes, each after a comma. */
   readonly #objectAttributes = new ProtoWriter(1024);
@@ -207,11 +202,8 @@ export class JsonRequestEncoder implements FormatWriter<JsonFamily> {
    */
   readonly #gaugeHead = new ProtoWriter(1024);
   readonly #counterHead = new ProtoWriter(1024);
-  #gaugeView: Uint8Array = Buffer.alloc(0);
-  #counterView: Uint8Array = Buffer.alloc(0);
   /** Whether the current object has attributes: a line's own then follow a comma. */
   #objectHasAttributes = false;
-  readonly #seen: SlotTails[] = objectFamilies.map(() => new SlotTails(jsonTail));
   /** `"timeUnixNano":"…"` of every point of this export. */
   #timeText = "";
   #gaugeStamp: Buffer = Buffer.alloc(0);
@@ -220,29 +212,9 @@ export class JsonRequestEncoder implements FormatWriter<JsonFamily> {
   #counterStamp: Buffer = Buffer.alloc(0);
   #prefix: Buffer = Buffer.alloc(0);
   #suffix: Buffer = Buffer.alloc(0);
-  #points = 0;
-  #bytes = 0;
-  /** The longest synchronous stretch of the last export (ms). */
-  longestSliceMs = 0;
 
   constructor(unitOf: (name: string) => string) {
-    this.#unitOf = unitOf;
-  }
-
-  /**
-   * The export's requests, read lazily (requests.ts): each is a view of the
-   * encoder's buffer, to be sent before the next one is asked for.
-   */
-  requests(options: EncodeOptions): AsyncGenerator<EncodedRequest> {
-    return encodeRequests(this, options);
-  }
-
-  get pendingBytes(): number {
-    return this.#bytes;
-  }
-
-  get pendingPoints(): number {
-    return this.#points;
+    super(unitOf, jsonTail);
   }
 
   /** The resource and scope of every request of this export, and its time. */
@@ -260,33 +232,18 @@ export class JsonRequestEncoder implements FormatWriter<JsonFamily> {
     this.#suffix = utf8(`]}]${schemaUrl}}]}`);
   }
 
-  family(family: Family): JsonFamily {
-    let f = this.#families.get(family.name);
-    if (!f || f.family.type !== family.type || f.family.help !== family.help) {
-      f = new JsonFamily(family, this.#unitOf(family.name));
-      this.#families.set(family.name, f);
-    }
-    return f;
-  }
-
-  object(
-    series: ObjectSeries,
-    selected: number,
-    families: readonly JsonFamily[],
-    counterStartMs: number,
-  ): void {
-    this.#objectHeads(series.open, counterStartMs);
-    this.#objectPoints(series, selected, families);
+  protected newFamily(family: Family, unit: string): JsonFamily {
+    return new JsonFamily(family, unit);
   }
 
   /** The object's labels as attributes, once for all its points, after the times every point repeats. */
-  #objectHeads(open: string, counterStartMs: number): void {
+  protected objectHeads(open: string, counterStartMs: number): void {
     const attributes = this.#objectAttributes;
     attributes.reset();
     writeJsonLabels(open, 0, attributes);
     this.#objectHasAttributes = attributes.pos > 0;
-    this.#gaugeView = headOf(this.#gaugeHead, this.#gaugeStamp, attributes);
-    this.#counterView = headOf(this.#counterHead, this.#counterStampOf(counterStartMs), attributes);
+    this.gaugeView = headOf(this.#gaugeHead, this.#gaugeStamp, attributes);
+    this.counterView = headOf(this.#counterHead, this.#counterStampOf(counterStartMs), attributes);
   }
 
   #counterStampOf(startMs: number): Buffer {
@@ -299,48 +256,15 @@ export class JsonRequestEncoder implements FormatWriter<JsonFamily> {
     return this.#counterStamp;
   }
 
-  /** Every line of the object's selected slots, each one point: the object's head, then the line's labels and value. */
-  #objectPoints(series: ObjectSeries, selected: number, families: readonly JsonFamily[]): void {
-    let index = 0;
-    for (let slot = 0; slot < families.length; slot++) {
-      const bit = 1 << slot;
-      if (!(series.slots & bit)) continue;
-      const tails = series.tails[index++] as string;
-      if (!(selected & bit)) continue;
-      const f = families[slot] as JsonFamily;
-      const head = f.family.type === "counter" ? this.#counterView : this.#gaugeView;
-      const seen = this.#seen[slot] as SlotTails;
-      seen.read(tails);
-      for (let line = 0; line < seen.count; line++) {
-        const tail = seen.lines[line];
-        if (!tail?.point) continue;
-        // Without attributes of the object's, the line's first one follows no other: no comma.
-        const view =
-          !this.#objectHasAttributes && tail.view[0] === 44 /* , */ ? tail.view.subarray(1) : tail.view;
-        const w = this.#startPoint(f, head.length + view.length);
-        // Room for the whole point was ensured: written without a check per part.
-        w.buf.set(head, w.pos);
-        w.buf.set(view, w.pos + head.length);
-        w.pos += head.length + view.length;
-        this.#endPoint(f, w);
-      }
-    }
+  /** Without attributes of the object's, the line's first one follows no other: no comma. */
+  protected override lineView(tail: LineTail): Uint8Array {
+    return !this.#objectHasAttributes && tail.view[0] === 44 /* , */ ? tail.view.subarray(1) : tail.view;
   }
 
-  /** The comma before a point of `body` bytes, room for both ensured. */
-  #startPoint(f: JsonFamily, body: number): ProtoWriter {
-    if (f.count === 0) this.#order.push(f);
-    const w = f.points;
-    this.#bytes -= w.pos;
+  /** The comma before a point but the first. */
+  protected frame(w: ProtoWriter, body: number, first: boolean): void {
     w.ensure(1 + body);
-    if (f.count > 0) w.byte(44 /* , */);
-    return w;
-  }
-
-  #endPoint(f: JsonFamily, w: ProtoWriter): void {
-    f.count++;
-    this.#points++;
-    this.#bytes += w.pos;
+    if (!first) w.byte(44 /* , */);
   }
 
   /** An aggregate or registry point (the PointSink points.ts writes to): a few hundred, so as text. */
@@ -351,39 +275,29 @@ export class JsonRequestEncoder implements FormatWriter<JsonFamily> {
         ? numberPointJson(point as DataPoint<number>)
         : histogramPointJson(point as HistogramPoint),
     );
-    const w = this.#startPoint(f, text.length);
+    const w = this.startPoint(f, text.length);
     w.copy(text, 0, text.length);
-    this.#endPoint(f, w);
+    this.endPoint(f, w);
   }
 
   /** The batch read so far as one ExportMetricsServiceRequest; the families emptied for the next. */
   take(): EncodedRequest {
-    let bytes = this.#prefix.length + this.#suffix.length + Math.max(0, this.#order.length - 1);
-    for (const f of this.#order) bytes += f.metricBytes;
+    let bytes = this.#prefix.length + this.#suffix.length + Math.max(0, this.order.length - 1);
+    for (const f of this.order) bytes += f.metricBytes;
     const out = this.#out;
     out.reset();
     out.ensure(bytes);
     out.copy(this.#prefix, 0, this.#prefix.length);
-    for (const [i, f] of this.#order.entries()) {
+    for (const [i, f] of this.order.entries()) {
       if (i > 0) out.byte(44 /* , */);
       out.copy(f.head, 0, f.head.length);
       out.copy(f.points.buf, 0, f.points.pos);
       out.copy(f.tail, 0, f.tail.length);
     }
     out.copy(this.#suffix, 0, this.#suffix.length);
-    const request = { payload: out.view(), points: this.#points };
+    const request = { payload: out.view(), points: this.pendingPoints };
     this.clear();
     return request;
-  }
-
-  clear(): void {
-    for (const f of this.#order) {
-      f.points.reset();
-      f.count = 0;
-    }
-    this.#order.length = 0;
-    this.#points = 0;
-    this.#bytes = 0;
   }
 }
 

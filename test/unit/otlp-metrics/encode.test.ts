@@ -14,7 +14,8 @@ import type { ObjectEntry } from "../../../src/core/entry.ts";
 import { objectFamilies } from "../../../src/core/series/catalog.ts";
 import { byteString, encodeLabelValue } from "../../../src/core/series/exposition.ts";
 import type { SeriesSource } from "../../../src/metrics/writer.ts";
-import { RequestEncoder, valueAt, writeLabelAttributes } from "../../../src/otlp-metrics/encode.ts";
+import { RequestEncoder, writeLabelAttributes } from "../../../src/otlp-metrics/encode.ts";
+import { valueAt } from "../../../src/otlp-metrics/line-text.ts";
 import { unitOf } from "../../../src/otlp-metrics/mapping.ts";
 import { hrTime, readLabels } from "../../../src/otlp-metrics/points.ts";
 import {
