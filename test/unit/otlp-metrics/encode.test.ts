@@ -12,7 +12,7 @@ import { resourceFromAttributes } from "@opentelemetry/resources";
 import type { Registry } from "@prometheus-io/client";
 import type { ObjectEntry } from "../../../src/core/entry.ts";
 import { objectFamilies } from "../../../src/core/series/catalog.ts";
-import { byteString, encodeLabelValue } from "../../../src/core/series/exposition.ts";
+import { byteString } from "../../../src/core/series/exposition.ts";
 import type { SeriesSource } from "../../../src/metrics/writer.ts";
 import { RequestEncoder, writeLabelAttributes } from "../../../src/otlp-metrics/encode.ts";
 import { valueAt } from "../../../src/otlp-metrics/line-text.ts";
@@ -26,11 +26,10 @@ import {
   varintBytes,
 } from "../../../src/otlp-metrics/proto-writer.ts";
 import { eachInSlices } from "../../../src/status/slices.ts";
-import { offlineCollector } from "../../support/collector.ts";
 import { fakeTurns } from "../../support/turns.ts";
 import { type Decoded, decodeRequest } from "./proto-decode.ts";
 import { readBatches } from "./sdk-batches.ts";
-import { frozen, widget } from "./support.ts";
+import { busyCollector, counterSlot, entry, gaugeSlot, open } from "./support.ts";
 
 const nowMs = Date.parse("2026-01-01T02:00:00Z");
 const startMs = Date.parse("2026-01-01T00:30:00Z");
@@ -122,29 +121,7 @@ function pointsByMetric(requests: Decoded[]): { points: Points; metrics: Map<str
 
 // ---- A hand-made store: every value and label shape a line can take ---------------------------
 
-const gaugeSlot = objectFamilies.find((f) => f.type === "gauge")?.slot as number;
-const counterSlot = objectFamilies.find((f) => f.type === "counter")?.slot as number;
 const otherGauge = objectFamilies.find((f) => f.type === "gauge" && f.slot !== gaugeSlot)?.slot as number;
-
-function entry(open: string, bySlot: Record<number, string>, createdS?: number): ObjectEntry {
-  const slots = Object.keys(bySlot)
-    .map(Number)
-    .sort((a, b) => a - b);
-  return {
-    state: { creationTimestamp: createdS },
-    series: {
-      open,
-      slots: slots.reduce((bits, s) => bits | (1 << s), 0),
-      tails: slots.map((s) => bySlot[s] as string),
-      count: 0,
-    },
-  } as unknown as ObjectEntry;
-}
-
-const open = (values: Record<string, string>): string =>
-  `{${Object.entries(values)
-    .map(([k, v]) => `${k}="${encodeLabelValue(v)}"`)
-    .join(",")}`;
 
 function handMadeSource(): SeriesSource {
   const long = "x".repeat(200);
@@ -208,27 +185,6 @@ function handMadeSource(): SeriesSource {
   const names = objectFamilies.map((f) => `t_${f.suffix}`);
   const selected = (1 << gaugeSlot) | (1 << counterSlot) | (1 << otherGauge);
   return { write: () => [], objects: () => ({ names, selected, entries }) };
-}
-
-/** A real collector: every family opted in, the per-kind histograms observed, one with a trace exemplar. */
-async function busyCollector(objects: number, mode: "objects" | "aggregate" = "objects") {
-  const c = offlineCollector({
-    mode,
-    phases: ["Running"],
-    projection: { extraLabels: [{ key: "cluster", name: "cluster", from: "label" }] },
-    extraLabelNames: ["cluster"],
-    metrics: { optIn: ["*"] },
-  });
-  for (let i = 0; i < objects; i++) c.collector.ingest("ADDED", widget(`w${i}`, i % 2 ? "shop" : "other"));
-  for (const v of [3, 3, 100, 100000])
-    c.metrics.kinds.timeToReady.observe({ group: "example.com", kind: "Widget" }, v);
-  c.metrics.kinds.reconcileDuration.observe({
-    labels: { group: "example.com", kind: "Widget" },
-    value: 2.5,
-    exemplarLabels: { trace_id: "0af7651916cd43dd8448eb211c80319c" },
-  } as never);
-  c.metrics.scrapeDuration.observe(0.02);
-  return { sources: c.collector.sources, registry: await frozen(c.metrics.registry) };
 }
 
 async function assertSameAsSdk(sources: readonly SeriesSource[], registry: Registry): Promise<Decoded> {

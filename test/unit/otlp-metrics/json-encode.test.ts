@@ -13,17 +13,16 @@ import { resourceFromAttributes } from "@opentelemetry/resources";
 import type { Registry } from "@prometheus-io/client";
 import type { ObjectEntry } from "../../../src/core/entry.ts";
 import { objectFamilies } from "../../../src/core/series/catalog.ts";
-import { byteString, encodeLabelValue } from "../../../src/core/series/exposition.ts";
+import { byteString } from "../../../src/core/series/exposition.ts";
 import type { SeriesSource } from "../../../src/metrics/writer.ts";
 import { RequestEncoder } from "../../../src/otlp-metrics/encode.ts";
 import { JsonRequestEncoder, jsonDouble, writeJsonLabels } from "../../../src/otlp-metrics/json-encode.ts";
 import { unitOf } from "../../../src/otlp-metrics/mapping.ts";
 import { readLabels } from "../../../src/otlp-metrics/points.ts";
 import { ProtoWriter } from "../../../src/otlp-metrics/proto-writer.ts";
-import { offlineCollector } from "../../support/collector.ts";
 import { type Decoded, decodeRequest } from "./proto-decode.ts";
 import { readBatches } from "./sdk-batches.ts";
-import { frozen, widget } from "./support.ts";
+import { busyCollector, counterSlot, entry, gaugeSlot, open } from "./support.ts";
 
 const nowMs = Date.parse("2026-01-01T02:00:00Z");
 const startMs = Date.parse("2026-01-01T00:30:00Z");
@@ -135,29 +134,6 @@ async function assertSameAsSdk(sources: readonly SeriesSource[], registry: Regis
 
 // ---- Stores ------------------------------------------------------------------------------------
 
-const gaugeSlot = objectFamilies.find((f) => f.type === "gauge")?.slot as number;
-const counterSlot = objectFamilies.find((f) => f.type === "counter")?.slot as number;
-
-function entry(open: string, bySlot: Record<number, string>, createdS?: number): ObjectEntry {
-  const slots = Object.keys(bySlot)
-    .map(Number)
-    .sort((a, b) => a - b);
-  return {
-    state: { creationTimestamp: createdS },
-    series: {
-      open,
-      slots: slots.reduce((bits, s) => bits | (1 << s), 0),
-      tails: slots.map((s) => bySlot[s] as string),
-      count: 0,
-    },
-  } as unknown as ObjectEntry;
-}
-
-const open = (values: Record<string, string>): string =>
-  `{${Object.entries(values)
-    .map(([k, v]) => `${k}="${encodeLabelValue(v)}"`)
-    .join(",")}`;
-
 /** Every value and label shape a line can take, JSON's special characters included. */
 function handMadeSource(): SeriesSource {
   const entries = [
@@ -199,27 +175,6 @@ function handMadeSource(): SeriesSource {
   const names = objectFamilies.map((f) => `t_${f.suffix}`);
   const selected = (1 << gaugeSlot) | (1 << counterSlot);
   return { write: () => [], objects: () => ({ names, selected, entries }) };
-}
-
-/** A real collector: every family opted in, the per-kind histograms observed, one with a trace exemplar. */
-async function busyCollector(objects: number, mode: "objects" | "aggregate" = "objects") {
-  const c = offlineCollector({
-    mode,
-    phases: ["Running"],
-    projection: { extraLabels: [{ key: "cluster", name: "cluster", from: "label" }] },
-    extraLabelNames: ["cluster"],
-    metrics: { optIn: ["*"] },
-  });
-  for (let i = 0; i < objects; i++) c.collector.ingest("ADDED", widget(`w${i}`, i % 2 ? "shop" : "other"));
-  for (const v of [3, 3, 100, 100000])
-    c.metrics.kinds.timeToReady.observe({ group: "example.com", kind: "Widget" }, v);
-  c.metrics.kinds.reconcileDuration.observe({
-    labels: { group: "example.com", kind: "Widget" },
-    value: 2.5,
-    exemplarLabels: { trace_id: "0af7651916cd43dd8448eb211c80319c", span_id: "b7ad6b7169203331", pod: "p" },
-  } as never);
-  c.metrics.scrapeDuration.observe(0.02);
-  return { sources: c.collector.sources, registry: await frozen(c.metrics.registry) };
 }
 
 // ---- Tests -------------------------------------------------------------------------------------
@@ -266,7 +221,11 @@ test("the hand-made store: escapes, control characters, UTF-8, empty labels, NaN
 });
 
 test("a busy collector (every family, per-kind and self histograms, self metrics) is the SDK path's, exemplars as protobuf's", async () => {
-  const { sources, registry } = await busyCollector(5);
+  const { sources, registry } = await busyCollector(5, "objects", {
+    trace_id: "0af7651916cd43dd8448eb211c80319c",
+    span_id: "b7ad6b7169203331",
+    pod: "p",
+  });
   const mine = await assertSameAsSdk(sources, registry);
   const { points, metrics } = pointsByMetric([mine]);
   assert.ok(points.size > 30, `${points.size} metrics`);

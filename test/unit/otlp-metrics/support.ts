@@ -3,10 +3,14 @@
 // and points for assertions.
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import type { Registry } from "@prometheus-io/client";
+import type { ObjectEntry } from "../../../src/core/entry.ts";
+import { objectFamilies } from "../../../src/core/series/catalog.ts";
+import { encodeLabelValue } from "../../../src/core/series/exposition.ts";
 import type { SeriesSource } from "../../../src/metrics/writer.ts";
 import { JsonRequestEncoder } from "../../../src/otlp-metrics/json-encode.ts";
 import { unitOf } from "../../../src/otlp-metrics/mapping.ts";
 import type { EncodeOptions } from "../../../src/otlp-metrics/requests.ts";
+import { offlineCollector } from "../../support/collector.ts";
 
 export interface SentPoint {
   attributes: Record<string, string>;
@@ -139,4 +143,56 @@ export function widget(name: string, namespace = "shop") {
 export async function frozen(registry: Registry): Promise<Registry> {
   const snapshot = structuredClone(await registry.getMetricsAsJSON());
   return { getMetricsAsJSON: async () => structuredClone(snapshot) } as unknown as Registry;
+}
+
+// ---- Stores both encoders' tests read ----------------------------------------------------------
+
+export const gaugeSlot = objectFamilies.find((f) => f.type === "gauge")?.slot as number;
+export const counterSlot = objectFamilies.find((f) => f.type === "counter")?.slot as number;
+
+/** A store entry with the given lines per slot (as the store renders them) and creation time. */
+export function entry(open: string, bySlot: Record<number, string>, createdS?: number): ObjectEntry {
+  const slots = Object.keys(bySlot)
+    .map(Number)
+    .sort((a, b) => a - b);
+  return {
+    state: { creationTimestamp: createdS },
+    series: {
+      open,
+      slots: slots.reduce((bits, s) => bits | (1 << s), 0),
+      tails: slots.map((s) => bySlot[s] as string),
+      count: 0,
+    },
+  } as unknown as ObjectEntry;
+}
+
+/** An object's labels as the store renders them before a line's own: `{a="x",b="y"`. */
+export const open = (values: Record<string, string>): string =>
+  `{${Object.entries(values)
+    .map(([k, v]) => `${k}="${encodeLabelValue(v)}"`)
+    .join(",")}`;
+
+/** A real collector: every family opted in, the per-kind histograms observed, one with a trace exemplar. */
+export async function busyCollector(
+  objects: number,
+  mode: "objects" | "aggregate" = "objects",
+  exemplarLabels: Record<string, string> = { trace_id: "0af7651916cd43dd8448eb211c80319c" },
+) {
+  const c = offlineCollector({
+    mode,
+    phases: ["Running"],
+    projection: { extraLabels: [{ key: "cluster", name: "cluster", from: "label" }] },
+    extraLabelNames: ["cluster"],
+    metrics: { optIn: ["*"] },
+  });
+  for (let i = 0; i < objects; i++) c.collector.ingest("ADDED", widget(`w${i}`, i % 2 ? "shop" : "other"));
+  for (const v of [3, 3, 100, 100000])
+    c.metrics.kinds.timeToReady.observe({ group: "example.com", kind: "Widget" }, v);
+  c.metrics.kinds.reconcileDuration.observe({
+    labels: { group: "example.com", kind: "Widget" },
+    value: 2.5,
+    exemplarLabels,
+  } as never);
+  c.metrics.scrapeDuration.observe(0.02);
+  return { sources: c.collector.sources, registry: await frozen(c.metrics.registry) };
 }
