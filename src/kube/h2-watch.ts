@@ -15,8 +15,9 @@
 // patches stay on HTTP/1.1 (client.ts), where a list of many megabytes does
 // not share a connection's flow-control window with every watch.
 //
-// A server whose TLS handshake does not choose h2 (ALPN) speaks HTTP/1.1
-// only: the origin is remembered and its watches go the HTTP/1.1 way.
+// A server whose TLS handshake does not choose h2 (ALPN), or that resets a
+// watch's stream with HTTP_1_1_REQUIRED, speaks HTTP/1.1 only: the origin is
+// remembered and its watches go the HTTP/1.1 way.
 import { createHash } from "node:crypto";
 import http2 from "node:http2";
 import { isIP } from "node:net";
@@ -342,7 +343,7 @@ class WatchSession {
     path: string,
     headers: Record<string, string>,
     signal: AbortSignal,
-  ): Promise<H2Response> {
+  ): Promise<H2Response | undefined> {
     let stream: http2.ClientHttp2Stream;
     try {
       stream = session.request({ ":method": "GET", ":path": path, ...headers }, { endStream: true, signal });
@@ -361,10 +362,16 @@ class WatchSession {
     stream.pause();
     stream.on("data", () => this.#heard());
     return new Promise((resolve, reject) => {
-      stream.once("error", reject);
+      const failed = (error: Error): void => {
+        // A server (or a front of it) that takes this request over HTTP/1.1 only says so with
+        // HTTP_1_1_REQUIRED (RFC 9113, 8.2.2): the caller goes that way, as for an ALPN that chose it.
+        if (stream.rstCode === http2.constants.NGHTTP2_HTTP_1_1_REQUIRED) resolve(undefined);
+        else reject(error);
+      };
+      stream.once("error", failed);
       stream.once("response", (responseHeaders) => {
         this.#heard();
-        stream.off("error", reject);
+        stream.off("error", failed);
         resolve({
           status: Number(responseHeaders[":status"] ?? 0),
           body: stream,

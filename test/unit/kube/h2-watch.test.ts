@@ -286,6 +286,50 @@ test("a server that speaks HTTP/1.1 only gets its watches that way, and is not a
   assert.equal(connections, 2);
 });
 
+test("a server that resets a watch's h2 stream with HTTP_1_1_REQUIRED gets it over HTTP/1.1, and later ones that way", {
+  timeout: 10_000,
+}, async (t) => {
+  const versions: string[] = [];
+  const server = http2.createSecureServer(
+    { cert: certs.serverCertPem, key: certs.serverKeyPem, allowHTTP1: true },
+    (req, res) => {
+      versions.push(req.httpVersion);
+      if (req.httpVersion === "2.0") req.stream.close(http2.constants.NGHTTP2_HTTP_1_1_REQUIRED);
+      else {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end('{"type":"BOOKMARK"}\n');
+      }
+    },
+  );
+  const sessions = new Set<http2.ServerHttp2Session>();
+  server.on("session", (session) => sessions.add(session));
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  t.after(
+    () =>
+      new Promise<void>((resolve) => {
+        for (const session of sessions) session.destroy();
+        server.close(() => resolve());
+      }),
+  );
+  const client = createKubeClient(
+    kubeConfigFor(`https://127.0.0.1:${(server.address() as AddressInfo).port}`),
+    { h2: quick },
+  );
+  const transports: (StreamTransport | undefined)[] = [];
+  for (let i = 0; i < 2; i++) {
+    const lines: string[] = [];
+    await client.stream("/w", {
+      signal: new AbortController().signal,
+      onLine: (line) => lines.push(line),
+      onOpen: (transport) => transports.push(transport),
+    });
+    assert.deepEqual(lines, ['{"type":"BOOKMARK"}']);
+  }
+  assert.deepEqual(transports, [{ protocol: "http/1.1" }, { protocol: "http/1.1" }]);
+  // Asked over h2 once, then HTTP/1.1 for both watches.
+  assert.deepEqual(versions, ["2.0", "1.1", "1.1"]);
+});
+
 test("a session full to the server's stream limit, or to the client's cap, makes room in a new session", {
   timeout: 10_000,
 }, async (t) => {
