@@ -3,7 +3,7 @@
 // metrics` (the library's nodejs_active_*_total gauges and its
 // eventloop_utilization histogram/summary fail its lint). Values are read when
 // the registry is rendered, i.e. once per scrape.
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import {
   constants,
   monitorEventLoopDelay,
@@ -143,10 +143,18 @@ function processStartTime(registry: Registry): void {
   );
 }
 
+/**
+ * Whether this system has /proc (Linux). Where it has not, the families read
+ * from it are not registered at all: an unlabelled gauge never set would be
+ * written as 0, a figure made up.
+ */
+const hasProc = (): boolean => existsSync("/proc/self/status");
+
 function processMemory(registry: Registry): void {
   sampled(registry, "process_resident_memory_bytes", "Resident memory size, in bytes.", () =>
     process.memoryUsage.rss(),
   );
+  if (!hasProc()) return;
   sampled(registry, "process_virtual_memory_bytes", "Virtual memory size, in bytes.", () =>
     procStatusBytes("VmSize"),
   );
@@ -156,6 +164,7 @@ function processMemory(registry: Registry): void {
 }
 
 function fileDescriptors(registry: Registry): void {
+  if (!hasProc()) return;
   sampled(registry, "process_open_fds", "Open file descriptors.", openFiles);
   sampled(registry, "process_max_fds", "Maximum number of open file descriptors.", maxOpenFiles);
 }

@@ -250,7 +250,7 @@ test("nodejs_gc_duration_seconds: V8's incremental marking of a growing old spac
   assert.ok(kept.length > 0);
 });
 
-test("without /proc (macOS, say) the scrape still renders: the families read from it have no reading, the others theirs", async (t) => {
+test("/proc unreadable at a scrape: it still renders, the families read from it have no reading, the others theirs", async (t) => {
   const fromProc = [
     "process_virtual_memory_bytes",
     "process_heap_bytes",
@@ -284,4 +284,30 @@ test("without /proc (macOS, say) the scrape still renders: the families read fro
     "nodejs_heap_size_used_bytes",
   ])
     sample(samples, name);
+});
+
+test("where there is no /proc at all (macOS, say) the families read from it are not there: no made-up 0", async (t) => {
+  t.after(() => {
+    mock.restoreAll();
+    syncBuiltinESMExports();
+  });
+  mock.method(fs, "existsSync", (path: string) => !String(path).startsWith("/proc/"));
+  syncBuiltinESMExports();
+  const registry = processRegistry();
+  mock.restoreAll();
+  syncBuiltinESMExports();
+  const text = await registry.metrics();
+  for (const name of [
+    "process_virtual_memory_bytes",
+    "process_heap_bytes",
+    "process_open_fds",
+    "process_max_fds",
+  ])
+    assert.ok(!text.includes(name), `${name} is there`);
+  for (const name of [
+    "process_resident_memory_bytes",
+    "process_cpu_seconds_total",
+    "nodejs_heap_size_used_bytes",
+  ])
+    sample(parseExposition(text).samples, name);
 });
