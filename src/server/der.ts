@@ -39,8 +39,9 @@ export function integer(value: Uint8Array | number): Der {
   } else {
     bytes = Buffer.from(value);
   }
+  // Leading zeros go (bytes[length] is undefined, so the loop ends); zero itself is then one 0x00.
   let start = 0;
-  while (start < bytes.length - 1 && bytes[start] === 0) start++;
+  while (bytes[start] === 0) start++;
   bytes = bytes.subarray(start);
   if (bytes.length === 0) bytes = Buffer.from([0]);
   // The top bit is the sign: a magnitude starting with it set gets a 0x00 in front.
