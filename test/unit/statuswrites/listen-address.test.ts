@@ -23,3 +23,26 @@ test("non-loopback addresses need the explicit flag", () => {
     assertLoopbackUnlessAllowed({ host: "127.0.0.1", port: 8001 }, false, "apiProxy.listen"),
   );
 });
+
+test("loopback detection is case-insensitive, takes brackets off, and anchors the IPv4-mapped prefix", () => {
+  for (const host of ["LOCALHOST", "[::FFFF:127.0.0.1]", "[127.0.0.1]"]) {
+    assert.equal(isLoopbackHost(host), true, host);
+  }
+  // An IPv6 address that merely ends in ::ffff:127.x, a name that starts like 127., an IPv4-mapped
+  // address outside 127/8 and a name that ends in localhost are not loopback.
+  for (const host of ["1::ffff:127.0.0.1", "127.example.com", "::ffff:10.0.0.1", "notlocalhost", "::2"]) {
+    assert.equal(isLoopbackHost(host), false, host);
+  }
+});
+
+test("the refusal says why and what to do", () => {
+  assert.throws(
+    () => assertLoopbackUnlessAllowed({ host: "10.0.0.1", port: 8001 }, false, "apiProxy.listen"),
+    {
+      message:
+        'apiProxy.listen: refusing to listen on non-loopback address "10.0.0.1": ' +
+        "the proxy forwards the credentials of any caller that can reach it; " +
+        "use 127.0.0.1 or set allowNonLoopback explicitly",
+    },
+  );
+});

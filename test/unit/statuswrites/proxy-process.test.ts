@@ -1,0 +1,273 @@
+// The API proxy as a process of its own (proxy-process.ts), run here in the
+// test's process: the supervisor's environment and command line are set, and
+// process.exit and stderr are stood in for, so what it would exit with and
+// log is read instead. It serves its counters on the socket it is given, and
+// closes on a signal.
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { connect } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, type TestContext, test } from "node:test";
+import { readProxyCounters } from "../../../src/statuswrites/process/counters-channel.ts";
+import { runApiProxyProcess } from "../../../src/statuswrites/process/proxy-process.ts";
+import { countersSocketPath, countersVariable, restartsVariable } from "../../../src/supervisor/roles.ts";
+import { waitFor } from "../../support/fake-kube-api.ts";
+
+const directory = mkdtempSync(join(tmpdir(), "cr-proxy-process-"));
+after(() => rmSync(directory, { recursive: true, force: true }));
+
+const kubeconfig = join(directory, "kubeconfig.yaml");
+writeFileSync(
+  kubeconfig,
+  JSON.stringify({
+    apiVersion: "v1",
+    kind: "Config",
+    clusters: [{ name: "c", cluster: { server: "https://127.0.0.1:9", "insecure-skip-tls-verify": true } }],
+    users: [{ name: "u", user: { token: "t" } }],
+    contexts: [{ name: "x", context: { cluster: "c", user: "u" } }],
+    "current-context": "x",
+  }),
+);
+
+function configFile(name: string, config: Record<string, unknown>): string {
+  const path = join(directory, name);
+  writeFileSync(path, JSON.stringify(config));
+  return path;
+}
+
+interface Run {
+  exits: number[];
+  logs: Record<string, unknown>[];
+}
+
+/**
+ * Runs the proxy process with `env` and the command line `args`: process.exit
+ * and stderr are mocked for the test, and the signal handlers it adds are
+ * removed when the test ends.
+ */
+function run(t: TestContext, env: Record<string, string | undefined>, args: string[]): Run {
+  const exits: number[] = [];
+  const logs: Record<string, unknown>[] = [];
+  t.mock.method(process, "exit", (code?: number) => {
+    exits.push(code ?? 0);
+  });
+  const write = process.stderr.write.bind(process.stderr);
+  t.mock.method(process.stderr, "write", (chunk: string | Uint8Array, ...rest: unknown[]) => {
+    const text = String(chunk);
+    if (text.startsWith('{"time"')) logs.push(JSON.parse(text));
+    else (write as (c: string | Uint8Array, ...r: unknown[]) => boolean)(chunk, ...rest);
+    return true;
+  });
+  const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
+  const argv = process.argv;
+  const listeners = { SIGTERM: process.listeners("SIGTERM"), SIGINT: process.listeners("SIGINT") };
+  t.after(() => {
+    process.argv = argv;
+    for (const [key, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[key];
+      else process.env[key] = value;
+    }
+    for (const signal of ["SIGTERM", "SIGINT"] as const) {
+      for (const listener of process.listeners(signal)) {
+        if (!listeners[signal].includes(listener)) process.off(signal, listener);
+      }
+    }
+  });
+  for (const [key, value] of Object.entries(env)) {
+    if (value === undefined) delete process.env[key];
+    else process.env[key] = value;
+  }
+  process.argv = [process.execPath, "cr-status-exporter", ...args];
+  runApiProxyProcess();
+  return { exits, logs };
+}
+
+/** Whether a connection to the port on loopback is refused (nothing listens). */
+function refused(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, "127.0.0.1");
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once("error", (error: NodeJS.ErrnoException) => resolve(error.code === "ECONNREFUSED"));
+  });
+}
+
+interface FakeTimer {
+  ms: number | undefined;
+  unref: boolean;
+  fire: () => void;
+}
+
+/**
+ * Sends `name` to the process with setTimeout stood in for while the handlers
+ * run: the timers they arm are returned, never started (a forced exit must not
+ * fire in the test's process later).
+ */
+function signal(name: "SIGTERM" | "SIGINT"): FakeTimer[] {
+  const timers: FakeTimer[] = [];
+  const realSetTimeout = globalThis.setTimeout;
+  globalThis.setTimeout = ((fire: () => void, ms?: number) => {
+    const timer = { ms, unref: false, fire };
+    timers.push(timer);
+    return {
+      unref() {
+        timer.unref = true;
+        return this;
+      },
+    };
+  }) as unknown as typeof setTimeout;
+  try {
+    process.emit(name);
+  } finally {
+    globalThis.setTimeout = realSetTimeout;
+  }
+  return timers;
+}
+
+const message = (logs: Record<string, unknown>[], msg: string) => logs.find((l) => l.msg === msg);
+
+test("it serves its counters on the supervisor's socket, naming its URL, CA and restarts; SIGTERM closes it with exit 0", async (t) => {
+  const socketPath = countersSocketPath();
+  const config = configFile("proxy.json", { apiProxy: { listen: "127.0.0.1:0" } });
+  const { exits, logs } = run(t, { [countersVariable]: socketPath, [restartsVariable]: "3" }, [
+    "--config",
+    config,
+    "--kubeconfig",
+    kubeconfig,
+  ]);
+  let snapshot: Awaited<ReturnType<typeof readProxyCounters>> | undefined;
+  const deadline = performance.now() + 10_000;
+  while (!snapshot) {
+    snapshot = await readProxyCounters(socketPath, 1_000).catch(() => undefined);
+    if (!snapshot) {
+      assert.ok(performance.now() < deadline, `no counters; logs ${JSON.stringify(logs)}`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+  assert.match(snapshot.url, /^https:\/\/127\.0\.0\.1:\d+$/);
+  assert.match(snapshot.caPem ?? "", /^-----BEGIN CERTIFICATE-----/);
+  assert.equal(snapshot.restarts, 3);
+  assert.equal(snapshot.pid, process.pid);
+  assert.match(snapshot.instance, /^[0-9a-f]{16}$/);
+  assert.equal(snapshot.startTimeSeconds, Math.round(performance.timeOrigin) / 1000);
+  assert.ok(
+    snapshot.families.some((f) => f.name === "cr_status_update_requests_total"),
+    "its status-write families, under the configured prefix",
+  );
+  const starting = message(logs, "starting");
+  assert.equal(starting?.component, "api-proxy");
+  assert.equal(starting?.restarts, 3);
+  assert.equal(starting?.node, process.version);
+  assert.deepEqual(exits, [], "it keeps running");
+
+  // The forced exit of a shutdown that hangs is armed (and unref'd) when the signal comes.
+  const timers = signal("SIGTERM");
+  assert.deepEqual(
+    timers.map((x) => [x.ms, x.unref]),
+    [[10_000, true]],
+  );
+  assert.equal(message(logs, "shutting down")?.signal, "SIGTERM");
+  await waitFor(
+    () => exits.length > 0,
+    "the exit after closing",
+    () => logs,
+  );
+  assert.deepEqual(exits, [0]);
+  await assert.rejects(readProxyCounters(socketPath, 1_000), "the counters socket is closed");
+  assert.equal(await refused(Number(new URL(snapshot.url).port)), true, "the proxy is closed");
+
+  assert.deepEqual(signal("SIGINT"), [], "a second signal arms nothing");
+  assert.equal(logs.filter((l) => l.msg === "shutting down").length, 1, "a second signal changes nothing");
+
+  timers[0]?.fire();
+  assert.deepEqual(exits, [0, 1], "a shutdown past 10 s exits 1");
+  assert.equal(message(logs, "shutdown took longer than 10 s; exiting")?.level, "error");
+});
+
+test("SIGINT closes it too", async (t) => {
+  const socketPath = countersSocketPath();
+  const config = configFile("proxy-int.json", { apiProxy: { listen: "127.0.0.1:0" } });
+  const { exits, logs } = run(t, { [countersVariable]: socketPath, [restartsVariable]: undefined }, [
+    "--config",
+    config,
+    "--kubeconfig",
+    kubeconfig,
+  ]);
+  await waitFor(
+    () => message(logs, "api proxy listening") !== undefined,
+    "the proxy listening",
+    () => logs,
+  );
+  // The counters are served right after; read them once before the signal.
+  const deadline = performance.now() + 10_000;
+  while (!(await readProxyCounters(socketPath, 1_000).catch(() => undefined))) {
+    assert.ok(performance.now() < deadline, "the counters");
+  }
+  assert.equal(message(logs, "starting")?.restarts, 0);
+  signal("SIGINT");
+  assert.equal(message(logs, "shutting down")?.signal, "SIGINT");
+  await waitFor(
+    () => exits.length > 0,
+    "the exit after closing",
+    () => logs,
+  );
+  assert.deepEqual(exits, [0]);
+});
+
+test("without the supervisor's socket variable it cannot start: exit 1, saying why", async (t) => {
+  const { exits, logs } = run(t, { [countersVariable]: undefined }, ["--kubeconfig", kubeconfig]);
+  await waitFor(
+    () => exits.length > 0,
+    "the exit",
+    () => logs,
+  );
+  assert.deepEqual(exits, [1]);
+  const line = message(logs, "cannot start");
+  assert.equal(line?.level, "error");
+  assert.equal(
+    line?.error,
+    `${countersVariable} is not set: the API proxy process is started by the supervisor`,
+  );
+});
+
+test("a configuration without apiProxy is invalid for it: exit 2 with the problem", async (t) => {
+  const config = configFile("no-proxy.json", {});
+  const { exits, logs } = run(t, { [countersVariable]: countersSocketPath() }, [
+    "--config",
+    config,
+    "--kubeconfig",
+    kubeconfig,
+  ]);
+  await waitFor(
+    () => exits.length > 0,
+    "the exit",
+    () => logs,
+  );
+  assert.equal(exits[0], 2);
+  const line = message(logs, "invalid configuration");
+  assert.equal(line?.level, "error");
+  assert.deepEqual(line?.problems, ["apiProxy: not configured, so there is no API proxy to run"]);
+});
+
+test("counters that cannot be served close the proxy and fail the start: exit 1, saying why", async (t) => {
+  const config = configFile("proxy-bad-socket.json", { apiProxy: { listen: "127.0.0.1:0" } });
+  const { exits, logs } = run(t, { [countersVariable]: join(directory, "missing", "counters.sock") }, [
+    "--config",
+    config,
+    "--kubeconfig",
+    kubeconfig,
+  ]);
+  await waitFor(
+    () => exits.length > 0,
+    "the exit",
+    () => logs,
+  );
+  assert.deepEqual(exits, [1]);
+  const line = message(logs, "cannot start");
+  assert.match(String(line?.error), /^cannot serve the status-write counters: Error: listen E/);
+  const url = String(message(logs, "api proxy listening")?.url);
+  assert.equal(await refused(Number(new URL(url).port)), true, "the proxy was closed");
+});
