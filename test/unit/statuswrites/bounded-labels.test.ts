@@ -155,6 +155,81 @@ test("namespaces: both sets are capped", async () => {
   assert.equal(await known.exists("d"), false);
 });
 
+test("namespaces: lookups while a list is under way share it, and all see its names", async () => {
+  let lists = 0;
+  let answer: (names: string[]) => void = () => {};
+  const known = new KnownNamespaces({
+    list: () => {
+      lists++;
+      return new Promise((resolve) => {
+        answer = resolve;
+      });
+    },
+  });
+  const lookups = Promise.all([known.exists("shop"), known.exists("shop"), known.exists("made-up")]);
+  answer(["shop"]);
+  assert.deepEqual(await lookups, [true, true, false]);
+  assert.equal(lists, 1);
+});
+
+test("namespaces: a list that fails is reported, confirms nothing, and is tried again after the interval", async () => {
+  let clock = 0;
+  const errors: unknown[] = [];
+  let fail = true;
+  const known = new KnownNamespaces({
+    now: () => clock,
+    retryAfterMs: 1_000,
+    list: async () => {
+      if (fail) throw new Error("boom");
+      return ["shop"];
+    },
+    onError: (error) => errors.push(String(error)),
+  });
+  assert.equal(await known.exists("shop"), false);
+  assert.deepEqual(errors, ["Error: boom"]);
+  fail = false;
+  clock = 999;
+  assert.equal(await known.exists("shop"), false, "not within the interval");
+  clock = 1_000;
+  assert.equal(await known.exists("shop"), true);
+  // Without onError (or onForbidden), a failure or a refusal is still only a miss.
+  const quiet = new KnownNamespaces({
+    list: async () => {
+      throw new Error("boom");
+    },
+  });
+  assert.equal(await quiet.exists("shop"), false);
+  const refusedErrors: unknown[] = [];
+  const refused = new KnownNamespaces({
+    list: async () => "forbidden",
+    onError: (e) => refusedErrors.push(e),
+  });
+  assert.equal(await refused.exists("shop"), false);
+  assert.deepEqual(refusedErrors, [], "a refusal is not an error, also without onForbidden");
+});
+
+test("namespaces: those known from the start exist without a list; the default interval is 30 s", async () => {
+  let clock = 0;
+  let lists = 0;
+  const known = new KnownNamespaces({
+    initial: ["shop"],
+    now: () => clock,
+    list: async () => {
+      lists++;
+      return [];
+    },
+  });
+  assert.equal(await known.exists("shop"), true);
+  assert.equal(lists, 0);
+  await known.exists("x");
+  clock = 29_999;
+  await known.exists("x");
+  assert.equal(lists, 1);
+  clock = 30_000;
+  await known.exists("x");
+  assert.equal(lists, 2);
+});
+
 /** Lines of the status-write families (the fold counter apart) in the exposition. */
 async function seriesLines(registry: Registry): Promise<string[]> {
   return (await registry.metrics())
@@ -269,4 +344,78 @@ test("recordMany counts a group of writes as one record() per write would, pausi
   assert.match(text, /^cr_status_update_requests_total\{.*code="409".*\} 1000$/m);
   assert.match(text, /^cr_status_update_request_duration_seconds_count\{.*\} 899$/m);
   assert.match(text, /^cr_status_update_labels_folded_total\{.*cause="unconfirmed"\} 1000$/m);
+});
+
+test("codes 0 and 100–599 are label values; 99, 600 and fractions are not", async () => {
+  const registry = new Registry();
+  const metrics = createStatusWriteMetrics(registry);
+  for (const code of [0, 100, 599, 99, 600, 200.5]) metrics.record(observation("ns", "u", code));
+  const codes = [
+    ...(await registry.metrics()).matchAll(
+      /^cr_status_update_requests_total\{[^}]*code="([^"]*)"[^}]*\} (\d+)$/gm,
+    ),
+  ]
+    .map((m) => `${m[1]}:${m[2]}`)
+    .sort();
+  assert.deepEqual(codes, ["0:1", "100:1", "599:1", "other:3"]);
+});
+
+test("a duration of 0 is observed; an unknown or negative one is not", async () => {
+  const registry = new Registry();
+  const metrics = createStatusWriteMetrics(registry);
+  metrics.record({ ...observation("ns", "u", 200), durationSeconds: 0 });
+  metrics.record({ ...observation("ns", "u", 200), durationSeconds: undefined });
+  metrics.record({ ...observation("ns", "u", 200), durationSeconds: -0.5 });
+  const text = await registry.metrics();
+  assert.match(text, /^cr_status_update_request_duration_seconds_count\{[^}]*\} 1$/m);
+  assert.match(text, /^cr_status_update_requests_total\{[^}]*\} 3$/m);
+  const untimed = new Registry();
+  createStatusWriteMetrics(untimed).record({ ...observation("ns", "u", 200), durationSeconds: undefined });
+  assert.doesNotMatch(
+    await untimed.metrics(),
+    /duration_seconds_count\{/,
+    "no histogram series without a duration",
+  );
+});
+
+test("the series budget admits a label set that fills it exactly", async () => {
+  const registry = new Registry();
+  const metrics = createStatusWriteMetrics(registry, "cr_", { maxSeries: 1 });
+  const write = (namespace: string): StatusWriteObservation => ({
+    source: "proxy",
+    group: "example.com",
+    kind: "Widget",
+    namespace,
+    verb: "patch",
+    code: 200,
+    failure: undefined,
+    durationSeconds: undefined,
+  });
+  metrics.record(write("shop"));
+  metrics.record(write("search"));
+  const text = await registry.metrics();
+  assert.match(text, /requests_total\{group="example.com",kind="Widget",namespace="shop",[^}]*\} 1/);
+  assert.match(text, /requests_total\{group="other",kind="other",namespace="other",[^}]*\} 1/);
+});
+
+test("recordMany of no writes counts nothing; of writes with no known duration, observes none and never pauses", async () => {
+  const registry = new Registry();
+  const metrics = createStatusWriteMetrics(registry);
+  const o = { ...observation("ns", "u", 409) };
+  assert.equal([...metrics.recordMany(o, [])].length, 0);
+  assert.doesNotMatch(await registry.metrics(), /^cr_status_update_requests_total\{/m, "not even a zero");
+  assert.equal(
+    [
+      ...metrics.recordMany(
+        o,
+        Array.from({ length: 300 }, () => Number.NaN),
+      ),
+    ].length,
+    0,
+  );
+  const text = await registry.metrics();
+  assert.match(text, /^cr_status_update_requests_total\{[^}]*\} 300$/m);
+  assert.match(text, /^cr_status_update_failures_total\{[^}]*\} 300$/m);
+  assert.match(text, /^cr_status_update_requests_by_user_total\{[^}]*\} 300$/m);
+  assert.doesNotMatch(text, /duration_seconds_count\{/);
 });

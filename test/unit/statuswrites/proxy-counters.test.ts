@@ -5,9 +5,13 @@
 // its last values with cr_exporter_api_proxy_up 0; late answers never go back.
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { test } from "node:test";
 import { Registry } from "@prometheus-io/client";
-import { silentLogger } from "../../../src/log.ts";
+import { createLogger, silentLogger } from "../../../src/log.ts";
 import { writeExposition } from "../../../src/metrics/writer.ts";
 import { createStatusWriteMetrics, type StatusWriteObservation } from "../../../src/statuswrites/metrics.ts";
 import {
@@ -16,6 +20,7 @@ import {
   parseSnapshot,
   readProxyCounters,
   serveProxyCounters,
+  socketAddress,
 } from "../../../src/statuswrites/process/counters-channel.ts";
 import {
   acceptSnapshot,
@@ -261,4 +266,274 @@ test("a snapshot is checked field by field: anything else on the socket is refus
   ]) {
     assert.throws(() => parseSnapshot(bad), Error, JSON.stringify(bad));
   }
+});
+
+test("a snapshot missing any other field, or with a value that is not finite, is refused; caPem may be absent", () => {
+  const good = {
+    instance: "x",
+    pid: 1,
+    startTimeSeconds: 1,
+    restarts: 0,
+    sequence: 1,
+    url: "u",
+    families: [{ name: "f", values: [{ labels: { a: "b" }, value: 1 }] }],
+  };
+  assert.equal(parseSnapshot(good).caPem, undefined);
+  assert.deepEqual(parseSnapshot({ ...good, caPem: "CA" }), {
+    ...good,
+    caPem: "CA",
+    families: [{ name: "f", values: [{ metricName: undefined, labels: { a: "b" }, value: 1 }] }],
+  });
+  const refusals: [unknown, RegExp][] = [
+    [{ ...good, url: 1 }, /^Error: no instance or url$/],
+    [{ ...good, pid: undefined }, /^Error: pid is not a number$/],
+    [{ ...good, startTimeSeconds: Number.POSITIVE_INFINITY }, /^Error: startTimeSeconds is not a number$/],
+    [{ ...good, families: [{ values: [] }] }, /^Error: a family without a name and values$/],
+    [{ ...good, families: [{ name: "f", values: {} }] }, /^Error: a family without a name and values$/],
+    [{ ...good, families: ["f"] }, /^Error: a family without a name and values$/],
+    [{ ...good, families: [{ name: "f", values: [{ labels: {}, value: Number.NaN }] }] }, /finite value/],
+    [{ ...good, families: [{ name: "f", values: [{ labels: [], value: 1 }] }] }, /finite value/],
+    [{ ...good, families: [{ name: "f", values: [{ value: 1 }] }] }, /finite value/],
+    [{ ...good, families: [{ name: "f", values: [null] }] }, /finite value/],
+    [
+      { ...good, families: [{ name: "f", values: [{ labels: { a: true }, value: 1 }] }] },
+      /^Error: label a is not a value$/,
+    ],
+    [
+      { ...good, families: [{ name: "f", values: [{ labels: {}, value: 1, metricName: 3 }] }] },
+      /^Error: a sample whose metricName is not a string$/,
+    ],
+    ["text", /^Error: the counters are not a JSON object$/],
+  ];
+  for (const [bad, message] of refusals)
+    assert.throws(() => parseSnapshot(bad), message, JSON.stringify(bad));
+});
+
+/** A GET on the counters socket with another method or path: the status code. */
+function requestOn(path: string, method: string, url: string): Promise<number | undefined> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ socketPath: socketAddress(path), method, path: url, agent: false }, (res) => {
+      res.resume();
+      resolve(res.statusCode);
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+/** A server on a counters socket that answers as `handle` says. */
+async function fakeCountersServer(path: string, handle: (req: IncomingMessage, res: ServerResponse) => void) {
+  const server = createServer(handle);
+  await new Promise<void>((resolve) => server.listen(socketAddress(path), resolve));
+  return {
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+test("the counters socket answers GET /counters only", async () => {
+  const path = countersSocketPath();
+  const proxy = await startProxy(path, 0);
+  await closing([proxy.server], async () => {
+    assert.equal(await requestOn(path, "GET", "/counters"), 200);
+    assert.equal(await requestOn(path, "POST", "/counters"), 404);
+    assert.equal(await requestOn(path, "GET", "/metrics"), 404);
+  });
+});
+
+test("a registry that cannot be read answers 500 and is logged; the reader rejects naming the code", async () => {
+  const path = countersSocketPath();
+  const lines: Record<string, unknown>[] = [];
+  const server = await serveProxyCounters(
+    path,
+    {
+      instance: "x",
+      startTimeSeconds: 1,
+      restarts: 0,
+      url: "u",
+      caPem: undefined,
+      registry: {
+        getMetricsAsJSON: async () => {
+          throw new Error("broken");
+        },
+      } as unknown as Registry,
+    },
+    createLogger({ write: (line) => lines.push(JSON.parse(line)) }),
+  );
+  await closing([server], async () => {
+    await assert.rejects(readProxyCounters(path, 2_000), /^Error: the API proxy answered HTTP 500$/);
+  });
+  assert.deepEqual(
+    lines.map((l) => [l.level, l.msg, l.error]),
+    [["error", "reading the status-write counters failed", "Error: broken"]],
+  );
+});
+
+test("each snapshot a proxy serves has the next sequence number, its pid and its fields", async () => {
+  const path = countersSocketPath();
+  const registry = new Registry();
+  createStatusWriteMetrics(registry, "cr_").record(write(200));
+  const server = await serveProxyCounters(
+    path,
+    { instance: "i1", startTimeSeconds: 12, restarts: 2, url: "https://p", caPem: "CA", registry },
+    silentLogger,
+  );
+  await closing([server], async () => {
+    const first = await readProxyCounters(path, 2_000);
+    const second = await readProxyCounters(path, 2_000);
+    assert.deepEqual(
+      [first.sequence, second.sequence, first.instance, first.pid, first.startTimeSeconds, first.restarts],
+      [1, 2, "i1", process.pid, 12, 2],
+    );
+    assert.deepEqual([first.url, first.caPem], ["https://p", "CA"]);
+    const histogram = first.families.find((f) => f.name === "cr_status_update_request_duration_seconds");
+    assert.ok(
+      histogram?.values.some((v) => v.metricName === "cr_status_update_request_duration_seconds_bucket"),
+      "histogram samples keep their metric name",
+    );
+  });
+});
+
+test("the reader rejects an answer that is not JSON, one over 32 MiB, and a proxy that does not answer in time", async () => {
+  const path = countersSocketPath();
+  let mode: "text" | "huge" | "silent" = "text";
+  const server = await fakeCountersServer(path, (_req, res) => {
+    if (mode === "text") res.end("not json");
+    else if (mode === "huge") {
+      res.writeHead(200);
+      const chunk = Buffer.alloc(1024 * 1024, 0x20);
+      let sent = 0;
+      const more = (): void => {
+        while (sent < 40) {
+          sent++;
+          if (!res.write(chunk)) {
+            res.once("drain", more);
+            return;
+          }
+        }
+        res.end();
+      };
+      res.on("error", () => {});
+      more();
+    }
+  });
+  await closing([server as CountersServer], async () => {
+    await assert.rejects(readProxyCounters(path, 2_000), SyntaxError);
+    mode = "huge";
+    await assert.rejects(
+      readProxyCounters(path, 5_000),
+      /^Error: the API proxy's counters are over 33554432 bytes$/,
+    );
+    mode = "silent";
+    await assert.rejects(readProxyCounters(path, 50), /^Error: the API proxy did not answer within 50 ms$/);
+  });
+});
+
+test("a counters socket given as a file path replaces a stale file and removes it when closed", async () => {
+  const directory = mkdtempSync(join(tmpdir(), "cr-counters-"));
+  try {
+    const path = join(directory, "counters.sock");
+    writeFileSync(path, "stale");
+    assert.equal(socketAddress(path), path, "a file path is used as it is");
+    const proxy = await startProxy(path, 0);
+    assert.equal((await readProxyCounters(path, 2_000)).restarts, 0);
+    await proxy.server.close();
+    assert.equal(existsSync(path), false);
+  } finally {
+    rmSync(directory, { recursive: true, force: true });
+  }
+  assert.equal(socketAddress("@name/x"), "\0name/x", "an abstract name");
+});
+
+test("the reader logs a lost proxy once, and when it is readable again or was restarted", async () => {
+  const lines: Record<string, unknown>[] = [];
+  let answer: ProxyCountersSnapshot | Error = new Error("ECONNREFUSED");
+  const snapshot = (instance: string, restarts: number, sequence: number): ProxyCountersSnapshot => ({
+    instance,
+    pid: 7,
+    startTimeSeconds: 1,
+    restarts,
+    sequence,
+    url: "u",
+    caPem: undefined,
+    families: [],
+  });
+  const counters = new ProxyCounters({
+    read: async () => {
+      if (answer instanceof Error) throw answer;
+      return answer;
+    },
+    logger: createLogger({ write: (line) => lines.push(JSON.parse(line)) }),
+  });
+  const said = () => lines.splice(0).map((l) => [l.level, l.msg]);
+  await counters.refresh();
+  assert.deepEqual(
+    [counters.up, counters.snapshot, said()],
+    [false, undefined, []],
+    "never up: nothing to say",
+  );
+  answer = snapshot("a", 0, 1);
+  await counters.refresh();
+  assert.deepEqual([counters.up, said()], [true, []], "the first answer is no news");
+  answer = new Error("ECONNREFUSED");
+  await counters.refresh();
+  await counters.refresh();
+  assert.deepEqual(
+    [counters.up, said()],
+    [false, [["warn", "cannot read the API proxy's counters; its last values stay exposed"]]],
+    "said once",
+  );
+  answer = snapshot("a", 0, 2);
+  await counters.refresh();
+  assert.deepEqual([counters.up, said()], [true, [["info", "the API proxy's counters are readable again"]]]);
+  answer = snapshot("b", 1, 1);
+  await counters.refresh();
+  assert.deepEqual(said(), [
+    ["info", "the API proxy process was restarted; its counters started again from zero"],
+  ]);
+  answer = snapshot("b", 1, 2);
+  await counters.refresh();
+  assert.deepEqual(said(), [], "a later answer of the same process");
+  assert.equal(counters.snapshot?.sequence, 2);
+});
+
+test("the restart counter is set afresh at each scrape, not added to", async () => {
+  const registry = new Registry();
+  createStatusWriteMetrics(registry, "cr_");
+  const snapshot = { restarts: 2 } as ProxyCountersSnapshot;
+  registerProxyProcessMetrics(registry, "cr_", { refresh: async () => {}, up: true, snapshot }, 4);
+  for (let i = 0; i < 2; i++) {
+    const samples = parseExposition(await registry.metrics()).samples;
+    assert.equal(samples.get('cr_exporter_process_restarts_total{process="exporter"}'), 4);
+    assert.equal(samples.get('cr_exporter_process_restarts_total{process="api-proxy"}'), 2);
+    assert.equal(samples.get("cr_exporter_api_proxy_up"), 1);
+  }
+});
+
+test("merging needs the status-write families registered first", () => {
+  const counters = new ProxyCounters({
+    read: async () => Promise.reject(new Error("x")),
+    logger: silentLogger,
+  });
+  assert.throws(
+    () => mergeProxyFamilies(new Registry(), "cr_", counters),
+    /^Error: cr_status_update_requests_total is not registered$/,
+  );
+});
+
+test("resetting a merged family resets the local samples", async () => {
+  const registry = new Registry();
+  const audit = createStatusWriteMetrics(registry, "cr_");
+  const counters = new ProxyCounters({
+    read: async () => Promise.reject(new Error("x")),
+    logger: silentLogger,
+  });
+  mergeProxyFamilies(registry, "cr_", counters);
+  audit.record(write(200, "audit"));
+  assert.equal(parseExposition(await registry.metrics()).samples.get(requests("200", "audit")), 1);
+  registry.resetMetrics();
+  assert.equal(parseExposition(await registry.metrics()).samples.has(requests("200", "audit")), false);
 });
