@@ -170,3 +170,78 @@ for (const [what, body] of rejected) {
 test("an empty EventList is fine", () => {
   assert.deepEqual(parseAuditEventList(list([])), { writes: [], events: 0, malformed: 0 });
 });
+
+test("a core-group write without apiGroup, apiVersion, namespace or name reads them as empty", () => {
+  const batch = parseAuditEventList(
+    list([event({ objectRef: { resource: "pods", subresource: "status" } })]),
+  );
+  assert.deepEqual(batch.writes[0], {
+    group: "",
+    version: "",
+    resource: "pods",
+    namespace: "",
+    name: "",
+    verb: "patch",
+    code: 200,
+    status: { reason: undefined, message: undefined },
+    user: "system:serviceaccount:ops:widget-controller",
+    durationSeconds: 0.025,
+  });
+});
+
+test("an impersonated user without a name, or not an object, leaves the authenticated user as the writer", () => {
+  for (const impersonatedUser of [{ username: "" }, { username: 5 }, "admin", null]) {
+    const batch = parseAuditEventList(list([event({ user: { username: "alice" }, impersonatedUser })]));
+    assert.equal(batch.writes[0]?.user, "alice", JSON.stringify(impersonatedUser));
+  }
+  const nameless = parseAuditEventList(list([event({ user: { username: 5 } }), event({ user: "alice" })]));
+  assert.equal(nameless.malformed, 2, "a user without a string name, or not an object, is malformed");
+});
+
+test("a code that is not a whole number is malformed; a Failure Status message that is not text is dropped", () => {
+  const batch = parseAuditEventList(
+    list([
+      event({ responseStatus: { code: 200.5 } }),
+      event({ responseStatus: "200" }),
+      event({ responseStatus: { code: 409, reason: 7, message: ["x"] } }),
+    ]),
+  );
+  assert.equal(batch.malformed, 2);
+  assert.deepEqual(batch.writes[0]?.status, { reason: undefined, message: undefined });
+  assert.equal(batch.writes[0]?.code, 409);
+});
+
+test("equal timestamps are a duration of 0; timestamps that are not text or not dates give none", () => {
+  const [same, numbers, garbage] = parseAuditEventList(
+    list([
+      event({ requestReceivedTimestamp: "2026-05-01T10:00:00Z", stageTimestamp: "2026-05-01T10:00:00Z" }),
+      event({ requestReceivedTimestamp: 0, stageTimestamp: 5 }),
+      event({ requestReceivedTimestamp: "yesterday", stageTimestamp: "2026-05-01T10:00:00Z" }),
+    ]),
+  ).writes;
+  assert.equal(same?.durationSeconds, 0);
+  assert.equal(numbers?.durationSeconds, undefined);
+  assert.equal(garbage?.durationSeconds, undefined);
+});
+
+test("every write verb on status counts; a create, delete and deletecollection too", () => {
+  const verbs = ["create", "update", "patch", "delete", "deletecollection"];
+  const batch = parseAuditEventList(list(verbs.map((verb) => event({ verb }))));
+  assert.deepEqual(
+    batch.writes.map((w) => w.verb),
+    verbs,
+  );
+});
+
+test("the envelope errors say what was expected and what came", () => {
+  assert.throws(() => parseAuditEventList({ ...list([]), kind: "Event" }), {
+    message: 'audit payload: kind must be EventList, got "Event"',
+  });
+  assert.throws(() => parseAuditEventList({ ...list([]), apiVersion: "v1" }), {
+    message: 'audit payload: apiVersion must be audit.k8s.io/v1, got "v1"',
+  });
+  assert.throws(() => parseAuditEventList({ ...list([]), items: 5 }), {
+    message: "audit payload: items must be an array",
+  });
+  assert.throws(() => parseAuditEventList([]), { message: "audit payload: expected a JSON object" });
+});

@@ -1,11 +1,16 @@
 // The receiver as a real HTTPS server, posted to by Node's client: auth,
 // malformed batches (400 and a log line, never a crash), size limit.
 import assert from "node:assert/strict";
-import { request } from "node:https";
+import { Agent, request } from "node:https";
 import { after, before, test } from "node:test";
 import { Registry } from "@prometheus-io/client";
 import { createLogger } from "../../../src/log.ts";
-import { type AuditReceiver, startAuditReceiver } from "../../../src/statuswrites/audit/audit-receiver.ts";
+import {
+  type AuditReceiver,
+  type AuditReceiverOptions,
+  receiverTimeouts,
+  startAuditReceiver,
+} from "../../../src/statuswrites/audit/audit-receiver.ts";
 import { staticKindResolver } from "../../../src/statuswrites/kinds.ts";
 import { createStatusWriteMetrics } from "../../../src/statuswrites/metrics.ts";
 import { makeTestCertificates, type TestCertificates } from "../../helpers/tls-certs.ts";
@@ -42,26 +47,39 @@ interface PostOptions {
   method?: string;
   authorization?: string;
   clientCert?: boolean;
+  /** Another receiver's port (this file's receiver by default). */
+  port?: number;
+  /** A keep-alive agent, to see whether the receiver ends the connection (none by default). */
+  agent?: Agent;
 }
 
-function post(body: string, options: PostOptions = {}): Promise<{ status: number; text: string }> {
+function post(
+  body: string,
+  options: PostOptions = {},
+): Promise<{ status: number; text: string; headers: Record<string, unknown> }> {
   const headers: Record<string, string> = { "Content-Type": "application/json" };
   if (options.authorization !== undefined) headers.Authorization = options.authorization;
   return new Promise((resolve, reject) => {
     const req = request(
-      `https://127.0.0.1:${receiver.port}${options.path ?? "/audit"}`,
+      `https://127.0.0.1:${options.port ?? receiver.port}${options.path ?? "/audit"}`,
       {
         method: options.method ?? "POST",
         headers,
         ca: certs.caPem,
         cert: options.clientCert ? certs.clientCertPem : undefined,
         key: options.clientCert ? certs.clientKeyPem : undefined,
-        agent: false,
+        agent: options.agent ?? false,
       },
       (res) => {
         const chunks: Buffer[] = [];
         res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
+        res.on("end", () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            text: Buffer.concat(chunks).toString(),
+            headers: res.headers,
+          }),
+        );
       },
     );
     req.on("error", reject);
@@ -182,6 +200,7 @@ test("wrong path, wrong method and oversize batches are refused", async () => {
   const response = await post(huge, { authorization: `Bearer ${token}` }).catch((error: unknown) => ({
     status: -1,
     text: String(error),
+    headers: {},
   }));
   // The receiver answers 413 from Content-Length alone and closes; the client may see the answer or the reset.
   assert.ok(response.status === 413 || response.status === -1, `got ${response.status}`);
@@ -197,4 +216,134 @@ test("a receiver without any authentication is refused at start", async () => {
     ),
     /auditReceiver: set bearerToken and\/or clientCaPem/,
   );
+});
+
+test("a bearer token of only spaces is refused at start", async () => {
+  await assert.rejects(
+    startAuditReceiver(
+      { listen: "127.0.0.1:0", certPem: certs.serverCertPem, keyPem: certs.serverKeyPem, bearerToken: "  " },
+      createStatusWriteMetrics(new Registry()),
+      createLogger({ write: () => {} }),
+    ),
+    { message: "auditReceiver.bearerToken: must not be empty" },
+  );
+});
+
+test("the shipped connection limits", () => {
+  assert.deepEqual(receiverTimeouts, {
+    handshakeMs: 10_000,
+    headersMs: 10_000,
+    requestMs: 30_000,
+    checkIntervalMs: 2_000,
+    keepAliveMs: 120_000,
+    maxConnections: 128,
+  });
+});
+
+test("answers are short plain-text lines; a bad batch also ends the connection", async (t) => {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  t.after(() => agent.destroy());
+  const auth = { authorization: `Bearer ${token}`, agent };
+  const answers = [
+    await post(batch(200, "x"), { ...auth, path: "/other" }),
+    await post(batch(200, "x"), { agent }),
+    await post("", { ...auth, method: "PUT" }),
+    await post("{", auth),
+    await post(batch(200, "controller-e"), auth),
+  ];
+  assert.deepEqual(
+    answers.map((a) => [a.status, a.text]),
+    [
+      [404, "not found; audit batches go to /audit\n"],
+      [401, "unauthorized\n"],
+      [405, "only POST is accepted\n"],
+      [400, "body is not JSON\n"],
+      [200, "ok\n"],
+    ],
+  );
+  for (const answer of answers) {
+    assert.equal(answer.headers["content-type"], "text/plain; charset=utf-8");
+    assert.equal(answer.headers["content-length"], String(Buffer.byteLength(answer.text)));
+    assert.equal(answer.headers["retry-after"], undefined);
+  }
+  assert.deepEqual(
+    answers.map((a) => a.headers.connection === "close"),
+    [false, false, false, true, false],
+  );
+});
+
+test("a query string does not change the path; the batch is logged at debug with its counts", async () => {
+  const before = logLines.length;
+  const response = await post(batch(200, "controller-f"), {
+    authorization: `Bearer ${token}`,
+    path: "/audit?timeout=30s",
+  });
+  assert.equal(response.status, 200);
+  const line = logLines.slice(before).find((l) => l.msg === "audit batch");
+  assert.deepEqual([line?.level, line?.events, line?.statusWrites], ["debug", 1, 1]);
+});
+
+test("a failure before a success to the same new namespace in one batch: the success confirms it for both", async () => {
+  const failed = JSON.parse(batch(409, "controller-g", "Conflict")) as {
+    items: { objectRef: { namespace: string } }[];
+  };
+  const succeeded = JSON.parse(batch(200, "controller-g")) as {
+    items: { objectRef: { namespace: string } }[];
+  };
+  const items = [...failed.items, ...succeeded.items];
+  for (const item of items) item.objectRef.namespace = "fresh-ns";
+  const response = await post(JSON.stringify({ kind: "EventList", apiVersion: "audit.k8s.io/v1", items }), {
+    authorization: `Bearer ${token}`,
+  });
+  assert.equal(response.status, 200);
+  assert.equal(
+    await metricValue(
+      /requests_total\{[^}]*namespace="fresh-ns",verb="update",code="409",source="audit"\} (\d+)/,
+    ),
+    1,
+  );
+  assert.equal(
+    await metricValue(
+      /requests_total\{[^}]*namespace="fresh-ns",verb="update",code="200",source="audit"\} (\d+)/,
+    ),
+    1,
+  );
+});
+
+async function otherReceiver(options: Partial<AuditReceiverOptions>, logs: Record<string, unknown>[] = []) {
+  return startAuditReceiver(
+    { listen: "127.0.0.1:0", certPem: certs.serverCertPem, keyPem: certs.serverKeyPem, ...options },
+    createStatusWriteMetrics(new Registry()),
+    createLogger({ write: (line) => logs.push(JSON.parse(line)) }),
+  );
+}
+
+test("with a token alone a client certificate does not authenticate; with a CA alone a token does not", async () => {
+  const logs: Record<string, unknown>[] = [];
+  const tokenOnly = await otherReceiver({ bearerToken: token, path: "/batches" }, logs);
+  try {
+    assert.match(tokenOnly.url, /^https:\/\/127\.0\.0\.1:\d+\/batches$/);
+    assert.equal(tokenOnly.url, `https://127.0.0.1:${tokenOnly.port}/batches`);
+    const port = tokenOnly.port;
+    assert.equal((await post(batch(200, "x"), { port, path: "/batches", clientCert: true })).status, 401);
+    assert.equal(
+      (await post(batch(200, "x"), { port, path: "/batches", authorization: `Bearer ${token}` })).status,
+      200,
+    );
+  } finally {
+    await tokenOnly.close();
+  }
+  const listening = logs.find((l) => l.msg === "audit receiver listening");
+  assert.deepEqual(
+    [listening?.component, listening?.bearerToken, listening?.clientCa],
+    ["audit-receiver", true, false],
+  );
+  const caOnly = await otherReceiver({ clientCaPem: certs.caPem });
+  try {
+    const port = caOnly.port;
+    assert.equal((await post(batch(200, "x"), { port, authorization: `Bearer ${token}` })).status, 401);
+    assert.equal((await post(batch(200, "x"), { port, clientCert: true })).status, 200);
+  } finally {
+    await caOnly.close();
+  }
 });

@@ -146,3 +146,112 @@ test("deep nesting costs no recursion", () => {
     assert.ok(error instanceof JsonStreamError, String(error));
   }
 });
+
+/** The error a body gets, written in the given chunks. */
+function refusal(...chunks: string[]): JsonStreamError {
+  const stream = new ObjectStream("items", () => {}, limits);
+  try {
+    for (const chunk of chunks) stream.write(Buffer.from(chunk));
+    stream.end();
+  } catch (error) {
+    assert.ok(error instanceof JsonStreamError, String(error));
+    return error;
+  }
+  assert.fail(`accepted: ${chunks.join("")}`);
+}
+
+test("refusals say what was expected, near which byte (the start of the chunk being read)", () => {
+  const cases: [string[], string][] = [
+    [["[]"], "expected '{' (near byte 0)"],
+    [['{"a":1}', " x"], "unexpected bytes after the object (near byte 7)"],
+    [["{1}"], "expected a member name (near byte 0)"],
+    [['{"a":1,}'], "expected a member name (near byte 0)"],
+    [['{"a"', " 1}"], "expected ':' (near byte 4)"],
+    [['{"a":1 2}'], "expected ',' or '}' (near byte 0)"],
+    [['{"items":[1,]}'], "expected an element (near byte 0)"],
+    [['{"items":[1,,2]}'], "expected an element (near byte 0)"],
+    [['{"items":[1 2]}'], "expected ',' or ']' (near byte 0)"],
+    [['{"items":[1'], "the body ended before the object did (near byte 11)"],
+  ];
+  for (const [chunks, message] of cases) {
+    const error = refusal(...chunks);
+    assert.equal(error.message, message, chunks.join(""));
+    assert.equal(error.tooLarge, false);
+  }
+  assert.match(refusal('{"a":tru}').message, /JSON/, "a scalar JSON.parse refuses");
+});
+
+test("an element or member of exactly its limit is read; one byte more is too large, naming the limit", () => {
+  const item = JSON.stringify("x".repeat(8)); // 10 bytes
+  const exact = new ObjectStream("items", () => {}, { maxItemBytes: 10, maxMemberBytes: 10 });
+  exact.write(Buffer.from(`{"m":${item},"items":[${item}]}`));
+  exact.end();
+  assert.equal(exact.elements, 1);
+  assert.equal(exact.members.get("m"), "xxxxxxxx");
+  const bigger = JSON.stringify("x".repeat(9));
+  for (const body of [`{"items":[${bigger}]}`, `{"m":${bigger}}`]) {
+    const stream = new ObjectStream("items", () => {}, { maxItemBytes: 10, maxMemberBytes: 10 });
+    assert.throws(
+      () => stream.write(Buffer.from(body)),
+      (error: unknown) =>
+        error instanceof JsonStreamError &&
+        error.tooLarge &&
+        error.message === "a value of more than 10 bytes (near byte 0)",
+      body,
+    );
+  }
+});
+
+test("elements are counted and handed over in order; the array member is not kept as a member", () => {
+  const seen: unknown[] = [];
+  const stream = new ObjectStream("items", (item) => seen.push(item), limits);
+  stream.write(Buffer.from('{"items":[{"a":1},"two",3,null,true,[]],"kind":"EventList"}'));
+  stream.end();
+  assert.deepEqual(seen, [{ a: 1 }, "two", 3, null, true, []]);
+  assert.equal(stream.elements, 6);
+  assert.equal(stream.members.has("items"), false);
+  assert.deepEqual([stream.arraySeen, stream.arrayNotArray], [true, false]);
+  const empty = new ObjectStream("items", () => {}, limits);
+  empty.write(Buffer.from('{ "items" : [ ] }'));
+  empty.end();
+  assert.deepEqual(
+    [empty.elements, empty.arraySeen, empty.arrayNotArray, empty.members.size],
+    [0, true, false, 0],
+  );
+});
+
+test("an items member that is not an array is flagged, also when an array came before, and is not kept", () => {
+  const scalar = new ObjectStream("items", () => {}, limits);
+  scalar.write(Buffer.from('{"items":5}'));
+  scalar.end();
+  assert.deepEqual(
+    [scalar.arraySeen, scalar.arrayNotArray, scalar.members.has("items")],
+    [false, true, false],
+  );
+  const twice = new ObjectStream("items", () => {}, limits);
+  twice.write(Buffer.from('{"items":[],"items":{"a":[1]}}'));
+  twice.end();
+  assert.deepEqual([twice.arraySeen, twice.arrayNotArray], [true, true]);
+  const none = new ObjectStream("items", () => {}, limits);
+  none.write(Buffer.from("{}"));
+  none.end();
+  assert.deepEqual([none.arraySeen, none.arrayNotArray, none.members.size], [false, false, 0]);
+});
+
+test("the bytes held are those of the value being read, across chunks, and none between values", () => {
+  const stream = new ObjectStream("items", () => {}, limits);
+  stream.write(Buffer.from('{"items":['));
+  assert.equal(stream.heldBytes, 0);
+  stream.write(Buffer.from('{"a":"12'));
+  assert.equal(stream.heldBytes, 8);
+  stream.write(Buffer.from('34"}'));
+  assert.equal(stream.heldBytes, 0);
+  stream.write(Buffer.from(', "esc\\"aped" ]}'));
+  stream.end();
+  assert.equal(stream.elements, 2);
+});
+
+test("a JsonStreamError is not too large unless said so", () => {
+  assert.equal(new JsonStreamError("x").tooLarge, false);
+  assert.equal(new JsonStreamError("x", true).tooLarge, true);
+});
