@@ -181,7 +181,10 @@ test("namespaces: the default resolver knows none and confirms nothing; the stat
   assert.equal(await unconfirmingKindResolver.namespaceExists("shop"), false);
   unconfirmingKindResolver.namespaceConfirmed("shop");
   assert.equal(await unconfirmingKindResolver.namespaceExists("shop"), false);
-  const resolver = staticKindResolver([{ group: "example.com", resource: "widgets", kind: "Widget" }], ["shop"]);
+  const resolver = staticKindResolver(
+    [{ group: "example.com", resource: "widgets", kind: "Widget" }],
+    ["shop"],
+  );
   assert.equal(await resolver.namespaceExists("shop"), true);
   assert.equal(await resolver.namespaceExists("search"), false);
   resolver.namespaceConfirmed("search");
