@@ -86,3 +86,62 @@ test("a missing file or a current context without a user is an error naming the 
     message: /^apiProxy\.userFromKubeconfig: ".*dangling" has no user for current-context "ctx"$/,
   });
 });
+
+test("a password marks the entry secret; an absolute exec command and the original entry are left as they are", () => {
+  assert.equal(
+    operatorUserFrom(kubeconfig("basic", { username: "u", password: "p" }), field).holdsSecret,
+    true,
+  );
+  const exec = { command: "/usr/local/bin/get-token" };
+  assert.deepEqual(operatorUserFrom(kubeconfig("abs-exec", { exec }), field).user, { exec });
+  const noCommand = operatorUserFrom(kubeconfig("no-command", { exec: { args: ["x"] } }), field);
+  assert.deepEqual(noCommand.user, { exec: { args: ["x"] } });
+  assert.deepEqual(operatorUserFrom(kubeconfig("tf-num", { tokenFile: 5 }), field).user, { tokenFile: 5 });
+});
+
+test("the whole refusal of a client certificate", () => {
+  const path = kubeconfig("cert-only", { "client-key-data": "a2V5" });
+  assert.throws(() => operatorUserFrom(path, field), {
+    message:
+      `apiProxy.userFromKubeconfig: user "me" in ${JSON.stringify(path)} authenticates with a client ` +
+      "certificate (client-key-data), which cannot pass through the API proxy: TLS ends at the " +
+      "proxy, so the apiserver would never see it. Use a token, tokenFile or an exec credential plugin.",
+  });
+});
+
+test("an empty file, a user that is not an object, or no matching context, names the current context", () => {
+  const empty = join(directory, "empty");
+  writeFileSync(empty, "");
+  assert.throws(() => operatorUserFrom(empty, field), {
+    message: `apiProxy.userFromKubeconfig: ${JSON.stringify(empty)} has no user for current-context undefined`,
+  });
+  for (const user of [["token"], "token", null]) {
+    const path = kubeconfig(`odd-${String(user)}`, {});
+    writeFileSync(
+      path,
+      stringify({
+        users: [{ name: "me", user }],
+        contexts: [{ name: "ctx", context: { user: "me" } }],
+        "current-context": "ctx",
+      }),
+    );
+    assert.throws(
+      () => operatorUserFrom(path, field),
+      /has no user for current-context "ctx"/,
+      JSON.stringify(user),
+    );
+  }
+  const unknown = kubeconfig("other-context", { token: "t" });
+  writeFileSync(
+    unknown,
+    stringify({ users: [{ name: "me", user: { token: "t" } }], contexts: [], "current-context": "ctx" }),
+  );
+  assert.throws(() => operatorUserFrom(unknown, field), /has no user for current-context "ctx"/);
+  const bad = join(directory, "bad-yaml");
+  writeFileSync(bad, "a: [");
+  assert.throws(() => operatorUserFrom(bad, field), {
+    message: new RegExp(
+      `^apiProxy\\.userFromKubeconfig: cannot read ${JSON.stringify(bad).replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}: `,
+    ),
+  });
+});

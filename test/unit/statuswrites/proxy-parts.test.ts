@@ -3,7 +3,7 @@ import { test } from "node:test";
 import { Registry } from "@prometheus-io/client";
 import { createStatusWriteMetrics } from "../../../src/statuswrites/metrics.ts";
 import { BoundedPrefix } from "../../../src/statuswrites/proxy/bounded-prefix.ts";
-import { endToEndHeaders } from "../../../src/statuswrites/proxy/headers.ts";
+import { endToEndHeaders, headerValue } from "../../../src/statuswrites/proxy/headers.ts";
 
 test("BoundedPrefix keeps only the first bytes", () => {
   const prefix = new BoundedPrefix(10);
@@ -103,4 +103,59 @@ test("metrics honour the prefix", async () => {
   const text = await registry.metrics();
   assert.match(text, /^acme_status_update_requests_total\{/m);
   assert.doesNotMatch(text, /cr_status/);
+});
+
+test("BoundedPrefix: a chunk that fills it exactly is kept whole, and nothing after it", () => {
+  const prefix = new BoundedPrefix(5);
+  prefix.add(Buffer.from("ab"));
+  prefix.add(Buffer.from("cde"));
+  prefix.add(Buffer.from("f"));
+  assert.equal(prefix.text(), "abcde");
+  assert.equal(prefix.size, 5);
+  assert.equal(prefix.limit, 5);
+  const none = new BoundedPrefix(0);
+  none.add(Buffer.from("x"));
+  assert.equal(none.text(), "");
+  assert.equal(none.size, 0);
+});
+
+test("BoundedPrefix copies a cut chunk, so later changes to the chunk do not reach it", () => {
+  const prefix = new BoundedPrefix(3);
+  const chunk = Buffer.from("abcdef");
+  prefix.add(chunk);
+  chunk.write("XYZ");
+  assert.equal(prefix.text(), "abc");
+});
+
+test("headerValue finds the first value of a header whatever its case; endToEndHeaders ignores a dangling name", () => {
+  const raw = ["Content-Type", "application/json", "content-type", "text/plain", "X-Odd"];
+  assert.equal(headerValue(raw, "content-type"), "application/json");
+  assert.equal(headerValue(raw, "content-length"), undefined);
+  assert.equal(headerValue(raw, "x-odd"), undefined, "a name without a value");
+  assert.deepEqual(endToEndHeaders(raw), { "Content-Type": ["application/json", "text/plain"] });
+  assert.deepEqual(
+    endToEndHeaders([
+      "connection",
+      " X-A ,x-b",
+      "X-A",
+      "1",
+      "X-B",
+      "2",
+      "X-C",
+      "3",
+      "TE",
+      "trailers",
+      "Proxy-Authorization",
+      "p",
+      "Upgrade",
+      "h2c",
+      "Trailer",
+      "t",
+      "Proxy-Connection",
+      "k",
+      "Proxy-Authenticate",
+      "a",
+    ]),
+    { "X-C": "3" },
+  );
 });

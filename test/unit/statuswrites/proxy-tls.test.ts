@@ -5,19 +5,25 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { createPrivateKey, X509Certificate } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer, request } from "node:https";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { parse } from "yaml";
+import { createLogger } from "../../../src/log.ts";
 import { createServingCertificate, ipAddressBytes, loopbackNames } from "../../../src/server/certificates.ts";
 import { bitString, integer, objectIdentifier, time, tlv } from "../../../src/server/der.ts";
-import { operatorKubeconfigYaml } from "../../../src/statuswrites/proxy/operator-kubeconfig.ts";
 import {
+  operatorKubeconfigYaml,
+  writeOperatorKubeconfig,
+} from "../../../src/statuswrites/proxy/operator-kubeconfig.ts";
+import {
+  createProxyTls,
   kubeconfigServerUrl,
   loadOrCreateProxyTls,
+  servingMaterial,
   servingNames,
   unusableBecause,
 } from "../../../src/statuswrites/proxy/proxy-tls.ts";
@@ -180,4 +186,104 @@ test("the operator kubeconfig: https server, the proxy's CA inline, the service-
   const plain = parse(operatorKubeconfigYaml({ server: "http://127.0.0.1:8001", user: { tokenFile: "/t" } }));
   assert.deepEqual(plain.clusters[0].cluster, { server: "http://127.0.0.1:8001" });
   assert.deepEqual(plain.users[0].user, { tokenFile: "/t" });
+});
+
+test("stored material not yet valid, or due for renewal within 30 days, is not reused", () => {
+  const names = servingNames("127.0.0.1");
+  const made = createProxyTls(names);
+  const text = `${made.certPem}${made.caPem}${made.keyPem}`;
+  const cert = new X509Certificate(made.certPem);
+  assert.equal(unusableBecause(text, names), undefined, "fresh material is usable");
+  assert.equal(
+    unusableBecause(text, { ...names, now: new Date(cert.validFromDate.getTime() - 1000) }),
+    `not valid before ${cert.validFromDate.toISOString()}`,
+  );
+  assert.equal(
+    unusableBecause(text, { ...names, now: cert.validFromDate }),
+    undefined,
+    "valid from its first second",
+  );
+  const renewAt = new Date(cert.validToDate.getTime() - 30 * 24 * 60 * 60 * 1000);
+  assert.equal(unusableBecause(text, { ...names, now: new Date(renewAt.getTime() - 1000) }), undefined);
+  assert.equal(
+    unusableBecause(text, { ...names, now: renewAt }),
+    `expires ${cert.validToDate.toISOString()}`,
+  );
+  const days = (cert.validToDate.getTime() - cert.validFromDate.getTime()) / (24 * 60 * 60 * 1000);
+  assert.ok(days >= 3649 && days <= 3651, `valid for ten years (${days} days)`);
+});
+
+test("stored material must name every address and name asked for; brackets around an IPv6 address are taken off", () => {
+  const names = servingNames("127.0.0.1");
+  const made = createProxyTls(names);
+  const text = `${made.certPem}${made.caPem}${made.keyPem}`;
+  assert.equal(unusableBecause(text, { ipAddresses: ["[::1]"], dnsNames: [] }), undefined);
+  assert.equal(
+    unusableBecause(text, { ipAddresses: [], dnsNames: ["proxy.local"] }),
+    "not valid for proxy.local",
+  );
+  assert.equal(unusableBecause(text, { ipAddresses: ["::2"], dnsNames: [] }), "not valid for ::2");
+});
+
+test("stored material must be exactly serving certificate, CA certificate and private key", () => {
+  const made = createProxyTls(servingNames("127.0.0.1"));
+  const names = servingNames("127.0.0.1");
+  for (const text of [
+    `${made.certPem}${made.caPem}${made.certPem}`,
+    `${made.certPem}${made.caPem}`,
+    `${made.certPem}${made.caPem}${made.keyPem}${made.keyPem}`,
+  ]) {
+    assert.equal(
+      unusableBecause(text, names),
+      "unreadable: expected three PEM blocks: serving certificate, CA certificate, private key",
+    );
+  }
+});
+
+test("unspecified listen hosts add no name; an IPv6 all-interfaces listener is reached at [::1]", () => {
+  for (const host of ["::", "[::]", ""])
+    assert.deepEqual(servingNames(host), servingNames("127.0.0.1"), host);
+  assert.equal(kubeconfigServerUrl("https", "::", 8001), "https://[::1]:8001");
+  assert.equal(kubeconfigServerUrl("https", "", 8001), "https://127.0.0.1:8001");
+  assert.equal(kubeconfigServerUrl("http", "proxy.local", 80), "http://proxy.local:80");
+});
+
+test("servingMaterial: in memory without a kubeconfig path, else kept beside it and reused, said in the log", () => {
+  const lines: Record<string, unknown>[] = [];
+  const log = createLogger({ write: (line) => lines.push(JSON.parse(line)) });
+  const names = servingNames("127.0.0.1");
+  const memory = servingMaterial(undefined, names, log);
+  assert.match(memory.caPem, /^-----BEGIN CERTIFICATE-----/);
+  assert.deepEqual(lines, [], "nothing to say about material kept in memory");
+  const kubeconfig = join(directory, "material", "kubeconfig");
+  mkdirSync(join(directory, "material"), { recursive: true });
+  const made = servingMaterial(kubeconfig, names, log);
+  const reused = servingMaterial(kubeconfig, names, log);
+  assert.deepEqual(reused, made);
+  assert.deepEqual(
+    lines.map((l) => [l.msg, l.path, l.why]),
+    [
+      ["api proxy made a new serving certificate", `${kubeconfig}.tls.pem`, "absent"],
+      ["api proxy reuses its serving certificate", `${kubeconfig}.tls.pem`, undefined],
+    ],
+  );
+  const missing = join(directory, "no-such-dir", "kubeconfig");
+  assert.throws(
+    () => servingMaterial(missing, names, log),
+    (error: Error) =>
+      error.message.startsWith(
+        `apiProxy.kubeconfigPath: cannot write ${JSON.stringify(missing)} (its TLS file ${missing}.tls.pem): Error: ENOENT`,
+      ),
+  );
+});
+
+test("the operator kubeconfig is written whole with the mode asked for (0644 by default)", () => {
+  const path = join(directory, "operator-kubeconfig");
+  writeOperatorKubeconfig(path, { server: "https://127.0.0.1:8001" });
+  assert.equal(statSync(path).mode & 0o777, 0o644);
+  assert.equal(parse(readFileSync(path, "utf8")).clusters[0].cluster.server, "https://127.0.0.1:8001");
+  const secret = join(directory, "operator-kubeconfig-secret");
+  writeOperatorKubeconfig(secret, { server: "https://127.0.0.1:8001", user: { token: "t" } }, 0o600);
+  assert.equal(statSync(secret).mode & 0o777, 0o600);
+  assert.deepEqual(parse(readFileSync(secret, "utf8")).users[0].user, { token: "t" });
 });

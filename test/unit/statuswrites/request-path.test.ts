@@ -212,3 +212,76 @@ for (const { method, url, expected, statusWrite } of cases) {
     if (parsed && statusWrite !== undefined) assert.equal(isStatusWrite(parsed), statusWrite);
   });
 }
+
+test("verbs: HEAD reads like GET, methods in any case, watch only as watch=true or watch=1", () => {
+  const verb = (method: string, url: string) => parseResourceRequest(method, url)?.verb;
+  const one = "/apis/example.com/v1/namespaces/ns1/widgets/w1";
+  const all = "/apis/example.com/v1/namespaces/ns1/widgets";
+  assert.equal(verb("HEAD", one), "get");
+  assert.equal(verb("HEAD", all), "list");
+  assert.equal(verb("patch", `${one}/status`), "patch");
+  assert.equal(verb("post", all), "create");
+  assert.equal(verb("DELETE", one), "delete");
+  assert.equal(verb("GET", `${all}?watch=1`), "watch");
+  assert.equal(verb("GET", `${all}?limit=5&watch=true`), "watch");
+  assert.equal(verb("GET", `${all}?watch=true&limit=5`), "watch");
+  assert.equal(verb("HEAD", `${all}?watch=true`), "watch");
+  assert.equal(verb("GET", `${all}?watch=false`), "list");
+  assert.equal(verb("GET", `${all}?xwatch=true`), "list");
+  assert.equal(verb("GET", `${all}?watch=truex`), "list");
+  assert.equal(verb("GET", `${all}?watch=1x`), "list");
+  assert.equal(verb("GET", `${one}?watch=true`.replace("?", "/status?")), "watch");
+  assert.equal(verb("CONNECT", one), undefined);
+});
+
+test("paths: empty segments are skipped, the namespace list and a core collection in a namespace", () => {
+  assert.deepEqual(parseResourceRequest("PUT", "//apis//example.com/v1/namespaces/ns1/widgets/w1/status"), {
+    group: "example.com",
+    version: "v1",
+    resource: "widgets",
+    namespace: "ns1",
+    name: "w1",
+    subresource: "status",
+    verb: "update",
+  });
+  assert.deepEqual(parseResourceRequest("GET", "/api/v1/namespaces"), {
+    group: "",
+    version: "v1",
+    resource: "namespaces",
+    namespace: "",
+    name: "",
+    subresource: "",
+    verb: "list",
+  });
+  assert.deepEqual(parseResourceRequest("GET", "/api/v1/namespaces/ns1/pods"), {
+    group: "",
+    version: "v1",
+    resource: "pods",
+    namespace: "ns1",
+    name: "",
+    subresource: "",
+    verb: "list",
+  });
+  assert.equal(parseResourceRequest("PUT", "/api/v1/namespaces/ns1/finalize")?.subresource, "finalize");
+  assert.equal(parseResourceRequest("PUT", "/api/v1/namespaces/ns1/finalize")?.namespace, "");
+  // In a group, namespaces/{ns}/x is always a collection in that namespace.
+  const grouped = parseResourceRequest("GET", "/apis/example.com/v1/namespaces/ns1/status");
+  assert.deepEqual([grouped?.namespace, grouped?.resource, grouped?.name], ["ns1", "status", ""]);
+  assert.equal(parseResourceRequest("GET", "/apis/example.com"), undefined);
+  assert.equal(parseResourceRequest("GET", "/api"), undefined);
+  assert.equal(parseResourceRequest("GET", "/other/v1/widgets"), undefined);
+  assert.equal(parseResourceRequest("GET", "/api/v1/watch/pods"), undefined);
+});
+
+test("status writes are the write verbs on the status subresource", () => {
+  const at = (method: string, url: string) => {
+    const request = parseResourceRequest(method, url);
+    assert.ok(request, url);
+    return isStatusWrite(request);
+  };
+  const status = "/apis/example.com/v1/namespaces/ns1/widgets/w1/status";
+  assert.equal(at("POST", status), true);
+  assert.equal(at("DELETE", status), true);
+  assert.equal(at("GET", status), false);
+  assert.equal(at("PATCH", "/apis/example.com/v1/namespaces/ns1/widgets/w1/scale"), false);
+});
