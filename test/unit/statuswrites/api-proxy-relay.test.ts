@@ -318,3 +318,86 @@ test("a plain-HTTP proxy says it listens without serving names, and warns", asyn
     await proxy.close();
   }
 });
+
+/** What the proxy answers to `request` written as it is on a new connection (until it closes). */
+function raw(port: number, request: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, "127.0.0.1");
+    let text = "";
+    socket.on("data", (c) => {
+      text += c.toString();
+    });
+    socket.on("end", () => {
+      socket.end();
+      resolve(text);
+    });
+    socket.on("error", reject);
+    socket.write(request);
+  });
+}
+
+test("a connection upgrade (exec, attach, port-forward) is answered 501 with a Status and closed", async () => {
+  const { proxy } = await proxyWith();
+  try {
+    seen.length = 0;
+    const text = await raw(
+      proxy.port,
+      "GET /api/v1/namespaces/ns1/pods/p1/exec HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\n\r\n",
+    );
+    const [head = "", body = ""] = text.split("\r\n\r\n");
+    const expected = JSON.stringify({
+      kind: "Status",
+      apiVersion: "v1",
+      metadata: {},
+      status: "Failure",
+      message: "connection upgrades (exec, attach, port-forward) are not proxied",
+      reason: "NotAcceptable",
+      code: 501,
+    });
+    assert.equal(
+      head,
+      `HTTP/1.1 501 Not Implemented\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(expected)}\r\nConnection: close`,
+    );
+    assert.equal(body, expected);
+    assert.deepEqual(seen, [], "nothing forwarded");
+  } finally {
+    await proxy.close();
+  }
+});
+
+test("a request the HTTP parser refuses is answered (400 or 431) and logged at debug", async () => {
+  const { proxy, logs } = await proxyWith();
+  try {
+    assert.match(await raw(proxy.port, "NOT HTTP AT ALL\r\n\r\n"), /^HTTP\/1\.1 400 Bad Request\r\n/);
+    assert.ok(logs.some((l) => l.level === "debug" && l.msg === "malformed client request"));
+    const huge = `GET /api/v1/pods HTTP/1.1\r\nHost: x\r\nX-Big: ${"x".repeat(20_000)}\r\n\r\n`;
+    assert.match(await raw(proxy.port, huge), /^HTTP\/1\.1 431 /);
+  } finally {
+    await proxy.close();
+  }
+});
+
+test("a caller that stalls its headers gets 408, logged as timed out", async () => {
+  const { proxy, logs } = await proxyWith({
+    timeouts: { headersMs: 200, requestMs: 300, checkIntervalMs: 50 },
+  });
+  try {
+    const text = await raw(proxy.port, "GET /api/v1/pods HTTP/1.1\r\nHost: x\r\n");
+    assert.match(text, /^HTTP\/1\.1 408 Request Timeout\r\n/);
+    assert.ok(logs.some((l) => l.level === "debug" && l.msg === "client request timed out"));
+  } finally {
+    await proxy.close();
+  }
+});
+
+test("a failed TLS handshake is logged at debug and its connection closed", async () => {
+  const { proxy, logs } = await proxyWith({ plainHttp: false });
+  try {
+    // Plain HTTP to the TLS listener is no ClientHello.
+    const text = await raw(proxy.port, "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+    assert.equal(text, "");
+    assert.ok(logs.some((l) => l.level === "debug" && l.msg === "TLS handshake failed"));
+  } finally {
+    await proxy.close();
+  }
+});

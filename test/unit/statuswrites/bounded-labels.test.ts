@@ -9,6 +9,7 @@ import { confirmedLabels } from "../../../src/statuswrites/confirmed-labels.ts";
 import {
   type ApiResourceList,
   createDiscoveryKindResolver,
+  type KindResolver,
   maxTrackedGroupVersions,
   staticKindResolver,
 } from "../../../src/statuswrites/kinds.ts";
@@ -66,6 +67,37 @@ test("confirmed labels: a successful write confirms its namespace, also for a fa
   assert.equal(conflict.namespace, "new-ns");
   const later = await confirmedLabels(resolver, target("new-ns"), 403);
   assert.equal(later.namespace, "new-ns");
+});
+
+test("confirmed labels: a resolver that fails confirms nothing, and never fails the count", async () => {
+  const failing: KindResolver = {
+    kindOf: () => Promise.reject(new Error("discovery down")),
+    namespaceExists: () => Promise.reject(new Error("list down")),
+    namespaceConfirmed: () => {},
+  };
+  assert.deepEqual(await confirmedLabels(failing, target("shop"), 403), {
+    group: "other",
+    kind: "other",
+    namespace: "other",
+    folded: ["group", "kind", "namespace"],
+  });
+});
+
+test("confirmed labels: only a 2xx confirms its namespace, a cluster-scoped write confirms none", async () => {
+  const confirmed: string[] = [];
+  const recording: KindResolver = {
+    kindOf: async () => "Widget",
+    namespaceExists: async () => false,
+    namespaceConfirmed: (namespace) => confirmed.push(namespace),
+  };
+  const namespaceOf = async (code: number) =>
+    (await confirmedLabels(recording, target(`ns-${code}`), code)).namespace;
+  assert.equal(await namespaceOf(200), "ns-200");
+  assert.equal(await namespaceOf(299), "ns-299");
+  assert.equal(await namespaceOf(199), "other");
+  assert.equal(await namespaceOf(300), "other");
+  assert.equal((await confirmedLabels(recording, target(""), 200)).namespace, "");
+  assert.deepEqual(confirmed, ["ns-200", "ns-299"]);
 });
 
 function fakeApiserver(servedGroupVersions: string[], lists: Record<string, ApiResourceList>) {
