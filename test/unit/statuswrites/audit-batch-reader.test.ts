@@ -91,3 +91,59 @@ test("the envelope may come after the items", () => {
   const summary = read({ items: [write("w1", 200)], apiVersion: "audit.k8s.io/v1", kind: "EventList" }, 3);
   assert.equal(summary.writes, 1);
 });
+
+test("writes differing in any one of group, version, resource, namespace, verb, code, outcome or user are kept apart", () => {
+  const base = write("w", 500);
+  const ref = base.objectRef;
+  const items = [
+    base,
+    { ...base, objectRef: { ...ref, apiGroup: "other.example" } },
+    { ...base, objectRef: { ...ref, apiVersion: "v2" } },
+    { ...base, objectRef: { ...ref, resource: "gadgets" } },
+    { ...base, objectRef: { ...ref, namespace: "ns2" } },
+    { ...base, verb: "update" },
+    { ...base, responseStatus: { code: 503 } },
+    { ...base, responseStatus: { code: 500, reason: "Timeout" } },
+    { ...base, user: { username: "someone-else" } },
+    write("w-again", 500),
+  ];
+  const summary = read({ kind: "EventList", apiVersion: "audit.k8s.io/v1", items });
+  assert.equal(summary.writes, 10);
+  assert.equal(summary.groups.length, 9);
+  assert.deepEqual(
+    summary.groups.map((g) => [
+      g.group,
+      g.version,
+      g.resource,
+      g.namespace,
+      g.verb,
+      g.code,
+      g.failure,
+      g.user,
+      g.durations,
+    ]),
+    [
+      ["example.com", "v1", "widgets", "ns1", "patch", 500, "ServerError", "controller", [0.02, 0.02]],
+      ["other.example", "v1", "widgets", "ns1", "patch", 500, "ServerError", "controller", [0.02]],
+      ["example.com", "v2", "widgets", "ns1", "patch", 500, "ServerError", "controller", [0.02]],
+      ["example.com", "v1", "gadgets", "ns1", "patch", 500, "ServerError", "controller", [0.02]],
+      ["example.com", "v1", "widgets", "ns2", "patch", 500, "ServerError", "controller", [0.02]],
+      ["example.com", "v1", "widgets", "ns1", "update", 500, "ServerError", "controller", [0.02]],
+      ["example.com", "v1", "widgets", "ns1", "patch", 503, "ServerError", "controller", [0.02]],
+      ["example.com", "v1", "widgets", "ns1", "patch", 500, "Timeout", "controller", [0.02]],
+      ["example.com", "v1", "widgets", "ns1", "patch", 500, "ServerError", "someone-else", [0.02]],
+    ],
+  );
+});
+
+test("the bytes held are those of the event being read; the envelope members are checked at the end", () => {
+  const reader = new AuditBatchReader(limits);
+  reader.write(Buffer.from('{"kind":"EventList","items":[{"stage":"Resp'));
+  assert.equal(reader.heldBytes, Buffer.byteLength(`{"stage":"Resp`));
+  reader.write(Buffer.from('onseComplete"}],"apiVersion":"audit.k8s.io/v1"}'));
+  assert.equal(reader.heldBytes, 0);
+  assert.deepEqual(reader.end(), { groups: [], writes: 0, events: 1, malformed: 1 });
+  const noItems = new AuditBatchReader(limits);
+  noItems.write(Buffer.from('{"kind":"EventList","apiVersion":"audit.k8s.io/v1","items":{"a":1}}'));
+  assert.throws(() => noItems.end(), { message: "audit payload: items must be an array" });
+});
