@@ -188,3 +188,57 @@ test("an all-interfaces listener (explicitly allowed) is reached over loopback i
     client.close();
   }
 });
+
+test("client certificates are warned about once per proxy, then logged at debug, with the method and the path without its query", async () => {
+  const { proxy } = await start({});
+  const from = logLines.length;
+  const send = (headers: Record<string, string>, cert = true) =>
+    new Promise<number>((resolve, reject) => {
+      const req = request(
+        `${proxy.url}/apis/example.com/v1/namespaces/ns1/widgets/w1/status?fieldManager=x`,
+        {
+          method: "PUT",
+          agent: false,
+          ca: proxy.caPem,
+          ...(cert && { cert: certs.clientCertPem, key: certs.clientKeyPem }),
+          headers,
+        },
+        (res) => {
+          res.resume();
+          res.on("end", () => resolve(res.statusCode ?? 0));
+        },
+      );
+      req.on("error", reject);
+      req.end("{}");
+    });
+  assert.equal(await send({}, false), 200, "no certificate: nothing to say");
+  assert.equal(await send({ Authorization: "Bearer t" }), 200);
+  assert.equal(await send({}), 401);
+  assert.equal(await send({}), 401);
+  const said = logLines
+    .slice(from)
+    .map((line) => JSON.parse(line) as Record<string, unknown>)
+    .filter((l) => String(l.msg).includes("client certificate"))
+    .map((l) => [l.level, l.msg, l.method, l.path]);
+  const path = "/apis/example.com/v1/namespaces/ns1/widgets/w1/status";
+  assert.deepEqual(said, [
+    [
+      "warn",
+      "client certificate ignored: it cannot be forwarded through the proxy; the request's token is forwarded instead",
+      "PUT",
+      path,
+    ],
+    [
+      "debug",
+      "request with a client certificate and no token refused: a client certificate cannot be forwarded through the proxy",
+      "PUT",
+      path,
+    ],
+    [
+      "debug",
+      "request with a client certificate and no token refused: a client certificate cannot be forwarded through the proxy",
+      "PUT",
+      path,
+    ],
+  ]);
+});

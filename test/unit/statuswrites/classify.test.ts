@@ -207,3 +207,21 @@ test("the admission denials the table quotes are WebhookDenied whatever the code
     }
   }
 });
+
+test("parseStatusPrefix reads a pretty-printed Status cut short, spaces around its colons", () => {
+  const cut =
+    '{\n  "kind" : "Status",\n  "apiVersion": "v1",\n  "reason" :\t"Conflict",\n  "message":  "a \\"quoted\\" name and \\\\ more';
+  assert.deepEqual(parseStatusPrefix(cut), { reason: "Conflict", message: 'a "quoted" name and \\\\ more' });
+  assert.deepEqual(parseStatusPrefix('{"kind":"Status","reason":"Not-A-Word","message":'), {
+    reason: undefined,
+    message: undefined,
+  });
+  assert.deepEqual(parseStatusPrefix('{"kind":"Widget","reason":"Conflict","message":"x'), {});
+});
+
+test("codes from 200 to 399 are not failures; 0 and 400 up are", () => {
+  for (const code of [200, 204, 301, 399]) assert.equal(classifyFailure(code), undefined, `${code}`);
+  assert.equal(classifyFailure(400), "Other");
+  assert.equal(classifyFailure(499), "Other");
+  assert.equal(classifyFailure(600), "ServerError");
+});
