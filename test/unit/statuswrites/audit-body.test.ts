@@ -15,6 +15,15 @@ function request(headers: Record<string, string> = {}): PassThrough & IncomingMe
   return Object.assign(new PassThrough(), { headers }) as unknown as PassThrough & IncomingMessage;
 }
 
+/**
+ * Writes `chunk` and waits until it has been read: a body is paused between
+ * turns of the event loop once a turn's budget is spent (net/turns.ts).
+ */
+async function fed(req: PassThrough, chunk: string): Promise<void> {
+  req.write(chunk);
+  while (req.readableLength > 0 || req.isPaused()) await new Promise((resolve) => setImmediate(resolve));
+}
+
 const envelope = '{"kind":"EventList","apiVersion":"audit.k8s.io/v1","items":[';
 const okBody = `${envelope}]}`;
 
@@ -145,16 +154,16 @@ test("the allowance follows the event being read: taken as it grows, given back 
   const inFlight = new InFlightBytes(1000);
   const req = request();
   const result = readAuditBatch(req, { maxBodyBytes: 10_000, inFlight });
-  req.write(envelope);
+  await fed(req, envelope);
   assert.equal(inFlight.held, 0);
-  req.write('{"pad":"xxxxxxxxxx');
+  await fed(req, '{"pad":"xxxxxxxxxx');
   const partial = inFlight.held;
   assert.ok(partial >= 18, `${partial} bytes held for the event being read`);
-  req.write('xxxxxxxxxx"');
+  await fed(req, 'xxxxxxxxxx"');
   assert.ok(inFlight.held > partial, "more as it grows");
-  req.write("},");
+  await fed(req, "},");
   assert.equal(inFlight.held, 0, "none once it is done");
-  req.write('{"a":1}');
+  await fed(req, '{"a":1}');
   req.end("]}");
   const done = await result;
   assert.ok(done.ok, JSON.stringify(done));
