@@ -15,6 +15,7 @@ import { gzipSync } from "node:zlib";
 import { Registry } from "@prometheus-io/client";
 import { parse } from "yaml";
 import { createLogger } from "../../../src/log.ts";
+import { createServingCertificate, loopbackNames } from "../../../src/server/certificates.ts";
 import { staticKindResolver } from "../../../src/statuswrites/kinds.ts";
 import { createStatusWriteMetrics } from "../../../src/statuswrites/metrics.ts";
 import { type ApiProxyOptions, startApiProxy } from "../../../src/statuswrites/proxy/api-proxy.ts";
@@ -397,6 +398,30 @@ test("a failed TLS handshake is logged at debug and its connection closed", asyn
     const text = await raw(proxy.port, "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
     assert.equal(text, "");
     assert.ok(logs.some((l) => l.level === "debug" && l.msg === "TLS handshake failed"));
+  } finally {
+    await proxy.close();
+  }
+});
+
+test("an upstream at an IPv6 address is reached at that address", async (t) => {
+  const material = createServingCertificate({ ...loopbackNames, validityDays: 1 });
+  const hosts: (string | undefined)[] = [];
+  const v6 = createServer({ cert: material.certPem, key: material.keyPem }, (req, res) => {
+    hosts.push(req.headers.host);
+    req.resume();
+    res.writeHead(200, { "Content-Type": "application/json" });
+    res.end("{}");
+  });
+  await new Promise<void>((resolve) => v6.listen(0, "::1", resolve));
+  t.after(async () => {
+    v6.closeAllConnections();
+    await new Promise((resolve) => v6.close(resolve));
+  });
+  const port = (v6.address() as AddressInfo).port;
+  const { proxy } = await proxyWith({ upstream: { server: `https://[::1]:${port}`, caPem: material.caPem } });
+  try {
+    assert.equal((await send(proxy.port, "GET", "/version")).status, 200);
+    assert.deepEqual(hosts, [`[::1]:${port}`]);
   } finally {
     await proxy.close();
   }

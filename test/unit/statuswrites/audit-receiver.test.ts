@@ -2,6 +2,7 @@
 // malformed batches (400 and a log line, never a crash), size limit.
 import assert from "node:assert/strict";
 import { Agent, request } from "node:https";
+import { connect } from "node:net";
 import { after, before, test } from "node:test";
 import { Registry } from "@prometheus-io/client";
 import { createLogger } from "../../../src/log.ts";
@@ -346,4 +347,21 @@ test("with a token alone a client certificate does not authenticate; with a CA a
   } finally {
     await caOnly.close();
   }
+});
+
+test("a failed TLS handshake is logged at debug", async () => {
+  const before = logLines.length;
+  await new Promise<void>((resolve) => {
+    const socket = connect(receiver.port, "127.0.0.1");
+    socket.on("error", () => {});
+    socket.on("close", () => resolve());
+    socket.resume();
+    socket.end("GET /audit HTTP/1.1\r\nHost: x\r\n\r\n");
+  });
+  for (let i = 0; i < 50 && !logLines.slice(before).some((l) => l.msg === "TLS handshake failed"); i++) {
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  const line = logLines.slice(before).find((l) => l.msg === "TLS handshake failed");
+  assert.equal(line?.level, "debug");
+  assert.equal(line?.component, "audit-receiver");
 });
