@@ -12,6 +12,8 @@ import { after, type TestContext, test } from "node:test";
 import { readProxyCounters } from "../../../src/statuswrites/process/counters-channel.ts";
 import { runApiProxyProcess } from "../../../src/statuswrites/process/proxy-process.ts";
 import { countersSocketPath, countersVariable, restartsVariable } from "../../../src/supervisor/roles.ts";
+import { version } from "../../../src/version.ts";
+import { startDiscoveryApiserver } from "../../support/discovery-apiserver.ts";
 import { waitFor } from "../../support/fake-kube-api.ts";
 
 const directory = mkdtempSync(join(tmpdir(), "cr-proxy-process-"));
@@ -161,6 +163,8 @@ test("it serves its counters on the supervisor's socket, naming its URL, CA and 
   assert.equal(starting?.component, "api-proxy");
   assert.equal(starting?.restarts, 3);
   assert.equal(starting?.node, process.version);
+  assert.equal(starting?.version, version);
+  assert.match(String(starting?.hash), /^[0-9a-f]{8,}$/, "the configuration file's hash");
   assert.deepEqual(exits, [], "it keeps running");
 
   // The forced exit of a shutdown that hangs is armed (and unref'd) when the signal comes.
@@ -270,4 +274,81 @@ test("counters that cannot be served close the proxy and fail the start: exit 1,
   assert.match(String(line?.error), /^cannot serve the status-write counters: Error: listen E/);
   const url = String(message(logs, "api proxy listening")?.url);
   assert.equal(await refused(Number(new URL(url).port)), true, "the proxy was closed");
+});
+
+test("its status writes are counted with the kinds its own client confirms, under the configured prefix", async (t) => {
+  const apiserver = await startDiscoveryApiserver();
+  t.after(() => apiserver.close());
+  const ownKubeconfig = join(directory, "apiserver-kubeconfig.yaml");
+  writeFileSync(
+    ownKubeconfig,
+    JSON.stringify({
+      apiVersion: "v1",
+      kind: "Config",
+      clusters: [
+        {
+          name: "c",
+          cluster: {
+            server: apiserver.url,
+            "certificate-authority-data": Buffer.from(apiserver.caPem).toString("base64"),
+          },
+        },
+      ],
+      users: [{ name: "u", user: { token: "t" } }],
+      contexts: [{ name: "x", context: { cluster: "c", user: "u" } }],
+      "current-context": "x",
+    }),
+  );
+  const socketPath = countersSocketPath();
+  const config = configFile("proxy-counted.json", {
+    metricPrefix: "acme_",
+    apiProxy: { listen: "127.0.0.1:0", plainHttp: true },
+  });
+  const { exits, logs } = run(t, { [countersVariable]: socketPath }, [
+    "--config",
+    config,
+    "--kubeconfig",
+    ownKubeconfig,
+  ]);
+  await waitFor(
+    () => message(logs, "api proxy listening") !== undefined,
+    "the proxy listening",
+    () => logs,
+  );
+  const url = String(message(logs, "api proxy listening")?.url);
+  const response = await fetch(`${url}/apis/example.com/v1/namespaces/ns1/widgets/w1/status`, {
+    method: "PATCH",
+    body: "{}",
+  });
+  assert.equal(response.status, 200);
+  await response.arrayBuffer();
+  const counted = (snapshot: Awaited<ReturnType<typeof readProxyCounters>> | undefined) =>
+    snapshot?.families
+      .find((f) => f.name === "acme_status_update_requests_total")
+      ?.values.find((v) => v.labels.code === "200");
+  let sample: ReturnType<typeof counted>;
+  const deadline = performance.now() + 10_000;
+  while (!sample) {
+    sample = counted(await readProxyCounters(socketPath, 1_000).catch(() => undefined));
+    if (!sample) {
+      assert.ok(performance.now() < deadline, `not counted; logs ${JSON.stringify(logs)}`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+  assert.deepEqual(sample.labels, {
+    group: "example.com",
+    kind: "Widget",
+    namespace: "ns1",
+    verb: "patch",
+    code: "200",
+    source: "proxy",
+  });
+  assert.ok(apiserver.requests.includes("GET /apis/example.com/v1"), JSON.stringify(apiserver.requests));
+  signal("SIGTERM");
+  await waitFor(
+    () => exits.length > 0,
+    "the exit after closing",
+    () => logs,
+  );
+  assert.deepEqual(exits, [0]);
 });

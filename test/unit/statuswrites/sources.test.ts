@@ -15,6 +15,7 @@ import { kubeConfigClass } from "../../../src/kube/kubeconfig.ts";
 import { createLogger } from "../../../src/log.ts";
 import { startStatusWriteSources } from "../../../src/statuswrites/sources.ts";
 import { makeTestCertificates } from "../../helpers/tls-certs.ts";
+import { startDiscoveryApiserver } from "../../support/discovery-apiserver.ts";
 import { fakeKubeApi } from "../../support/fake-kube-api.ts";
 
 const directory = mkdtempSync(join(tmpdir(), "cr-sources-"));
@@ -154,4 +155,77 @@ test("when the audit receiver cannot start, the API proxy started before it is c
   const listening = d.logs.find((l) => l.msg === "api proxy listening");
   assert.ok(listening, "the proxy had started");
   assert.equal(await refused(Number(new URL(String(listening.url)).port)), true, "and was closed");
+});
+
+test("labels are confirmed with the exporter's own client: GETs of discovery and of the namespace list", async (t) => {
+  const apiserver = await startDiscoveryApiserver();
+  t.after(() => apiserver.close());
+  const kubeConfig = new (await kubeConfigClass())();
+  kubeConfig.loadFromClusterAndUser(
+    { name: "c", server: apiserver.url, caData: Buffer.from(apiserver.caPem).toString("base64") },
+    { name: "u", token: "t" },
+  );
+  const answers: Record<string, unknown> = {
+    "/api": { versions: ["v1"] },
+    "/apis": { groups: [{ versions: [{ groupVersion: "example.com/v1" }] }] },
+    "/apis/example.com/v1": { resources: [{ name: "widgets", kind: "Widget" }] },
+    "/api/v1/namespaces": { items: [{ metadata: { name: "ns2" } }], metadata: {} },
+  };
+  const { client, calls } = fakeKubeApi({
+    lists: (_query, _signal, path) => ({ status: 200, body: answers[path] ?? {} }),
+  });
+  const registry = new Registry();
+  const config = validateConfig({ apiProxy: { listen: "127.0.0.1:0", plainHttp: true } });
+  const running = await startStatusWriteSources(
+    { apiProxy: config.apiProxy, auditReceiver: undefined, metricPrefix: "cr_" },
+    { kubeConfig, client, registry, logger: createLogger({ write: () => {} }) },
+  );
+  try {
+    const response = await fetch(`${running.proxyUrl}/apis/example.com/v1/namespaces/ns2/widgets/w1/status`, {
+      method: "PATCH",
+      body: "{}",
+    });
+    assert.equal(response.status, 200);
+    await response.arrayBuffer();
+    const line =
+      /^cr_status_update_requests_total\{group="example.com",kind="Widget",namespace="ns2",verb="patch",code="200",source="proxy"\} 1$/m;
+    for (let i = 0; i < 100 && !line.test(await registry.metrics()); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    assert.match(await registry.metrics(), line);
+    assert.deepEqual(apiserver.requests, ["PATCH /apis/example.com/v1/namespaces/ns2/widgets/w1/status"]);
+    assert.deepEqual(
+      calls.map((c) => [c.method, c.path]),
+      [
+        ["GET", "/api"],
+        ["GET", "/apis"],
+        ["GET", "/apis/example.com/v1"],
+      ],
+      "a successful write confirms its namespace without a list",
+    );
+    // A failed write to a namespace no write confirmed: the namespace list is read, 500 at a time.
+    const failed = await fetch(
+      `${running.proxyUrl}/apis/example.com/v1/namespaces/ns3/widgets/conflict/status`,
+      {
+        method: "PATCH",
+        body: "{}",
+      },
+    );
+    assert.equal(failed.status, 409);
+    await failed.arrayBuffer();
+    const folded =
+      /^cr_status_update_failures_total\{group="example.com",kind="Widget",namespace="other",reason="Conflict",source="proxy"\} 1$/m;
+    for (let i = 0; i < 100 && !folded.test(await registry.metrics()); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    assert.match(await registry.metrics(), folded, "ns3 is not listed");
+    assert.deepEqual(calls.at(-1), {
+      kind: "list",
+      method: "GET",
+      path: "/api/v1/namespaces",
+      query: { limit: 500, continue: undefined },
+    });
+  } finally {
+    await running.close();
+  }
 });
