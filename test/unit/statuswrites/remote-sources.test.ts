@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import { type TestContext, test } from "node:test";
 import { Registry } from "@prometheus-io/client";
+import { validateConfig } from "../../../src/config/validate.ts";
 import type { KubeClient } from "../../../src/kube/client.ts";
 import { kubeConfigClass } from "../../../src/kube/kubeconfig.ts";
 import { silentLogger } from "../../../src/log.ts";
@@ -56,7 +57,11 @@ async function start(socketPath: string) {
   );
   const client: KubeClient = fakeKubeApi({ lists: () => ({ status: 404, body: {} }) }).client;
   return startWithProxyProcess(
-    { apiProxy: { listen: "127.0.0.1:0" }, auditReceiver: undefined, metricPrefix: "cr_" },
+    {
+      apiProxy: validateConfig({ apiProxy: { listen: "127.0.0.1:0" } }).apiProxy,
+      auditReceiver: undefined,
+      metricPrefix: "cr_",
+    },
     { kubeConfig, client, registry: new Registry(), logger: silentLogger },
     { socketPath, exporterRestarts: 0 },
   );
@@ -73,7 +78,7 @@ test("the proxy is asked every 250 ms until its first answer, then no more", asy
     "the read at start",
     () => server.reads,
   );
-  assert.equal(sources.notReady(), "the API proxy process has not answered yet");
+  assert.equal(sources.notReady?.(), "the API proxy process has not answered yet");
   assert.equal(sources.proxyUrl, undefined);
   assert.equal(sources.proxyCaPem, undefined);
   t.mock.timers.tick(249);
@@ -89,7 +94,7 @@ test("the proxy is asked every 250 ms until its first answer, then no more", asy
   server.ready = true;
   t.mock.timers.tick(250);
   await waitFor(
-    () => sources.notReady() === undefined,
+    () => sources.notReady?.() === undefined,
     "the first answer",
     () => server.reads,
   );

@@ -162,7 +162,12 @@ test("labels are confirmed with the exporter's own client: GETs of discovery and
   t.after(() => apiserver.close());
   const kubeConfig = new (await kubeConfigClass())();
   kubeConfig.loadFromClusterAndUser(
-    { name: "c", server: apiserver.url, caData: Buffer.from(apiserver.caPem).toString("base64") },
+    {
+      name: "c",
+      server: apiserver.url,
+      caData: Buffer.from(apiserver.caPem).toString("base64"),
+      skipTLSVerify: false,
+    },
     { name: "u", token: "t" },
   );
   const answers: Record<string, unknown> = {
