@@ -176,3 +176,26 @@ test("a namespace list failing otherwise is logged at debug, not taken as a refu
     "a 500 is not a refusal",
   );
 });
+
+test("an /apis without groups still serves the core group; a namespace list without items lists none", async () => {
+  const { get } = fakeGet({
+    "/api": { status: 200, body: { versions: ["v1"] } },
+    "/apis": { status: 200, body: {} },
+    "/api/v1": { status: 200, body: { resources: [{ name: "pods", kind: "Pod" }] } },
+    "/api/v1/namespaces": { status: 200, body: { metadata: {} } },
+  });
+  const resolver = createApiserverKindResolver(get, logSink().logger);
+  assert.equal(await resolver.kindOf("", "v1", "pods"), "Pod");
+  assert.equal(await resolver.namespaceExists("default"), false);
+});
+
+test("a discovery failure that is not an Error is logged as it is", async () => {
+  const { lines, logger } = logSink();
+  const get: ApiGet = async (path) => {
+    if (path === "/apis/example.com/v1") throw "connection reset";
+    return served[path] ?? { status: 404, body: {} };
+  };
+  const resolver = createApiserverKindResolver(get, logger);
+  assert.equal(await resolver.kindOf("example.com", "v1", "widgets"), undefined);
+  assert.equal(lines.find((l) => l.msg === "kind discovery failed")?.error, "connection reset");
+});

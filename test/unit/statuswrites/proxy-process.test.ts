@@ -302,6 +302,7 @@ test("its status writes are counted with the kinds its own client confirms, unde
   const socketPath = countersSocketPath();
   const config = configFile("proxy-counted.json", {
     metricPrefix: "acme_",
+    logLevel: "debug",
     apiProxy: { listen: "127.0.0.1:0", plainHttp: true },
   });
   const { exits, logs } = run(t, { [countersVariable]: socketPath }, [
@@ -344,6 +345,19 @@ test("its status writes are counted with the kinds its own client confirms, unde
     source: "proxy",
   });
   assert.ok(apiserver.requests.includes("GET /apis/example.com/v1"), JSON.stringify(apiserver.requests));
+  // The configured log level: a failed write's debug line.
+  const conflict = await fetch(`${url}/apis/example.com/v1/namespaces/ns1/widgets/conflict/status`, {
+    method: "PATCH",
+    body: "{}",
+  });
+  assert.equal(conflict.status, 409);
+  await conflict.arrayBuffer();
+  await waitFor(
+    () => message(logs, "status write failed") !== undefined,
+    "the failed write's debug line",
+    () => logs,
+  );
+  assert.equal(message(logs, "status write failed")?.component, "api-proxy");
   signal("SIGTERM");
   await waitFor(
     () => exits.length > 0,
@@ -351,4 +365,65 @@ test("its status writes are counted with the kinds its own client confirms, unde
     () => logs,
   );
   assert.deepEqual(exits, [0]);
+});
+
+test("a signal before the proxy has started exits 0 at once", async (t) => {
+  // The start goes on and fails later (its counters socket cannot be served), closing what it started.
+  const config = configFile("early-signal.json", { apiProxy: { listen: "127.0.0.1:0" } });
+  const { exits, logs } = run(t, { [countersVariable]: join(directory, "missing", "early.sock") }, [
+    "--config",
+    config,
+    "--kubeconfig",
+    kubeconfig,
+  ]);
+  signal("SIGTERM");
+  await waitFor(
+    () => exits.length >= 2,
+    "the exit, then the start's own end",
+    () => logs,
+  );
+  assert.deepEqual(exits, [0, 1], "0 for the signal, then the start's failure");
+});
+
+test("when the supervisor is gone (its IPC channel closes) the proxy shuts down", async (t) => {
+  let unrefed = false;
+  Object.defineProperty(process, "channel", {
+    value: {
+      unref() {
+        unrefed = true;
+      },
+    },
+    configurable: true,
+  });
+  t.after(() => {
+    delete (process as { channel?: unknown }).channel;
+  });
+  const config = configFile("supervised.json", { apiProxy: { listen: "127.0.0.1:0" } });
+  const disconnectListeners = process.listenerCount("disconnect");
+  const { exits, logs } = run(t, { [countersVariable]: join(directory, "missing", "supervised.sock") }, [
+    "--config",
+    config,
+    "--kubeconfig",
+    kubeconfig,
+  ]);
+  t.after(() => {
+    for (const listener of process.listeners("disconnect").slice(disconnectListeners)) {
+      process.off("disconnect", listener);
+    }
+  });
+  assert.equal(unrefed, true, "the channel does not keep the process alive");
+  const realSetTimeout = globalThis.setTimeout;
+  globalThis.setTimeout = (() => ({ unref() {} })) as unknown as typeof setTimeout;
+  try {
+    process.emit("disconnect");
+  } finally {
+    globalThis.setTimeout = realSetTimeout;
+  }
+  assert.equal(message(logs, "shutting down")?.signal, "supervisor gone");
+  await waitFor(
+    () => exits.length >= 2,
+    "the exit, then the start's failure",
+    () => logs,
+  );
+  assert.deepEqual(exits, [0, 1]);
 });

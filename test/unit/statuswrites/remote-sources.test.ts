@@ -23,7 +23,17 @@ const snapshot = {
   sequence: 1,
   url: "https://127.0.0.1:8001",
   caPem: "CA",
-  families: [],
+  families: [
+    {
+      name: "cr_status_update_requests_total",
+      values: [
+        {
+          labels: { group: "g", kind: "K", namespace: "n", verb: "patch", code: "200", source: "proxy" },
+          value: 3,
+        },
+      ],
+    },
+  ],
 };
 
 /** A counters socket that answers 500 until `ready`, then the snapshot; it counts the reads. */
@@ -49,7 +59,7 @@ async function countersServer(t: TestContext, path: string) {
   return state;
 }
 
-async function start(socketPath: string) {
+async function start(socketPath: string, registry = new Registry()) {
   const kubeConfig = new (await kubeConfigClass())();
   kubeConfig.loadFromClusterAndUser(
     { name: "c", server: "https://127.0.0.1:9", skipTLSVerify: true },
@@ -62,7 +72,7 @@ async function start(socketPath: string) {
       auditReceiver: undefined,
       metricPrefix: "cr_",
     },
-    { kubeConfig, client, registry: new Registry(), logger: silentLogger },
+    { kubeConfig, client, registry, logger: silentLogger },
     { socketPath, exporterRestarts: 0 },
   );
 }
@@ -125,4 +135,20 @@ test("a closed source asks no more", async (t) => {
   t.mock.timers.tick(250);
   for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
   assert.equal(server.reads, 1);
+});
+
+test("the proxy's samples join the status-write families, with its up gauge and restart counts", async (t) => {
+  const path = countersSocketPath();
+  const server = await countersServer(t, path);
+  server.ready = true;
+  const registry = new Registry();
+  const sources = await start(path, registry);
+  t.after(() => sources.close());
+  const text = await registry.metrics();
+  assert.match(
+    text,
+    /^cr_status_update_requests_total\{group="g",kind="K",namespace="n",verb="patch",code="200",source="proxy"\} 3$/m,
+  );
+  assert.match(text, /^cr_exporter_api_proxy_up 1$/m);
+  assert.match(text, /^cr_exporter_process_restarts_total\{process="exporter"\} 0$/m);
 });
