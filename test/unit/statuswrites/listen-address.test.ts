@@ -30,7 +30,16 @@ test("loopback detection is case-insensitive, takes brackets off, and anchors th
   }
   // An IPv6 address that merely ends in ::ffff:127.x, a name that starts like 127., an IPv4-mapped
   // address outside 127/8 and a name that ends in localhost are not loopback.
-  for (const host of ["1::ffff:127.0.0.1", "127.example.com", "::ffff:10.0.0.1", "notlocalhost", "::2"]) {
+  for (const host of [
+    "1::ffff:127.0.0.1",
+    "127.example.com",
+    "::ffff:10.0.0.1",
+    "notlocalhost",
+    "::2",
+    "local[host",
+    "local]host",
+    "::ffff:127.example",
+  ]) {
     assert.equal(isLoopbackHost(host), false, host);
   }
 });

@@ -234,3 +234,28 @@ test("labels are confirmed with the exporter's own client: GETs of discovery and
     await running.close();
   }
 });
+
+test("an audit receiver file gone by the start fails it naming its field", async () => {
+  const certs = makeTestCertificates();
+  for (const field of ["bearerTokenFile", "clientCaFile"] as const) {
+    const gone = file(`gone-${field}`, certs.caPem);
+    const config = validateConfig({
+      auditReceiver: {
+        listen: "127.0.0.1:0",
+        certFile: file("c.crt", certs.serverCertPem),
+        keyFile: file("c.key", certs.serverKeyPem),
+        bearerTokenFile: file("c.token", "s3cret"),
+        [field]: gone,
+      },
+    });
+    rmSync(gone);
+    await assert.rejects(
+      startStatusWriteSources(
+        { apiProxy: undefined, auditReceiver: config.auditReceiver, metricPrefix: "cr_" },
+        await deps(),
+      ),
+      (error: Error) => error.message.includes(`auditReceiver.${field}: cannot read`),
+      field,
+    );
+  }
+});
