@@ -82,8 +82,17 @@ function run(t: TestContext, env: Record<string, string | undefined>, args: stri
   }
   process.argv = [process.execPath, "cr-status-exporter", ...args];
   runApiProxyProcess();
+  for (const name of ["SIGTERM", "SIGINT"] as const) {
+    handlers[name] = process.listeners(name).filter((l) => !listeners[name].includes(l));
+  }
   return { exits, logs };
 }
+
+/**
+ * The signal handlers the last run added: a signal is given to these alone.
+ * (A test runner may have its own, which would end the test's process.)
+ */
+const handlers: Record<"SIGTERM" | "SIGINT", NodeJS.SignalsListener[]> = { SIGTERM: [], SIGINT: [] };
 
 /** Whether a connection to the port on loopback is refused (nothing listens). */
 function refused(port: number): Promise<boolean> {
@@ -104,9 +113,9 @@ interface FakeTimer {
 }
 
 /**
- * Sends `name` to the process with setTimeout stood in for while the handlers
- * run: the timers they arm are returned, never started (a forced exit must not
- * fire in the test's process later).
+ * Gives `name` to the proxy process's handlers with setTimeout stood in for
+ * while they run: the timers they arm are returned, never started (a forced
+ * exit must not fire in the test's process later).
  */
 function signal(name: "SIGTERM" | "SIGINT"): FakeTimer[] {
   const timers: FakeTimer[] = [];
@@ -122,7 +131,7 @@ function signal(name: "SIGTERM" | "SIGINT"): FakeTimer[] {
     };
   }) as unknown as typeof setTimeout;
   try {
-    process.emit(name);
+    for (const handler of handlers[name]) handler(name);
   } finally {
     globalThis.setTimeout = realSetTimeout;
   }

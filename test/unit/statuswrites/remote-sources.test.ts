@@ -38,9 +38,11 @@ const snapshot = {
 
 /** A counters socket that answers 500 until `ready`, then the snapshot; it counts the reads. */
 async function countersServer(t: TestContext, path: string) {
-  const state = { reads: 0, ready: false };
-  const server = createServer((_req, res) => {
+  /** reads: requests seen; closed: their connections closed by the reader, so their answers were read. */
+  const state = { reads: 0, closed: 0, ready: false };
+  const server = createServer((req, res) => {
     state.reads++;
+    req.socket.once("close", () => state.closed++);
     if (!state.ready) {
       res.writeHead(500).end();
       return;
@@ -83,11 +85,13 @@ test("the proxy is asked every 250 ms until its first answer, then no more", asy
   const server = await countersServer(t, path);
   const sources = await start(path);
   t.after(() => sources.close());
+  // The read at start is over (a poll during it would share it rather than read again).
   await waitFor(
-    () => server.reads === 1,
+    () => server.closed === 1,
     "the read at start",
-    () => server.reads,
+    () => server,
   );
+  for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
   assert.equal(sources.notReady?.(), "the API proxy process has not answered yet");
   assert.equal(sources.proxyUrl, undefined);
   assert.equal(sources.proxyCaPem, undefined);
@@ -101,6 +105,12 @@ test("the proxy is asked every 250 ms until its first answer, then no more", asy
     "the first poll",
     () => server.reads,
   );
+  await waitFor(
+    () => server.closed === 2,
+    "the first poll's answer read",
+    () => server,
+  );
+  for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
   server.ready = true;
   t.mock.timers.tick(250);
   await waitFor(
