@@ -537,3 +537,54 @@ test("resetting a merged family resets the local samples", async () => {
   registry.resetMetrics();
   assert.equal(parseExposition(await registry.metrics()).samples.has(requests("200", "audit")), false);
 });
+
+test("anything but an object is refused as such; another instance with as many restarts is taken whatever its sequence", () => {
+  for (const bad of [null, [], "text", 5]) {
+    assert.throws(
+      () => parseSnapshot(bad),
+      { message: "the counters are not a JSON object" },
+      JSON.stringify(bad),
+    );
+  }
+  const snapshot = (instance: string, sequence: number): ProxyCountersSnapshot => ({
+    instance,
+    pid: 1,
+    startTimeSeconds: 0,
+    restarts: 2,
+    sequence,
+    url: "",
+    caPem: undefined,
+    families: [],
+  });
+  const old = snapshot("a", 40);
+  const replacement = snapshot("b", 1);
+  assert.equal(acceptSnapshot(old, replacement), replacement);
+});
+
+test("the counters are answered as JSON with their length; a file socket needs no stale file", async () => {
+  const directory = mkdtempSync(join(tmpdir(), "cr-counters-"));
+  try {
+    const path = join(directory, "fresh.sock");
+    const proxy = await startProxy(path, 0);
+    try {
+      const headers = await new Promise<Record<string, unknown>>((resolve, reject) => {
+        const req = httpRequest({ socketPath: path, path: "/counters", agent: false }, (res) => {
+          let length = 0;
+          res.on("data", (c: Buffer) => {
+            length += c.length;
+          });
+          res.on("end", () => resolve({ ...res.headers, received: length }));
+        });
+        req.on("error", reject);
+        req.end();
+      });
+      assert.equal(headers["content-type"], "application/json");
+      assert.equal(Number(headers["content-length"]), headers.received);
+    } finally {
+      await proxy.server.close();
+    }
+    assert.equal(existsSync(path), false);
+  } finally {
+    rmSync(directory, { recursive: true, force: true });
+  }
+});
