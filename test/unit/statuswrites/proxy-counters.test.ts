@@ -304,6 +304,8 @@ test("a snapshot missing any other field, or with a value that is not finite, is
       /^Error: a sample whose metricName is not a string$/,
     ],
     ["text", /^Error: the counters are not a JSON object$/],
+    [{ ...good, caPem: 5 }, /^Error: caPem is not a string$/],
+    [{ ...good, families: {} }, /^Error: no families$/],
   ];
   for (const [bad, message] of refusals)
     assert.throws(() => parseSnapshot(bad), message, JSON.stringify(bad));
