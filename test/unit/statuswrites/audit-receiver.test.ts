@@ -112,10 +112,20 @@ function batch(code: number, user: string, reason?: string): string {
 }
 
 async function metricValue(pattern: RegExp): Promise<number | undefined> {
-  // Recording waits on kind resolution (a promise): let it settle first.
+  // Recording waits on kind resolution (promises) and on turns of the event loop: let it settle first.
   await new Promise((resolve) => setImmediate(resolve));
   const match = pattern.exec(await registry.metrics());
   return match ? Number(match[1]) : undefined;
+}
+
+/** The value once the sample shows up (recording is asynchronous), or undefined after 5 s. */
+async function eventualValue(pattern: RegExp): Promise<number | undefined> {
+  const deadline = performance.now() + 5_000;
+  for (;;) {
+    const value = await metricValue(pattern);
+    if (value !== undefined || performance.now() > deadline) return value;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
 }
 
 test("a batch with the bearer token is counted by user, code and reason", async () => {
@@ -298,13 +308,13 @@ test("a failure before a success to the same new namespace in one batch: the suc
   });
   assert.equal(response.status, 200);
   assert.equal(
-    await metricValue(
+    await eventualValue(
       /requests_total\{[^}]*namespace="fresh-ns",verb="update",code="409",source="audit"\} (\d+)/,
     ),
     1,
   );
   assert.equal(
-    await metricValue(
+    await eventualValue(
       /requests_total\{[^}]*namespace="fresh-ns",verb="update",code="200",source="audit"\} (\d+)/,
     ),
     1,
