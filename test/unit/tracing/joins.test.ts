@@ -10,7 +10,7 @@ import type { ObjectState } from "../../../src/core/state.ts";
 import * as attr from "../../../src/tracing/attributes.ts";
 import { TraceDirectory } from "../../../src/tracing/directory.ts";
 import { generationTraceKey, spanIdOf, traceIdOf } from "../../../src/tracing/ids.ts";
-import { type JoinTarget, parseTraceContext } from "../../../src/tracing/joins.ts";
+import { type JoinTarget, parseTraceContext, resolveJoin } from "../../../src/tracing/joins.ts";
 import {
   type Joins,
   type ObjectTraceState,
@@ -554,4 +554,71 @@ test("a source without generation roots (an Argo CD Application: no status subre
       );
     }
   }
+});
+
+test("parseTraceContext: surrounding spaces, anchors, zero span ids and tracestate bounds", () => {
+  const parsed = { traceId: requestTrace, spanId: requestSpan, traceState: undefined };
+  assert.deepEqual(parseTraceContext(`  ${traceparent}\n`), parsed);
+  assert.deepEqual(parseTraceContext(JSON.stringify({ traceparent: ` ${traceparent} ` })), parsed);
+  assert.deepEqual(parseTraceContext(`  ${JSON.stringify({ traceparent })}`), parsed, "JSON after spaces");
+  assert.deepEqual(
+    parseTraceContext(JSON.stringify({ traceparent, tracestate: "" })),
+    parsed,
+    "empty tracestate: none",
+  );
+  const state = `k=${"v".repeat(510)}`;
+  assert.equal(
+    parseTraceContext(JSON.stringify({ traceparent, tracestate: state }))?.traceState,
+    state,
+    "512 characters",
+  );
+  const rows: [name: string, value: string][] = [
+    ["a character before it", `x${traceparent}`],
+    ["a character after it", `${traceparent}x`],
+    ["an all-zero span id", `00-${requestTrace}-${"0".repeat(16)}-01`],
+    ["a tracestate of 513 characters", JSON.stringify({ traceparent, tracestate: `${state}v` })],
+    ["a tracestate with a line break", JSON.stringify({ traceparent, tracestate: "a=1\nb=2" })],
+    ["a tracestate beyond ASCII", JSON.stringify({ traceparent, tracestate: "a=é" })],
+    ["a traceparent that is not a string", JSON.stringify({ traceparent: 7 })],
+    ["a short trace id", `00-${requestTrace.slice(1)}-${requestSpan}-01`],
+  ];
+  for (const [name, value] of rows) assert.equal(parseTraceContext(value), undefined, name);
+});
+
+test("resolveJoin: the parent's generation in force when the child began, and whether it was still open", () => {
+  const rootOf = (uid: string, generation: number) => `${uid}#${generation}`;
+  const target = owner({ settledAtMs: at(20) });
+  const resolve = (childStart: number, t: JoinTarget = target, timeoutMs = 3_600_000) =>
+    resolveJoin(t, at(childStart), timeoutMs, rootOf);
+  const current = { generation: 2, traceId: ownerIds(2).traceId, spanId: "owner-uid#2" };
+  assert.deepEqual(resolve(5), { ...current, open: true }, "began in the same millisecond: the current one");
+  assert.deepEqual(resolve(20), { ...current, open: true }, "settled in the same millisecond: still open");
+  assert.deepEqual(resolve(20.001), { ...current, open: false }, "settled before it began");
+  assert.deepEqual(
+    resolve(4.999),
+    { generation: 1, traceId: ownerIds(1).traceId, spanId: "owner-uid#1", open: true },
+    "began before the current one: the previous generation, taken as open",
+  );
+  assert.equal(
+    resolve(4, owner({ generation: 1, previousTraceId: undefined })),
+    undefined,
+    "no generation before 1",
+  );
+  assert.equal(resolve(4, owner({ previousTraceId: undefined })), undefined, "the previous trace unknown");
+  assert.deepEqual(
+    resolve(15, owner(), 10_000),
+    { ...current, open: false },
+    "past its timeout when it began",
+  );
+  assert.deepEqual(resolve(14.999, owner(), 10_000), { ...current, open: true });
+  assert.deepEqual(
+    resolve(1_000_000, owner({ startMs: undefined })),
+    { ...current, open: true },
+    "a start unknown: the current one, never timed out",
+  );
+  assert.deepEqual(
+    resolve(6, owner({ spanId: "op-root", generation: 0, previousTraceId: undefined })),
+    { generation: 0, traceId: ownerIds(2).traceId, spanId: "op-root", open: true },
+    "an operation's root keeps its own span id",
+  );
 });

@@ -11,8 +11,13 @@ import { closeServer, listenOn } from "../../../src/net/listen.ts";
 import { registerTracingMetrics } from "../../../src/tracing/metrics.ts";
 import {
   type Environment,
+  fromBase,
+  fromSignal,
   type OtlpTarget,
+  otlpProtocol,
   resolveTracingTarget,
+  rootSampling,
+  signalVariable,
   type TracingEndpointSettings,
   type TracingTarget,
 } from "../../../src/tracing/otel-env.ts";
@@ -237,4 +242,132 @@ test("spans the receiver refuses are counted as failed exports", async () => {
   const text = await registry.metrics();
   assert.match(text, /^cr_exporter_tracing_spans_export_failed_total 2$/m);
   assert.match(text, /^cr_exporter_tracing_spans_emitted_total 2$/m);
+});
+
+test("OTLP endpoints: blank values count as unset, values are trimmed, and only http(s) URLs are taken", () => {
+  const url = (config: Partial<TracingEndpointSettings>, env: Environment = {}): string => {
+    const target = resolveTracingTarget({ ...none, ...config }, env);
+    return target.on ? `${target.otlp.url} from ${target.otlp.source}` : target.reason;
+  };
+  assert.equal(
+    url({ tracesEndpoint: "  ", endpoint: "http://base:4318" }),
+    "http://base:4318/v1/traces from tracing.endpoint",
+  );
+  assert.equal(
+    url({ endpoint: " " }, { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: " http://env:4318/t " }),
+    "http://env:4318/t from OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+  );
+  assert.equal(
+    url({}, { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "", OTEL_EXPORTER_OTLP_ENDPOINT: " http://base:4318 " }),
+    "http://base:4318/v1/traces from OTEL_EXPORTER_OTLP_ENDPOINT",
+  );
+  assert.equal(url({}, { OTEL_EXPORTER_OTLP_ENDPOINT: "\t" }), "no OTLP endpoint configured");
+  assert.equal(
+    url({ enabled: true, endpoint: "http://given:4318" }),
+    "http://given:4318/v1/traces from tracing.endpoint",
+    "enabled with an endpoint: that endpoint, not the default",
+  );
+  assert.equal(
+    url({ enabled: true, endpoint: "" }),
+    "http://localhost:4318/v1/traces from tracing.enabled (default endpoint)",
+  );
+  for (const bad of ["ftp://collector:4318", "file:///tmp/spans"]) {
+    assert.throws(
+      () => url({ endpoint: bad }),
+      new RegExp(
+        `\n  tracing\\.endpoint: expected an http\\(s\\) URL of an OTLP/HTTP receiver, got "${bad}"`,
+      ),
+    );
+  }
+  assert.equal(
+    url({ tracesEndpoint: "HTTPS://Collector:4318/x" }),
+    "https://collector:4318/x from tracing.tracesEndpoint",
+  );
+});
+
+test("OTEL_SDK_DISABLED and OTEL_TRACES_EXPORTER: read case- and space-tolerantly; a list with none is off", () => {
+  const on = (env: Environment): string => {
+    const target = resolveTracingTarget({ ...none, endpoint: "http://x:4318" }, env);
+    return target.on ? "on" : target.reason;
+  };
+  assert.equal(on({ OTEL_SDK_DISABLED: " TRUE " }), "OTEL_SDK_DISABLED=true");
+  assert.equal(on({ OTEL_SDK_DISABLED: "false" }), "on");
+  assert.equal(on({ OTEL_SDK_DISABLED: "" }), "on");
+  assert.equal(on({ OTEL_TRACES_EXPORTER: "otlp" }), "on");
+  assert.equal(on({ OTEL_TRACES_EXPORTER: " otlp , " }), "on", "empty entries are skipped");
+  assert.equal(on({ OTEL_TRACES_EXPORTER: "" }), "on");
+  assert.equal(on({ OTEL_TRACES_EXPORTER: "otlp, none" }), "OTEL_TRACES_EXPORTER=none");
+  assert.equal(on({ OTEL_TRACES_EXPORTER: " none " }), "OTEL_TRACES_EXPORTER=none");
+  assert.throws(
+    () => on({ OTEL_TRACES_EXPORTER: "otlp,zipkin, console" }),
+    /OTEL_TRACES_EXPORTER: expected otlp or none, got "otlp,zipkin, console" \(zipkin, console is not supported\)$/,
+  );
+});
+
+test("OTLP protocol: values trimmed, a blank per-signal variable falls back to the general one", () => {
+  assert.equal(otlpProtocol({ OTEL_EXPORTER_OTLP_PROTOCOL: " http/json " }), "http/json");
+  assert.equal(
+    otlpProtocol({ OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: "  ", OTEL_EXPORTER_OTLP_PROTOCOL: "http/json" }),
+    "http/json",
+  );
+  assert.equal(otlpProtocol({ OTEL_EXPORTER_OTLP_PROTOCOL: " " }), "http/protobuf");
+  assert.equal(
+    otlpProtocol(
+      { OTEL_EXPORTER_OTLP_METRICS_PROTOCOL: "http/json", OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: "grpc" },
+      "metrics",
+    ),
+    "http/json",
+    "each signal reads its own variable",
+  );
+  assert.deepEqual(signalVariable({ OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: "m" }, "metrics", "ENDPOINT"), [
+    "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
+    "m",
+  ]);
+  assert.deepEqual(signalVariable({ OTEL_EXPORTER_OTLP_ENDPOINT: "g" }, "traces", "ENDPOINT"), [
+    "OTEL_EXPORTER_OTLP_ENDPOINT",
+    "g",
+  ]);
+  assert.throws(() => otlpProtocol({ OTEL_EXPORTER_OTLP_PROTOCOL: " grpc " }), /"grpc" is not supported/);
+});
+
+test("a base endpoint of another signal gets that signal's path, and the warning names it", () => {
+  assert.deepEqual(fromBase("s", "http://c:4318/", "metrics"), {
+    url: "http://c:4318/v1/metrics",
+    source: "s",
+  });
+  assert.deepEqual(fromBase("s", "http://c:4318/v1/metrics", "metrics"), {
+    url: "http://c:4318/v1/metrics/v1/metrics",
+    source: "s",
+    warning:
+      "s is a base endpoint (/v1/metrics is appended) but already ends in /v1/metrics; give the full URL as the metrics endpoint instead",
+  });
+  assert.deepEqual(fromBase("s", "http://c:4318//"), { url: "http://c:4318/v1/traces", source: "s" });
+  assert.equal(fromBase("s", "http://c:4318/v1/traces/x").warning, undefined, "only a path ending in it");
+  assert.deepEqual(fromSignal("s", " http://c:4318/any "), { url: "http://c:4318/any", source: "s" });
+});
+
+test("root sampling: names read case- and space-tolerantly, a blank ratio is 1, a ratio outside [0, 1] refused", () => {
+  assert.deepEqual(rootSampling({ OTEL_TRACES_SAMPLER: " Always_On " }), { kind: "always_on" });
+  assert.deepEqual(rootSampling({ OTEL_TRACES_SAMPLER: "always_off" }), { kind: "always_off" });
+  assert.deepEqual(rootSampling({ OTEL_TRACES_SAMPLER: "parentbased_traceidratio" }), {
+    kind: "ratio",
+    ratio: 1,
+  });
+  assert.deepEqual(rootSampling({ OTEL_TRACES_SAMPLER: "traceidratio", OTEL_TRACES_SAMPLER_ARG: " " }), {
+    kind: "ratio",
+    ratio: 1,
+  });
+  for (const edge of ["0", "1"]) {
+    assert.deepEqual(rootSampling({ OTEL_TRACES_SAMPLER: "traceidratio", OTEL_TRACES_SAMPLER_ARG: edge }), {
+      kind: "ratio",
+      ratio: Number(edge),
+    });
+  }
+  for (const bad of ["-0.1", "1.01", "half", "Infinity"]) {
+    assert.throws(
+      () => rootSampling({ OTEL_TRACES_SAMPLER: "traceidratio", OTEL_TRACES_SAMPLER_ARG: bad }),
+      new RegExp(`OTEL_TRACES_SAMPLER_ARG: expected a ratio between 0 and 1, got "${bad}"`),
+    );
+  }
+  assert.throws(() => rootSampling({ OTEL_TRACES_SAMPLER: "" }), /got ""/);
 });
