@@ -4,7 +4,13 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { test } from "node:test";
 import { EmittedSpanIds } from "../../../src/tracing/emitted-span-ids.ts";
-import { degradedTraceKey, generationTraceKey, spanIdOf, traceIdOf } from "../../../src/tracing/ids.ts";
+import {
+  degradedTraceKey,
+  generationTraceKey,
+  operationTraceKey,
+  spanIdOf,
+  traceIdOf,
+} from "../../../src/tracing/ids.ts";
 import { rootSampling } from "../../../src/tracing/otel-env.ts";
 import { plannerSettings } from "../../../src/tracing/planner/model.ts";
 import { rootSampler } from "../../../src/tracing/sdk-setup.ts";
@@ -119,4 +125,34 @@ test("planner settings: errors name the field and value", async () => {
     () => plannerSettings("c", { timeoutMs: 0 }),
     /timeoutMs must be a positive number of milliseconds \(got 0\)/,
   );
+});
+
+test("ids: every id is the salted sha256 prefix itself, zeros at either end included", () => {
+  const seen = { leading: 0, trailing: 0 };
+  for (let i = 0; i < 200; i++) {
+    const key = generationTraceKey("c", `uid-${i}`, 1);
+    const trace = sha256(key).slice(0, 32);
+    const span = sha256(`${key}|root`).slice(0, 16);
+    assert.equal(traceIdOf(key), trace, key);
+    assert.equal(spanIdOf(key, "root"), span, key);
+    for (const id of [trace, span]) {
+      if (id.startsWith("0")) seen.leading++;
+      if (id.endsWith("0")) seen.trailing++;
+    }
+  }
+  assert.ok(seen.leading > 0 && seen.trailing > 0, JSON.stringify(seen));
+  assert.equal(operationTraceKey("c", "u", 1_767_225_612), "cr-status-exporter/v1|c|u|operation=1767225612");
+});
+
+test("emitted span ids: the capacity must be a positive integer; one is enough to remember the last span", () => {
+  for (const bad of [0, -1, 1.5, Number.NaN]) {
+    assert.throws(() => new EmittedSpanIds(bad), new RegExp(`positive integer capacity \\(got ${bad}\\)`));
+  }
+  const one = new EmittedSpanIds(1);
+  assert.equal(one.add("t", "a"), true);
+  assert.equal(one.add("t", "a"), false);
+  assert.equal(one.add("t", "b"), true);
+  assert.equal(one.size, 1);
+  assert.equal(one.add("t", "a"), true, "forgotten for b");
+  assert.equal(one.add("u", "a"), true, "another trace: another span");
 });
