@@ -437,6 +437,18 @@ test("a parent that joins its own owner or source is in that one's trace while i
     },
     { name: "no tracing.parent: its own", middle: middle(), joinRules: noJoinRules, traceId: own("mid", 1) },
     {
+      name: "an owner not entered (gone, or never seen)",
+      middle: middle({ refs: { owner: ownerRef("gone", "example.com/v1", "Widget") } }),
+      joinRules: byOwner,
+      traceId: own("mid", 1),
+    },
+    {
+      name: "a source not entered",
+      middle: middle({ refs: { source: { namespace: "ns", name: "gone" } } }),
+      joinRules: bySource,
+      traceId: own("mid", 1),
+    },
+    {
       name: "tracing.parent: source, but no source named",
       middle: middle(),
       joinRules: bySource,

@@ -11,6 +11,7 @@ import { defaultReadinessRules } from "../../../src/core/judge/readiness.ts";
 import type { ObjectState } from "../../../src/core/state.ts";
 import { createLogger } from "../../../src/log.ts";
 import * as attr from "../../../src/tracing/attributes.ts";
+import { generationTraceKey, spanIdOf } from "../../../src/tracing/ids.ts";
 import { registerTracingMetrics } from "../../../src/tracing/metrics.ts";
 import { type ObjectTraceState, plannerSettings, type SpanPlan } from "../../../src/tracing/planner/model.ts";
 import {
@@ -296,6 +297,21 @@ test("index enters another shard's objects as join targets, and forgets them whe
   tracer.index?.(observation(undefined, pending, 2));
   assert.equal(sprocketParent(tracer, 6), undefined);
   tracer.index?.(observation(undefined, undefined, 2));
+  // An object with references, indexed for a resource without tracing options: entered with none.
+  const referring = object({ uid: "uid-3", name: "w3", refs: { source: { namespace: "ns", name: "w1" } } });
+  tracer.index?.(observation(referring, undefined, 1));
+  const owned = object({
+    ...ownedSprocket,
+    refs: { owner: { uid: "uid-3", apiVersion: "example.com/v1", kind: "Widget", name: "w3" } },
+  });
+  const step = tracer.observe(
+    observation(owned, undefined, 6, { resource: sprockets, joinRules: byOwner }),
+    undefined,
+  );
+  assert.equal(
+    (step.record as ObjectTraceState).open?.parentSpanId,
+    spanIdOf(generationTraceKey(cluster, "uid-3", 1), "root"),
+  );
 });
 
 test("an object whose current generation got no root here is entered under that generation's own trace", () => {
