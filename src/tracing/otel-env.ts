@@ -107,6 +107,7 @@ export function resolveTracingTarget(config: TracingEndpointSettings, env: Envir
   if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === "true") {
     return { on: false, reason: "OTEL_SDK_DISABLED=true" };
   }
+  // Stryker disable next-line StringLiteral: unset then reads as "", whose one empty entry is skipped, which leaves nothing but otlp either way
   const exporters = (env.OTEL_TRACES_EXPORTER ?? "otlp")
     .split(",")
     .map((e) => e.trim())

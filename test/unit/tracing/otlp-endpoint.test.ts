@@ -263,6 +263,11 @@ test("OTLP endpoints: blank values count as unset, values are trimmed, and only 
   );
   assert.equal(url({}, { OTEL_EXPORTER_OTLP_ENDPOINT: "\t" }), "no OTLP endpoint configured");
   assert.equal(
+    url({ tracesEndpoint: "\u00a0http://c:4318/t\u00a0" }),
+    "http://c:4318/t from tracing.tracesEndpoint",
+    "no-break spaces around it are trimmed too (the URL parser keeps them)",
+  );
+  assert.equal(
     url({ enabled: true, endpoint: "http://given:4318" }),
     "http://given:4318/v1/traces from tracing.endpoint",
     "enabled with an endpoint: that endpoint, not the default",
