@@ -583,6 +583,12 @@ test("parseTraceContext: surrounding spaces, anchors, zero span ids and tracesta
     ["a short trace id", `00-${requestTrace.slice(1)}-${requestSpan}-01`],
   ];
   for (const [name, value] of rows) assert.equal(parseTraceContext(value), undefined, name);
+  const zeros = { traceId: `0${"a".repeat(30)}0`, spanId: `0${"b".repeat(14)}0`, traceState: undefined };
+  assert.deepEqual(
+    parseTraceContext(`00-${zeros.traceId}-${zeros.spanId}-01`),
+    zeros,
+    "ids that begin or end in zeros, not all zero, are valid",
+  );
 });
 
 test("resolveJoin: the parent's generation in force when the child began, and whether it was still open", () => {
