@@ -289,6 +289,11 @@ class WatchSession {
   #ping(): void {
     const session = this.#session;
     if (!session || this.#closed) return;
+    // Destroyed, its 'close' not yet emitted: ping() would throw from this timer, uncaught.
+    if (session.destroyed) {
+      this.#close();
+      return;
+    }
     const deadline = setTimeout(() => {
       const silentMs = Math.round(performance.now() - this.#lastHeardMs);
       this.#drop(new PingTimeoutError(this.#origin, this.#tuning.pingAnswerMs, silentMs));
