@@ -248,6 +248,21 @@ test("a quiet watch hears that its connection is alive: from answered PINGs, and
   await assert.rejects(idleWatch);
 });
 
+/** Two watches, one after the other, each of one BOOKMARK line, both over HTTP/1.1. */
+async function twoBookmarkWatchesOverHttp1(client: ReturnType<typeof createKubeClient>): Promise<void> {
+  const transports: (StreamTransport | undefined)[] = [];
+  for (let i = 0; i < 2; i++) {
+    const lines: string[] = [];
+    await client.stream("/w", {
+      signal: new AbortController().signal,
+      onLine: (line) => lines.push(line),
+      onOpen: (transport) => transports.push(transport),
+    });
+    assert.deepEqual(lines, ['{"type":"BOOKMARK"}']);
+  }
+  assert.deepEqual(transports, [{ protocol: "http/1.1" }, { protocol: "http/1.1" }]);
+}
+
 test("a server that speaks HTTP/1.1 only gets its watches that way, and is not asked for h2 again", {
   timeout: 10_000,
 }, async (t) => {
@@ -271,17 +286,7 @@ test("a server that speaks HTTP/1.1 only gets its watches that way, and is not a
       h2: quick,
     },
   );
-  const transports: (StreamTransport | undefined)[] = [];
-  for (let i = 0; i < 2; i++) {
-    const lines: string[] = [];
-    await client.stream("/w", {
-      signal: new AbortController().signal,
-      onLine: (line) => lines.push(line),
-      onOpen: (transport) => transports.push(transport),
-    });
-    assert.deepEqual(lines, ['{"type":"BOOKMARK"}']);
-  }
-  assert.deepEqual(transports, [{ protocol: "http/1.1" }, { protocol: "http/1.1" }]);
+  await twoBookmarkWatchesOverHttp1(client);
   // The h2 attempt (ALPN said http/1.1), then HTTP/1.1's own connection, kept alive for the second watch.
   assert.equal(connections, 2);
 });
@@ -315,17 +320,7 @@ test("a server that resets a watch's h2 stream with HTTP_1_1_REQUIRED gets it ov
     kubeConfigFor(`https://127.0.0.1:${(server.address() as AddressInfo).port}`),
     { h2: quick },
   );
-  const transports: (StreamTransport | undefined)[] = [];
-  for (let i = 0; i < 2; i++) {
-    const lines: string[] = [];
-    await client.stream("/w", {
-      signal: new AbortController().signal,
-      onLine: (line) => lines.push(line),
-      onOpen: (transport) => transports.push(transport),
-    });
-    assert.deepEqual(lines, ['{"type":"BOOKMARK"}']);
-  }
-  assert.deepEqual(transports, [{ protocol: "http/1.1" }, { protocol: "http/1.1" }]);
+  await twoBookmarkWatchesOverHttp1(client);
   // Asked over h2 once, then HTTP/1.1 for both watches.
   assert.deepEqual(versions, ["2.0", "1.1", "1.1"]);
 });

@@ -140,6 +140,14 @@ function signal(name: "SIGTERM" | "SIGINT"): FakeTimer[] {
 
 const message = (logs: Record<string, unknown>[], msg: string) => logs.find((l) => l.msg === msg);
 
+/** Until the proxy has logged that it listens. */
+const untilListening = (logs: Record<string, unknown>[]): Promise<void> =>
+  waitFor(
+    () => message(logs, "api proxy listening") !== undefined,
+    "the proxy listening",
+    () => logs,
+  );
+
 test("it serves its counters on the supervisor's socket, naming its URL, CA and restarts; SIGTERM closes it with exit 0", async (t) => {
   const socketPath = countersSocketPath();
   const config = configFile("proxy.json", { apiProxy: { listen: "127.0.0.1:0" } });
@@ -209,11 +217,7 @@ test("SIGINT closes it too", async (t) => {
     "--kubeconfig",
     kubeconfig,
   ]);
-  await waitFor(
-    () => message(logs, "api proxy listening") !== undefined,
-    "the proxy listening",
-    () => logs,
-  );
+  await untilListening(logs);
   // The counters are served right after; read them once before the signal.
   const deadline = performance.now() + 10_000;
   while (!(await readProxyCounters(socketPath, 1_000).catch(() => undefined))) {
@@ -320,11 +324,7 @@ test("its status writes are counted with the kinds its own client confirms, unde
     "--kubeconfig",
     ownKubeconfig,
   ]);
-  await waitFor(
-    () => message(logs, "api proxy listening") !== undefined,
-    "the proxy listening",
-    () => logs,
-  );
+  await untilListening(logs);
   const url = String(message(logs, "api proxy listening")?.url);
   const response = await fetch(`${url}/apis/example.com/v1/namespaces/ns1/widgets/w1/status`, {
     method: "PATCH",
