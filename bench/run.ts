@@ -13,6 +13,8 @@
 // Flags: --sizes N,N  --churn-seconds S  --latency-seconds S  --scrapes N (plain, and as many gzip)
 //        --only ksm,equal,default  --no-idle  --idle-settle-seconds S  --no-micro  --out DIR
 //        --cpu-prof DIR (profile our exporter)
+//        --node-flag FLAG (repeatable: a runtime flag for our exporter, e.g. --heap-growing-percent=10;
+//        one given here replaces the exporter's own value of that flag, src/main.ts)
 //        --render-only (rewrite the reports from the newest full-run JSON file in --out)
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -62,6 +64,7 @@ const { values: flags } = parseArgs({
     "no-micro": { type: "boolean", default: false },
     out: { type: "string" },
     "cpu-prof": { type: "string" },
+    "node-flag": { type: "string", multiple: true, default: [] },
     "render-only": { type: "boolean", default: false },
   },
 });
@@ -81,6 +84,10 @@ for (const id of chosen)
   if (!subjectIds.includes(id as SubjectId))
     throw new Error(`--only: "${id}" is not one of ${subjectIds.join(", ")}`);
 const runSubjects = subjects.filter((s) => chosen.includes(s.id));
+const nodeFlags = flags["node-flag"] ?? [];
+for (const flag of nodeFlags)
+  if (!flag.startsWith("--"))
+    throw new Error(`--node-flag: "${flag}" is not a runtime flag (--name[=value])`);
 const rates = [100, 500];
 // Quick runs stay out of the committed results (results/quick is ignored by git).
 const outDir = resolve(flags.out ?? (quick ? join(defaultOut, "quick") : defaultOut));
@@ -121,6 +128,7 @@ async function startSubject(
     return await startOurs(spec.id, repo, plane.kubeconfigPath, dir, spec.config, [
       ...reportFlags(reportDir(dir)),
       ...(profDir ? ["--cpu-prof", `--cpu-prof-dir=${resolve(profDir)}`] : []),
+      ...nodeFlags,
     ]);
   } catch (error) {
     if (!(error instanceof ConfigRejectedError) || !spec.skipWhenRejected) throw error;
@@ -296,6 +304,7 @@ async function main(): Promise<void> {
       rates,
       idleSettleSeconds: flags["no-idle"] ? null : idleSettleSeconds,
       order: `sequential (${runSubjects.map((s) => s.id).join(", ")})`,
+      ...(nodeFlags.length > 0 ? { nodeFlags } : {}),
     },
     ksmVersion: ksmVersion(),
     objectBytes: 0,

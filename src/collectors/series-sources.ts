@@ -4,10 +4,18 @@
 // is already rendered.
 import type { AggregateCounts } from "../core/series/aggregate.ts";
 import { aggregateFamilies } from "../core/series/catalog.ts";
-import { type KindRender, slotTails, slotText } from "../core/series/render.ts";
+import { type KindRender, type ObjectSeries, slotTails, slotText } from "../core/series/render.ts";
 import type { ChunkWriter } from "../metrics/chunks.ts";
 import type { FamilyRef, ObjectSlots, SeriesSource } from "../metrics/writer.ts";
 import type { ObjectStore } from "./object-store.ts";
+
+/**
+ * Objects read between two yields when none filled a chunk: a family that few
+ * objects have (50,000 objects, two such families in the default set) was read
+ * in one go, 10–15 ms without a look at the turn's budget, the longest stalls of
+ * the event loop during a scrape (bench/README.md). 1,024 objects take ~0.3 ms.
+ */
+export const objectsPerYield = 1024;
 
 export class ObjectSeriesSource implements SeriesSource {
   readonly #store: ObjectStore;
@@ -30,12 +38,14 @@ export class ObjectSeriesSource implements SeriesSource {
     if (family.kind !== "object" || !render || !(render.selected & (1 << family.slot))) return;
     const slot = family.slot;
     const name = render.names[slot] as string;
+    let read = 0;
     for (const { series } of this.#store.values()) {
-      if (!series) continue;
-      const tails = slotTails(series, slot);
-      if (tails === "") continue;
-      out.write(slotText(name, series.open, tails));
-      if (out.ready) yield;
+      const tails = series ? slotTails(series, slot) : "";
+      if (tails !== "") out.write(slotText(name, (series as ObjectSeries).open, tails));
+      if (++read === objectsPerYield || out.ready) {
+        read = 0;
+        yield;
+      }
     }
   }
 }

@@ -28,7 +28,10 @@ export interface ObjectSlots {
 
 /** Something that holds series: a resource's per-object store, or its aggregate counts. */
 export interface SeriesSource {
-  /** Writes this source's lines of `family` to `out`, yielding whenever `out` has chunks ready. */
+  /**
+   * Writes this source's lines of `family` to `out`, yielding whenever `out` has chunks ready, and
+   * often enough besides that the writer can hand the turn on (a source with many objects and few lines).
+   */
   write(family: FamilyRef, out: ChunkWriter): Iterable<void>;
   /** A per-object store's entries and selection (undefined: not a per-object store, or nothing selected). */
   objects?(): ObjectSlots | undefined;

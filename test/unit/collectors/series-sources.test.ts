@@ -1,8 +1,11 @@
 // A resource's series sources hand the /metrics writer what is already
-// rendered, and yield exactly when a chunk is ready to send: the writer then
-// sends it at once (no growing buffer), and is never woken for nothing.
+// rendered, and yield when a chunk is ready to send: the writer then sends it
+// at once (no growing buffer). A store yields besides after every
+// objectsPerYield objects read without a chunk, so that a family few objects
+// have does not hold the event loop for a whole pass over the store.
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { objectsPerYield } from "../../../src/collectors/series-sources.ts";
 import { aggregateFamilies, objectFamilies } from "../../../src/core/series/catalog.ts";
 import { ChunkWriter } from "../../../src/metrics/chunks.ts";
 import type { FamilyRef, SeriesSource } from "../../../src/metrics/writer.ts";
@@ -38,6 +41,20 @@ test("per-object series: written object by object, yielding only when a chunk fi
   const { takenPerYield, text } = drain(source, { kind: "object", slot }, chunkBytes);
   assert.deepEqual(takenPerYield, [1]);
   assert.equal(text, texts.join(""));
+});
+
+test("per-object series: a family no object has still yields every objectsPerYield objects read, with nothing to take", () => {
+  const c = offlineCollector();
+  const objects = 2 * objectsPerYield + 1;
+  for (let i = 0; i < objects; i++) c.collector.ingest("ADDED", widget({ name: `w${i}` }));
+  const [source] = c.collector.sources;
+  assert.ok(source);
+  const entries = [...c.collector.store.values()];
+  const slot = objectFamilies.find((f) => entries.every((e) => slotLines(e.series, f.slot) === ""))?.slot;
+  assert.ok(slot !== undefined, "a family no widget has series in");
+  const { takenPerYield, text } = drain(source, { kind: "object", slot }, 1 << 20);
+  assert.deepEqual(takenPerYield, [0, 0]);
+  assert.equal(text, "");
 });
 
 test("aggregate series: written in one go, yielding once when that filled a chunk, else not at all", () => {
