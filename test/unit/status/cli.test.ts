@@ -6,7 +6,7 @@ import { describe, test } from "node:test";
 import { parse } from "yaml";
 import { runSubcommand } from "../../../src/cli/index.ts";
 import { formatTable } from "../../../src/cli/status-output.ts";
-import { shortDuration } from "../../../src/status/format.ts";
+import { shortDuration, utcTime } from "../../../src/status/format.ts";
 import { captureIo } from "../../support/capture-io.ts";
 import { statusFleet } from "../../support/status-fleet.ts";
 import { serveStatus } from "../../support/status-server.ts";
@@ -177,4 +177,30 @@ test("durations read like kubectl's", () => {
     [40 * 86400, "40d"],
   ];
   for (const [seconds, text] of cases) assert.equal(shortDuration(seconds), text, `${seconds}s`);
+});
+
+test("durations change unit at 2 minutes, 10 minutes, 3 hours, 8 hours, 2 days and 8 days; fractions are cut", () => {
+  const cases: [number, string][] = [
+    [59.9, "59s"],
+    [120, "2m"],
+    [121, "2m1s"],
+    [599, "9m59s"],
+    [3 * 3600 - 1, "179m"],
+    [3 * 3600, "3h"],
+    [3 * 3600 + 60, "3h1m"],
+    [4 * 3600, "4h"],
+    [8 * 3600 - 1, "7h59m"],
+    [8 * 3600, "8h"],
+    [2 * 86400 - 1, "47h"],
+    [2 * 86400, "2d"],
+    [2 * 86400 + 3600, "2d1h"],
+    [8 * 86400 - 1, "7d23h"],
+    [8 * 86400, "8d"],
+  ];
+  for (const [seconds, text] of cases) assert.equal(shortDuration(seconds), text, `${seconds}s`);
+});
+
+test("times read as UTC to the second", () => {
+  assert.equal(utcTime(0), "1970-01-01 00:00:00 UTC");
+  assert.equal(utcTime(1_800_000_000.9), "2027-01-15 08:00:00 UTC");
 });

@@ -1,8 +1,14 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { namesKind } from "../../../src/status/kind-name.ts";
-import { matches, runQuery } from "../../../src/status/query.ts";
-import { emptyFilter, parseFilter, parseObjectQuery, QueryError } from "../../../src/status/query-params.ts";
+import { compareKeys, matches, runQuery } from "../../../src/status/query.ts";
+import {
+  emptyFilter,
+  filterToParams,
+  parseFilter,
+  parseObjectQuery,
+  QueryError,
+} from "../../../src/status/query-params.ts";
 import { summarize } from "../../../src/status/summary.ts";
 import type { ObjectView } from "../../../src/status/view.ts";
 import { condition, view, viewNow } from "../../support/views.ts";
@@ -235,6 +241,179 @@ describe("kind names", () => {
     assert.deepEqual(
       views.filter((v) => matches(v, filter, settings)).map((v) => v.name),
       ["g"],
+    );
+  });
+});
+
+describe("parameters at their edges", () => {
+  test("limit: 1 and the maximum are taken, 10 digits or a sign are not; the default page size otherwise", () => {
+    const limit = (value: string | undefined, limits = { defaultPageSize: 7, maxPageSize: 9 }) =>
+      parseObjectQuery(new URLSearchParams(value === undefined ? "" : { limit: value }), limits).limit;
+    assert.equal(limit("1"), 1);
+    assert.equal(limit("9"), 9);
+    assert.equal(limit(" 9 "), 9, "trimmed");
+    assert.equal(limit(undefined), 7);
+    assert.equal(limit(""), 7);
+    assert.equal(parseObjectQuery(new URLSearchParams()).limit, 100, "100 by default, 500 at most");
+    assert.equal(parseObjectQuery(new URLSearchParams("limit=500")).limit, 500);
+    for (const bad of ["0000000001x", "1234567890", "+5", "5.0", "10"]) {
+      assert.throws(
+        () => limit(bad),
+        (e: unknown) =>
+          e instanceof QueryError &&
+          e.message === `query parameter limit=${JSON.stringify(bad)}: expected an integer from 1 to 9`,
+        bad,
+      );
+    }
+  });
+
+  test("a single-valued parameter takes its last non-empty value, trimmed; lists split on commas and drop blanks", () => {
+    const q = parseObjectQuery(
+      new URLSearchParams("name=a&name= b &name=&kind= x , ,y&kind=z&sort=name&sort=kind"),
+    );
+    assert.equal(q.filter.name, "b");
+    assert.deepEqual(q.filter.kinds, ["x", "y", "z"]);
+    assert.equal(q.sort, "kind");
+    assert.equal(q.continueToken, undefined);
+  });
+
+  test("flags are true or false exactly; the defaults fill only absent flags", () => {
+    const q = parseObjectQuery(new URLSearchParams("lagging=false&terminating=true"), undefined, {
+      notReady: false,
+      attention: true,
+    });
+    assert.deepEqual(
+      [q.filter.lagging, q.filter.terminating, q.filter.flapping, q.filter.notReady, q.filter.attention],
+      [false, true, undefined, false, true],
+    );
+    const given = parseObjectQuery(new URLSearchParams("attention=false&notReady=true"), undefined, {
+      notReady: false,
+      attention: true,
+    });
+    assert.deepEqual([given.filter.notReady, given.filter.attention], [true, false]);
+    assert.throws(() => parseFilter(new URLSearchParams("flapping=True")), /expected true or false/);
+    assert.throws(() => parseFilter(new URLSearchParams("attention=1")), /expected true or false/);
+  });
+
+  test("conditions: a type with an optional status in any case; anything else is refused whole", () => {
+    assert.deepEqual(
+      parseFilter(new URLSearchParams("condition=Ready=true,Synced=UNKNOWN,a.b_c-1")).conditions,
+      [
+        { type: "Ready", status: "True" },
+        { type: "Synced", status: "Unknown" },
+        { type: "a.b_c-1", status: undefined },
+      ],
+    );
+    for (const bad of ["Ready=", "=True", "Ready=True=False", "Re ady", "Ready=1"]) {
+      assert.throws(
+        () => parseFilter(new URLSearchParams({ condition: bad })),
+        (e: unknown) => e instanceof QueryError && e.parameter === "condition" && e.value === bad,
+        bad,
+      );
+    }
+  });
+
+  test("results in any case, named by their canonical spelling", () => {
+    assert.deepEqual(parseFilter(new URLSearchParams("result=current,INPROGRESS")).results, [
+      "Current",
+      "InProgress",
+    ]);
+  });
+
+  test("a QueryError names the parameter, the value and what was expected", () => {
+    const error = new QueryError("sort", "size", "one of a, b");
+    assert.equal(error.message, 'query parameter sort="size": expected one of a, b');
+    assert.deepEqual([error.parameter, error.value, error.expected], ["sort", "size", "one of a, b"]);
+    assert.throws(() => parseFilter(new URLSearchParams("bogus=1")), {
+      message:
+        'query parameter bogus="1": expected a known parameter (kind, group, namespace, result, condition, reason, notReady, attention, lagging, terminating, flapping, name, labelSelector)',
+    });
+  });
+
+  test("filterToParams is parseFilter's inverse", () => {
+    const text =
+      "kind=Widget%2CGadget&group=example.com&namespace=shop&result=Failed&condition=Ready%3DFalse%2CSynced&reason=X&notReady=true&attention=false&lagging=true&terminating=false&flapping=true&name=w&labelSelector=app%3Dweb";
+    const filter = parseFilter(new URLSearchParams(text));
+    assert.equal(filterToParams(filter).toString(), text);
+    assert.deepEqual(parseFilter(filterToParams(filter)), filter);
+    assert.equal(filterToParams(emptyFilter()).toString(), "");
+  });
+});
+
+describe("keys and pages at their edges", () => {
+  test("keys compare element by element: numbers before strings, a shorter key first when equal so far", () => {
+    assert.equal(compareKeys([1, "a"], [1, "a"]), 0);
+    assert.equal(compareKeys([1, "a"], [2, "a"]), -1);
+    assert.equal(compareKeys([2], [1, "z"]), 1);
+    assert.equal(compareKeys(["b"], ["a", 1]), 1);
+    assert.equal(compareKeys([5], ["a"]), -1);
+    assert.equal(compareKeys(["a"], [5]), 1);
+    assert.ok(compareKeys([1], [1, 2]) < 0);
+    assert.ok(compareKeys([1, 2], [1]) > 0);
+  });
+
+  test("a page of exactly the matches has no token; one more match gives one; totals count every match", () => {
+    const views = Array.from({ length: 6 }, (_, i) => view({ name: `w${i}` }));
+    const page = (limit: number, of = views) =>
+      runQuery(of, parseObjectQuery(new URLSearchParams({ sort: "name", limit: String(limit) })), settings);
+    assert.equal(page(6).continueToken, undefined);
+    assert.equal(page(6).items.length, 6);
+    const five = page(5);
+    assert.deepEqual(
+      five.items.map((v) => v.name),
+      ["w0", "w1", "w2", "w3", "w4"],
+    );
+    assert.equal(five.total, 6);
+    assert.ok(five.continueToken);
+    // Fed in reverse, the smallest keys are still the ones kept.
+    assert.deepEqual(
+      page(2, [...views].reverse()).items.map((v) => v.name),
+      ["w0", "w1"],
+    );
+    const token = page(2).continueToken ?? "";
+    const next = runQuery(
+      [...views].reverse(),
+      parseObjectQuery(new URLSearchParams({ sort: "name", limit: "2", continue: token })),
+      settings,
+    );
+    assert.deepEqual(
+      next.items.map((v) => v.name),
+      ["w2", "w3"],
+    );
+    assert.equal(next.total, 6, "the total counts the matches before the token too");
+  });
+
+  test("a continue token that is not base64 JSON, or whose key holds other values, is refused", () => {
+    const bad = [
+      "%%%",
+      Buffer.from(JSON.stringify({ s: "name", k: [{}] })).toString("base64url"),
+      Buffer.from(JSON.stringify({ s: "name", k: "w1" })).toString("base64url"),
+      Buffer.from(JSON.stringify({ s: "name" })).toString("base64url"),
+      Buffer.from("null").toString("base64url"),
+    ];
+    for (const token of bad) {
+      assert.throws(
+        () =>
+          runQuery(fleet, parseObjectQuery(new URLSearchParams({ sort: "name", continue: token })), settings),
+        (e: unknown) =>
+          e instanceof QueryError &&
+          e.message ===
+            `query parameter continue=${JSON.stringify(token)}: expected a token from a previous page of the same query (sort=name); start again without it`,
+        token,
+      );
+    }
+  });
+
+  test("the lag sort puts lagging objects first by when their generation was asked for, an unknown time first of all", () => {
+    const views = [
+      view({ name: "caught-up" }),
+      view({ name: "late", generation: 2, observedGeneration: 1, generationRequestedAt: viewNow - 10 }),
+      view({ name: "early", generation: 2, observedGeneration: 1, generationRequestedAt: viewNow - 100 }),
+      view({ name: "unknown", generation: 2, observedGeneration: 1, generationRequestedAt: undefined }),
+    ];
+    assert.deepEqual(
+      runQuery(views, parseObjectQuery(new URLSearchParams("sort=lag")), settings).items.map((v) => v.name),
+      ["unknown", "early", "late", "caught-up"],
     );
   });
 });
