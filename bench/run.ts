@@ -172,11 +172,13 @@ async function measureSubject(
     // Ours reads its event-loop delay: an idle process beside it tells the machine's share.
     const control = spec.program === "ours" ? await startDelayControl() : undefined;
     const scrape = await measureScrapes(subject, objects, scrapes, control).finally(() => control?.stop());
+    const afterScrapes = sampleProc(subject.pid);
     const latency = [];
     for (const rate of rates) {
       log(`${who}: event→metric latency at ${rate} patches/s for ${latencySeconds} s`);
       latency.push(await measureEventLatency(subject, patcher, fleet, rate, latencySeconds, state));
     }
+    const afterLatency = sampleProc(subject.pid);
     const rest = Math.max(0, churnSeconds - rates.length * latencySeconds);
     log(`${who}: churn at 100 patches/s for ${rest} s more (${churnSeconds} s in all)`);
     const churned = await churn(patcher, fleet, 100, rest, state);
@@ -197,6 +199,8 @@ async function measureSubject(
       },
       rssAfterChurnBytes: end.rssBytes,
       cpuTotalSeconds: end.cpuSeconds,
+      cpuAfterScrapesSeconds: afterScrapes.cpuSeconds,
+      cpuAfterLatencySeconds: afterLatency.cpuSeconds,
       ...(memoryAfterSync && memoryAfterChurn ? { memoryAfterSync, memoryAfterChurn } : {}),
     };
   } finally {

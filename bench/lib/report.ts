@@ -25,6 +25,15 @@ interface Row {
   text?: (s: SubjectResult) => string;
 }
 
+/** CPU seconds between the samples after sync, after the scrapes, after the latency phases and at the end. */
+function cpuByPhase(s: SubjectResult): string {
+  const { cpuAfterSyncSeconds: sync, cpuAfterScrapesSeconds: scrapes, cpuAfterLatencySeconds: latency } = s;
+  if (scrapes === undefined || latency === undefined) return "—";
+  return [scrapes - sync, latency - scrapes, s.cpuTotalSeconds - latency]
+    .map((v) => v.toFixed(2))
+    .join(" / ");
+}
+
 const latencyRows = (i: number, rate: number): Row[] => [
   { label: `event→metric p50 (ms) @ ${rate} patches/s`, value: (s) => s.latency[i]?.p50Ms, format: ms },
   { label: `event→metric p99 (ms) @ ${rate} patches/s`, value: (s) => s.latency[i]?.p99Ms, format: ms },
@@ -76,6 +85,13 @@ function rows(rates: number[], scrapes: number, gzipScrapes: number): Row[] {
     },
     { label: "CPU to sync (s)", value: (s) => s.cpuAfterSyncSeconds, format: (v) => v.toFixed(2) },
     { label: "CPU total (s)", value: (s) => s.cpuTotalSeconds, format: (v) => v.toFixed(2) },
+    {
+      label: "of which in the scrapes / latency phases / rest of the churn (s)",
+      value: () => undefined,
+      format: String,
+      info: true,
+      text: cpuByPhase,
+    },
     { label: `scrape p50 (ms, plain, n=${scrapes})`, value: (s) => s.scrape.p50Ms, format: ms },
     { label: `scrape p99 (ms, plain, n=${scrapes})`, value: (s) => s.scrape.p99Ms, format: ms },
     { label: `scrape p50 (ms, gzip, n=${gzipScrapes})`, value: (s) => s.scrape.gzipP50Ms, format: ms },

@@ -18,6 +18,9 @@ export interface SubjectResult {
   churn: { seconds: number; rate: number; patches: number };
   rssAfterChurnBytes: number;
   cpuTotalSeconds: number;
+  /** CPU seconds when the scrapes, then the latency phases, ended (runs before 2026-12-07T22 did not sample them). */
+  cpuAfterScrapesSeconds?: number;
+  cpuAfterLatencySeconds?: number;
   /** Ours only: the heap by space and the memory outside it, at the two RSS samples. */
   memoryAfterSync?: MemoryBreakdown;
   memoryAfterChurn?: MemoryBreakdown;

@@ -180,3 +180,20 @@ test("the README's generated targets section is replaced between its markers, an
   assert.ok(twice.startsWith(readme.slice(0, readme.indexOf("<!-- targets:begin"))));
   assert.throws(() => spliceReadme("# no markers\n", "x"), /markers/);
 });
+
+test("the report splits a subject's CPU into scrapes, latency phases and the rest of the churn; older runs read —", async () => {
+  const { markdown } = await import("../../bench/lib/report.ts");
+  const run = recorded();
+  const ksm = subject(run, "ksm");
+  ksm.cpuAfterSyncSeconds = 1;
+  ksm.cpuAfterScrapesSeconds = 3.5;
+  ksm.cpuAfterLatencySeconds = 4.25;
+  ksm.cpuTotalSeconds = 10;
+  const row = markdown(run)
+    .split("\n")
+    .find((line) => line.startsWith("| of which in the scrapes / latency phases / rest of the churn (s) |"));
+  assert.ok(row, "the row is in the report");
+  const cells = row.split("|").map((cell) => cell.trim());
+  assert.equal(cells[2], "2.50 / 0.75 / 5.75", "KSM's cell: after scrapes − after sync, and so on");
+  assert.ok(cells.slice(3).includes("—"), "a subject of a run without the samples reads —");
+});
