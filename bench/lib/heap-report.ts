@@ -40,6 +40,57 @@ export interface MemoryBreakdown {
   externalBytes: number;
   /** What V8 itself allocated with malloc (not the heap). */
   mallocedBytes: number;
+  /** RSS by kind of mapping, from /proc/<pid>/smaps right after the report (absent where unreadable). */
+  mappings?: MappingBytes;
+}
+
+/**
+ * Resident memory by kind of mapping: what grows outside the V8 heap under
+ * churn (bench/README.md) shows here as glibc's main heap, anonymous memory
+ * (V8's pages, the other malloc arenas, thread stacks), JIT code, or files.
+ */
+export interface MappingBytes {
+  /** `[heap]`: glibc's main arena, grown with brk. */
+  mallocMainHeap: number;
+  /** Anonymous, writable, not executable. */
+  anonymous: number;
+  /** Anonymous and executable: V8's generated code. */
+  code: number;
+  /** File-backed: the node binary, libraries. */
+  files: number;
+  /** The rest: the stack, vdso and the like. */
+  other: number;
+}
+
+/** `/proc/<pid>/smaps` text summed into MappingBytes (bytes). */
+export function mappingBytes(smaps: string): MappingBytes {
+  const out: MappingBytes = { mallocMainHeap: 0, anonymous: 0, code: 0, files: 0, other: 0 };
+  let kind: keyof MappingBytes = "other";
+  for (const line of smaps.split("\n")) {
+    const header = /^[0-9a-f]+-[0-9a-f]+ (\S{4}) \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (header) {
+      kind = mappingKind(header[1] as string, (header[2] as string).trim());
+      continue;
+    }
+    const rss = /^Rss:\s+(\d+) kB$/.exec(line);
+    if (rss) out[kind] += Number(rss[1]) * 1024;
+  }
+  return out;
+}
+
+function mappingKind(permissions: string, path: string): keyof MappingBytes {
+  if (path === "[heap]") return "mallocMainHeap";
+  if (path.startsWith("[")) return "other";
+  if (path !== "") return "files";
+  return permissions[2] === "x" ? "code" : "anonymous";
+}
+
+function readMappings(pid: number): MappingBytes | undefined {
+  try {
+    return mappingBytes(readFileSync(`/proc/${pid}/smaps`, "utf8"));
+  } catch {
+    return undefined;
+  }
 }
 
 interface Report {
@@ -98,7 +149,8 @@ export async function readMemory(
       try {
         const memory = breakdown(JSON.parse(readFileSync(file, "utf8")) as Report);
         rmSync(file, { force: true });
-        return memory;
+        const mappings = readMappings(pid);
+        return mappings ? { ...memory, mappings } : memory;
       } catch {
         // still being written
       }

@@ -1,7 +1,7 @@
 // Turns a run's results into the Markdown report (a column per subject, with
 // ours / KSM ratios, the targets table and the micro-benchmarks) and a
 // hand-written SVG chart of scrape latency and RSS against fleet size.
-import type { MemoryBreakdown, SpaceBytes } from "./heap-report.ts";
+import type { MappingBytes, MemoryBreakdown, SpaceBytes } from "./heap-report.ts";
 import { measured, type RunResult, type SizeResult, type SubjectResult } from "./results.ts";
 import type { SubjectId } from "./subjects.ts";
 import { summarize } from "./summary.ts";
@@ -265,6 +265,9 @@ function microSection(run: RunResult): string[] {
   return out;
 }
 
+const mapped = (m: MemoryBreakdown, kind: keyof MappingBytes): string =>
+  m.mappings ? mib(m.mappings[kind]) : "—";
+
 /** Where our RSS goes after sync and after churn: the V8 heap by space (committed, of it used) and the rest. */
 function memoryTable(run: RunResult, size: SizeResult): string[] {
   const ours = run.subjects
@@ -282,6 +285,10 @@ function memoryTable(run: RunResult, size: SizeResult): string[] {
     ["  code and other spaces", (m) => both(m.otherSpaces)],
     ["external (Buffers, external strings)", (m) => mib(m.externalBytes)],
     ["RSS − heap committed − external", (m) => mib(m.rssBytes - m.heap.committed - m.externalBytes)],
+    ["RSS by mapping: glibc main heap", (m) => mapped(m, "mallocMainHeap")],
+    ["  anonymous (V8 pages, other malloc arenas, stacks)", (m) => mapped(m, "anonymous")],
+    ["  generated code", (m) => mapped(m, "code")],
+    ["  files (node, libraries)", (m) => mapped(m, "files")],
   ];
   const header = ["MiB"];
   for (const [s] of ours) header.push(`${s.label}, after sync`, "after churn");
