@@ -467,6 +467,12 @@ test("a parent that joins its own owner or source is in that one's trace while i
       traceId: own("top", 1),
     },
     {
+      name: "tracing.source without tracing.parent: its own, though its source was open",
+      middle: middle({ refs: { source: { namespace: "ns", name: "top" } } }),
+      joinRules: { parent: undefined, source: bySource.source },
+      traceId: own("mid", 1),
+    },
+    {
       name: "its source reference names another kind than tracing.source",
       middle: middle({ refs: { source: { namespace: "ns", name: "top", kind: "Gadget" } } }),
       joinRules: bySource,

@@ -610,6 +610,11 @@ test("resolveJoin: the parent's generation in force when the child began, and wh
     undefined,
     "no generation before 1",
   );
+  assert.equal(
+    resolve(4, owner({ generation: 1 })),
+    undefined,
+    "no generation before 1, even when a previous trace is handed in",
+  );
   assert.equal(resolve(4, owner({ previousTraceId: undefined })), undefined, "the previous trace unknown");
   assert.deepEqual(
     resolve(15, owner(), 10_000),

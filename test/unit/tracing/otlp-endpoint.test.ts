@@ -66,6 +66,15 @@ const rows: Row[] = [
     },
   },
   {
+    name: "config base endpoint with a path prefix that already ends in /v1/traces: warned as well",
+    config: { endpoint: "https://gateway.example/otlp/v1/traces" },
+    want: {
+      url: "https://gateway.example/otlp/v1/traces/v1/traces",
+      source: "tracing.endpoint",
+      warning: /already ends in \/v1\/traces; give the full URL as the traces endpoint/,
+    },
+  },
+  {
     name: "config: the traces endpoint wins over the base endpoint",
     config: { endpoint: "http://base:4318", tracesEndpoint: "http://signal:4318/custom/traces" },
     want: { url: "http://signal:4318/custom/traces", source: "tracing.tracesEndpoint" },
