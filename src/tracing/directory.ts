@@ -182,7 +182,6 @@ export class TraceDirectory {
         ? this.#byUid.get(
             this.#byName.get(
               nameKey(joinRules.source.group, joinRules.source.kind, sourceRef.namespace, sourceRef.name),
-              // Stryker disable next-line StringLiteral: a name not entered then looks up a uid no object has, "" or not
             ) ?? "",
           )
         : undefined;
