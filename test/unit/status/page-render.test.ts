@@ -1,3 +1,8 @@
+// The status page's HTML from small hand-made summaries: what a person reads
+// (counts, headings, the view's name, a rejected filter) and where each count
+// and control leads (links carrying the filters, a zero shown muted and not
+// linked), names escaped. The browser test (test/e2e/status-page.test.ts)
+// checks the page live; these check the markup without one.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { type StatusResult, statusResults } from "../../../src/core/state.ts";
