@@ -41,6 +41,16 @@ function configFile(name: string, config: Record<string, unknown>): string {
 interface Run {
   exits: number[];
   logs: Record<string, unknown>[];
+  /** Resolves once the process has exited (`what` names the wait in a timeout's message). */
+  exited: (what: string) => Promise<void>;
+}
+
+/** Sets each variable, or removes it where the value is undefined. */
+function setEnvironment(entries: Record<string, string | undefined>): void {
+  for (const [key, value] of Object.entries(entries)) {
+    if (value === undefined) delete process.env[key];
+    else process.env[key] = value;
+  }
 }
 
 /**
@@ -66,26 +76,26 @@ function run(t: TestContext, env: Record<string, string | undefined>, args: stri
   const listeners = { SIGTERM: process.listeners("SIGTERM"), SIGINT: process.listeners("SIGINT") };
   t.after(() => {
     process.argv = argv;
-    for (const [key, value] of Object.entries(saved)) {
-      if (value === undefined) delete process.env[key];
-      else process.env[key] = value;
-    }
+    setEnvironment(saved);
     for (const signal of ["SIGTERM", "SIGINT"] as const) {
       for (const listener of process.listeners(signal)) {
         if (!listeners[signal].includes(listener)) process.off(signal, listener);
       }
     }
   });
-  for (const [key, value] of Object.entries(env)) {
-    if (value === undefined) delete process.env[key];
-    else process.env[key] = value;
-  }
+  setEnvironment(env);
   process.argv = [process.execPath, "cr-status-exporter", ...args];
   runApiProxyProcess();
   for (const name of ["SIGTERM", "SIGINT"] as const) {
     handlers[name] = process.listeners(name).filter((l) => !listeners[name].includes(l));
   }
-  return { exits, logs };
+  const exited = (what: string) =>
+    waitFor(
+      () => exits.length > 0,
+      what,
+      () => logs,
+    );
+  return { exits, logs, exited };
 }
 
 /**
@@ -151,7 +161,7 @@ const untilListening = (logs: Record<string, unknown>[]): Promise<void> =>
 test("it serves its counters on the supervisor's socket, naming its URL, CA and restarts; SIGTERM closes it with exit 0", async (t) => {
   const socketPath = countersSocketPath();
   const config = configFile("proxy.json", { apiProxy: { listen: "127.0.0.1:0" } });
-  const { exits, logs } = run(t, { [countersVariable]: socketPath, [restartsVariable]: "3" }, [
+  const { exits, logs, exited } = run(t, { [countersVariable]: socketPath, [restartsVariable]: "3" }, [
     "--config",
     config,
     "--kubeconfig",
@@ -191,11 +201,7 @@ test("it serves its counters on the supervisor's socket, naming its URL, CA and 
     [[10_000, true]],
   );
   assert.equal(message(logs, "shutting down")?.signal, "SIGTERM");
-  await waitFor(
-    () => exits.length > 0,
-    "the exit after closing",
-    () => logs,
-  );
+  await exited("the exit after closing");
   assert.deepEqual(exits, [0]);
   await assert.rejects(readProxyCounters(socketPath, 1_000), "the counters socket is closed");
   assert.equal(await refused(Number(new URL(snapshot.url).port)), true, "the proxy is closed");
@@ -211,7 +217,7 @@ test("it serves its counters on the supervisor's socket, naming its URL, CA and 
 test("SIGINT closes it too", async (t) => {
   const socketPath = countersSocketPath();
   const config = configFile("proxy-int.json", { apiProxy: { listen: "127.0.0.1:0" } });
-  const { exits, logs } = run(t, { [countersVariable]: socketPath, [restartsVariable]: undefined }, [
+  const { exits, logs, exited } = run(t, { [countersVariable]: socketPath, [restartsVariable]: undefined }, [
     "--config",
     config,
     "--kubeconfig",
@@ -226,21 +232,13 @@ test("SIGINT closes it too", async (t) => {
   assert.equal(message(logs, "starting")?.restarts, 0);
   signal("SIGINT");
   assert.equal(message(logs, "shutting down")?.signal, "SIGINT");
-  await waitFor(
-    () => exits.length > 0,
-    "the exit after closing",
-    () => logs,
-  );
+  await exited("the exit after closing");
   assert.deepEqual(exits, [0]);
 });
 
 test("without the supervisor's socket variable it cannot start: exit 1, saying why", async (t) => {
-  const { exits, logs } = run(t, { [countersVariable]: undefined }, ["--kubeconfig", kubeconfig]);
-  await waitFor(
-    () => exits.length > 0,
-    "the exit",
-    () => logs,
-  );
+  const { exits, logs, exited } = run(t, { [countersVariable]: undefined }, ["--kubeconfig", kubeconfig]);
+  await exited("the exit");
   assert.deepEqual(exits, [1]);
   const line = message(logs, "cannot start");
   assert.equal(line?.level, "error");
@@ -252,17 +250,13 @@ test("without the supervisor's socket variable it cannot start: exit 1, saying w
 
 test("a configuration without apiProxy is invalid for it: exit 2 with the problem", async (t) => {
   const config = configFile("no-proxy.json", {});
-  const { exits, logs } = run(t, { [countersVariable]: countersSocketPath() }, [
+  const { exits, logs, exited } = run(t, { [countersVariable]: countersSocketPath() }, [
     "--config",
     config,
     "--kubeconfig",
     kubeconfig,
   ]);
-  await waitFor(
-    () => exits.length > 0,
-    "the exit",
-    () => logs,
-  );
+  await exited("the exit");
   assert.equal(exits[0], 2);
   const line = message(logs, "invalid configuration");
   assert.equal(line?.level, "error");
@@ -271,17 +265,12 @@ test("a configuration without apiProxy is invalid for it: exit 2 with the proble
 
 test("counters that cannot be served close the proxy and fail the start: exit 1, saying why", async (t) => {
   const config = configFile("proxy-bad-socket.json", { apiProxy: { listen: "127.0.0.1:0" } });
-  const { exits, logs } = run(t, { [countersVariable]: join(directory, "missing", "counters.sock") }, [
-    "--config",
-    config,
-    "--kubeconfig",
-    kubeconfig,
-  ]);
-  await waitFor(
-    () => exits.length > 0,
-    "the exit",
-    () => logs,
+  const { exits, logs, exited } = run(
+    t,
+    { [countersVariable]: join(directory, "missing", "counters.sock") },
+    ["--config", config, "--kubeconfig", kubeconfig],
   );
+  await exited("the exit");
   assert.deepEqual(exits, [1]);
   const line = message(logs, "cannot start");
   assert.match(String(line?.error), /^cannot serve the status-write counters: Error: listen E/);
@@ -318,7 +307,7 @@ test("its status writes are counted with the kinds its own client confirms, unde
     logLevel: "debug",
     apiProxy: { listen: "127.0.0.1:0", plainHttp: true },
   });
-  const { exits, logs } = run(t, { [countersVariable]: socketPath }, [
+  const { exits, logs, exited } = run(t, { [countersVariable]: socketPath }, [
     "--config",
     config,
     "--kubeconfig",
@@ -368,11 +357,7 @@ test("its status writes are counted with the kinds its own client confirms, unde
   );
   assert.equal(message(logs, "status write failed")?.component, "api-proxy");
   signal("SIGTERM");
-  await waitFor(
-    () => exits.length > 0,
-    "the exit after closing",
-    () => logs,
-  );
+  await exited("the exit after closing");
   assert.deepEqual(exits, [0]);
 });
 
