@@ -16,7 +16,14 @@ export interface EqualSummary {
   /** RSS after churn / KSM's after churn: the steady state pods are sized for. */
   rss_after_churn_ratio: Value;
   sync_ratio: Value;
+  /** CPU over the whole run / KSM's. */
   cpu_ratio: Value;
+  /**
+   * CPU over the work both subjects do alike (the sync, the timed scrapes,
+   * the churn) / KSM's: the latency phases left out, since there each subject
+   * answers as many back-to-back scans as its scrape time allows.
+   */
+  cpu_same_work_ratio: Value;
 }
 
 export interface DefaultSummary {
@@ -61,6 +68,13 @@ function worstOfOurs(size: SizeResult, pick: (s: SubjectResult) => number | null
   return values.length > 0 ? Math.max(...values) : null;
 }
 
+/** NaN for runs recorded before the phases were sampled: the ratio is then null. */
+function cpuWithoutLatencyPhases(s: SubjectResult): number {
+  const { cpuAfterScrapesSeconds: scrapes, cpuAfterLatencySeconds: latency } = s;
+  if (scrapes === undefined || latency === undefined) return Number.NaN;
+  return s.cpuTotalSeconds - (latency - scrapes);
+}
+
 function sizeSummary(size: SizeResult): { equal: EqualSummary; default: DefaultSummary } {
   const ksm = measured(size.subjects.ksm);
   const equal = measured(size.subjects.equal);
@@ -75,6 +89,7 @@ function sizeSummary(size: SizeResult): { equal: EqualSummary; default: DefaultS
       rss_after_churn_ratio: ratio(equal, ksm, (s) => s.rssAfterChurnBytes),
       sync_ratio: ratio(equal, ksm, (s) => s.syncSeconds),
       cpu_ratio: ratio(equal, ksm, (s) => s.cpuTotalSeconds),
+      cpu_same_work_ratio: ratio(equal, ksm, cpuWithoutLatencyPhases),
     },
     default: {
       scrape_p50_ratio: ratio(deflt, ksm, (s) => s.scrape.p50Ms),

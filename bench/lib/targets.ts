@@ -62,12 +62,15 @@ export const targets: Target[] = [
     value: (s, n) => sized(s, n)?.equal.sync_ratio ?? null,
   },
   {
-    label: "equal information / KSM: CPU total over the run",
+    // The latency phases are the same work in patches but not in scans: the
+    // harness reads /metrics back to back, so a subject whose scrape takes
+    // 6 ms answers some 60 times as many as one whose scrape takes 350 ms.
+    label: "equal information / KSM: CPU without the latency phases",
     kind: "max",
     limit: 1.0,
     unit: "×",
     at: judgedSizes,
-    value: (s, n) => sized(s, n)?.equal.cpu_ratio ?? null,
+    value: (s, n) => sized(s, n)?.equal.cpu_same_work_ratio ?? null,
   },
   {
     label: "default set / KSM: scrape p50, plain",
@@ -122,7 +125,9 @@ export const targets: Target[] = [
     kind: "max",
     limit: 1.1,
     unit: "×",
-    at: judgedSizes,
+    // At 50k, as the steady-state target was set: the growth is a fixed
+    // 35–46 MiB outside the heap at any size, so it says little at 10k.
+    at: [50_000],
     value: (s, n) => s.rss_churn_growth[n] ?? null,
   },
 ];

@@ -17,6 +17,7 @@ const recorded = (): RunResult =>
 
 const equalKeys = [
   "cpu_ratio",
+  "cpu_same_work_ratio",
   "gzip_p50_ratio",
   "gzip_p99_ratio",
   "rss_after_churn_ratio",
@@ -96,6 +97,13 @@ test("a measured equal-information subject fills its ratios; per-size 'ours' val
   equal.rssAfterChurnBytes = equal.rssAfterSyncBytes * 3; // worse than the default set's growth
   equal.syncSeconds = ksm.syncSeconds * 0.9;
   equal.cpuTotalSeconds = ksm.cpuTotalSeconds * 1.2;
+  // KSM: 10 s in all, 2 s of them in the latency phases; ours: 12 s, 6 s of them.
+  ksm.cpuTotalSeconds = 10;
+  ksm.cpuAfterScrapesSeconds = 3;
+  ksm.cpuAfterLatencySeconds = 5;
+  equal.cpuTotalSeconds = 12;
+  equal.cpuAfterScrapesSeconds = 2;
+  equal.cpuAfterLatencySeconds = 8;
   equal.scrape.eventLoopMaxDelayMs = 1; // better than the default set's
   const size = run.sizes[0];
   assert.ok(size);
@@ -111,6 +119,7 @@ test("a measured equal-information subject fills its ratios; per-size 'ours' val
     rss_after_churn_ratio: round((ksm.rssAfterSyncBytes * 0.4 * 3) / ksm.rssAfterChurnBytes, 4),
     sync_ratio: 0.9,
     cpu_ratio: 1.2,
+    cpu_same_work_ratio: 0.75, // (12 − 6) / (10 − 2)
   });
   assert.equal(summary.rss_churn_growth["1000"], 3);
   assert.equal(summary.event_loop_max_ms["1000"], round(deflt.scrape.eventLoopMaxDelayMs ?? Number.NaN, 1));
@@ -141,6 +150,9 @@ test("targets are judged at 10k and 50k only; a null is 'not measured', other si
   assert.equal(row(p50, "50000")?.verdict, "missed");
   assert.equal(row("equal information / KSM: RSS after sync", "10000")?.verdict, "not measured");
   assert.equal(row("event-loop max delay during scrapes", "10000")?.verdict, "info");
+  assert.equal(row("RSS after churn / RSS after sync (ours)", "10000")?.verdict, "info");
+  const growth = row("RSS after churn / RSS after sync (ours)", "50000");
+  assert.equal(growth?.verdict, (growth?.measured ?? Number.NaN) <= 1.1 ? "met" : "missed");
   const events = row("MODIFIED events per CPU second, JSON.parse + ingest", "run");
   assert.equal(events?.verdict, (events?.measured ?? 0) >= 40_000 ? "met" : "missed");
   const table = targetsMarkdown(rows);
