@@ -114,7 +114,7 @@ export function objectsTable(
   const count =
     page.total === 0
       ? "No object matches."
-      : `${page.total} match${page.total === 1 ? "es" : ""}; ${shown === page.total ? "all shown" : `${shown} shown on this page`}.`;
+      : `${page.total} match${page.total === 1 ? "" : "es"}; ${shown === page.total ? "all shown" : `${shown} shown on this page`}.`;
   return html`<section id="objects" aria-labelledby="objects-h">
 <h2 id="objects-h">${title}</h2>
 <p>${count}</p>
