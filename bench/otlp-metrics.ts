@@ -9,11 +9,15 @@
 // stretch of encoding. For reference, the same store's /metrics scrape
 // (writeExposition written to a loopback socket as the server writes it,
 // plain and gzip) measured the same way in the same run: the export's CPU
-// target is the scrape's. The load average is recorded before and after
+// target is the scrape's. The cases run in rounds (each case once per round),
+// and each figure is the median over the rounds. The load average is recorded before and after
 // each size (the figures mean little on a busy machine). The table goes to
 // stdout (for bench/README.md), the numbers to --out (default
 // bench/results/otlp-metrics/latest.json; test/unit/doc-figures.test.ts
-// compares the docs with it).
+// compares the docs with it). It runs with the exporter's runtime flags and
+// allocator setting (src/runtime-settings.ts), restarting itself to take them:
+// its heap is then configured as the exporter's, whose collections are part
+// of what an export costs.
 //   node bench/otlp-metrics.ts [--sizes 10000,50000] [--exports 3]
 //     [--protocols http/protobuf,http/json] [--out FILE]
 import { type ChildProcess, spawn } from "node:child_process";
@@ -29,10 +33,13 @@ import { defaultChunkBytes } from "../src/metrics/chunks.ts";
 import { writeExposition } from "../src/metrics/writer.ts";
 import { OtlpMetricsExporter } from "../src/otlp-metrics/exporter.ts";
 import type { OtlpMetricsSettings } from "../src/otlp-metrics/settings.ts";
+import { execWithRuntimeSettings } from "../src/runtime-settings.ts";
 import { gzipOptions } from "../src/server/http.ts";
 import { sendGzip, sendPlain } from "../src/server/send-exposition.ts";
 import { offlineCollector } from "../test/support/collector.ts";
 import { widgetBody, widgetStatus } from "./lib/fleet.ts";
+
+execWithRuntimeSettings();
 
 const { values: flags } = parseArgs({
   options: {
@@ -121,18 +128,33 @@ function summary(objects: number, protocol: string, compression: string, runs: R
   return row;
 }
 
-/** Runs `once` a warm-up time and `exportsPerCase` times, each with its CPU time and longest stall. */
-async function timed(once: () => Promise<Omit<Row, "cpuMs" | "stallMs">>): Promise<Row[]> {
-  const runs: Row[] = [];
+type Once = () => Promise<Omit<Row, "cpuMs" | "stallMs">>;
+
+/** One run of `once`, with its CPU time and longest stall. */
+async function timedOnce(once: Once): Promise<Row> {
+  const loop = monitorEventLoopDelay({ resolution: 1 });
+  loop.enable();
+  const cpu = process.cpuUsage();
+  const row = await once();
+  const used = process.cpuUsage(cpu);
+  loop.disable();
+  return { ...row, cpuMs: (used.user + used.system) / 1000, stallMs: loop.max / 1e6 };
+}
+
+/**
+ * Runs every case a warm-up time and then `exportsPerCase` times, one round
+ * of all cases after another, so that the machine's drift and the heap's
+ * state (garbage the previous case left) fall on every case alike: run one
+ * case after the other, the scrape went first on a fresh heap.
+ */
+async function interleaved(cases: { label: [string, string]; once: Once }[]): Promise<Row[][]> {
+  const runs: Row[][] = cases.map(() => []);
   for (let n = 0; n <= exportsPerCase; n++) {
-    const loop = monitorEventLoopDelay({ resolution: 1 });
-    loop.enable();
-    const cpu = process.cpuUsage();
-    const row = await once();
-    const used = process.cpuUsage(cpu);
-    loop.disable();
-    // The first run warms the code up: not counted.
-    if (n > 0) runs.push({ ...row, cpuMs: (used.user + used.system) / 1000, stallMs: loop.max / 1e6 });
+    for (const [i, c] of cases.entries()) {
+      const row = await timedOnce(c.once);
+      // The first round warms the code up: not counted.
+      if (n > 0) runs[i]?.push(row);
+    }
   }
   return runs;
 }
@@ -157,89 +179,107 @@ function scrapeTarget(url: string): { req: ClientRequest; bytes: () => number; d
 }
 
 /** The same store's /metrics, written to a loopback socket the way the server writes a scrape. */
-async function scrapeRows(objects: number, c: ReturnType<typeof fleet>, url: string): Promise<Row[]> {
-  const rows: Row[] = [];
-  for (const compression of ["none", "gzip"] as const) {
-    const runs = await timed(async () => {
-      const started = performance.now();
-      const target = scrapeTarget(url);
-      const chunks = writeExposition({
-        sources: c.collector.sources,
-        registry: c.metrics.registry,
-        prefix: "cr_",
-        openMetrics: false,
-      });
-      const res = target.req as unknown as ServerResponse;
-      let raw = 0;
-      async function* counted(): AsyncGenerator<string> {
-        for await (const chunk of chunks) {
-          raw += chunk.length;
-          yield chunk;
-        }
-      }
-      await (compression === "gzip"
-        ? sendGzip(res, counted(), { ...gzipOptions, chunkBytes: defaultChunkBytes })
-        : sendPlain(res, counted()));
-      await target.done;
-      return {
-        objects,
-        protocol: "/metrics scrape",
-        compression,
-        points: 0,
-        requests: 1,
-        rawBytes: raw,
-        bytes: target.bytes(),
-        wallMs: performance.now() - started,
-        serializeMs: 0,
-      };
+function scrapeCase(
+  objects: number,
+  c: ReturnType<typeof fleet>,
+  url: string,
+  compression: "none" | "gzip",
+): Once {
+  return async () => {
+    const started = performance.now();
+    const target = scrapeTarget(url);
+    const chunks = writeExposition({
+      sources: c.collector.sources,
+      registry: c.metrics.registry,
+      prefix: "cr_",
+      openMetrics: false,
     });
-    rows.push(summary(objects, "/metrics scrape", compression, runs));
-  }
-  return rows;
+    const res = target.req as unknown as ServerResponse;
+    let raw = 0;
+    async function* counted(): AsyncGenerator<string> {
+      for await (const chunk of chunks) {
+        raw += chunk.length;
+        yield chunk;
+      }
+    }
+    await (compression === "gzip"
+      ? sendGzip(res, counted(), { ...gzipOptions, chunkBytes: defaultChunkBytes })
+      : sendPlain(res, counted()));
+    await target.done;
+    return {
+      objects,
+      protocol: "/metrics scrape",
+      compression,
+      points: 0,
+      requests: 1,
+      rawBytes: raw,
+      bytes: target.bytes(),
+      wallMs: performance.now() - started,
+      serializeMs: 0,
+    };
+  };
+}
+
+/** One export of the store over OTLP with `protocol` and `compression`. */
+function exportCase(
+  objects: number,
+  c: ReturnType<typeof fleet>,
+  url: string,
+  protocol: "http/protobuf" | "http/json",
+  compression: "none" | "gzip",
+): Once {
+  const settings: OtlpMetricsSettings = {
+    target: { url, protocol, source: "bench" },
+    headers: {},
+    compression,
+    timeoutMs: 30_000,
+    intervalMs: 60_000,
+    exportTimeoutMs: 120_000,
+    temporality: "cumulative",
+  };
+  const exporter = new OtlpMetricsExporter({
+    settings,
+    sources: () => c.collector.sources,
+    registry: c.metrics.registry,
+    resource: resourceFromAttributes({ "service.name": "cr-status-exporter" }),
+    version: "bench",
+    logger: silentLogger,
+    startMs: Date.now(),
+  });
+  return async () => {
+    const report = await exporter.exportNow();
+    if (report.result !== "success") throw new Error(`export failed: ${report.error}`);
+    return {
+      objects,
+      protocol,
+      compression,
+      points: report.points,
+      requests: report.requests,
+      rawBytes: report.rawBytes,
+      bytes: report.bytes,
+      wallMs: report.durationMs,
+      serializeMs: report.maxSerializeMs,
+    };
+  };
 }
 
 async function measure(objects: number, url: string): Promise<Row[]> {
   const c = fleet(objects);
-  const rows: Row[] = await scrapeRows(objects, c, url);
-  for (const protocol of protocols) {
-    for (const compression of ["none", "gzip"] as const) {
-      const settings: OtlpMetricsSettings = {
-        target: { url, protocol, source: "bench" },
-        headers: {},
-        compression,
-        timeoutMs: 30_000,
-        intervalMs: 60_000,
-        exportTimeoutMs: 120_000,
-        temporality: "cumulative",
-      };
-      const exporter = new OtlpMetricsExporter({
-        settings,
-        sources: () => c.collector.sources,
-        registry: c.metrics.registry,
-        resource: resourceFromAttributes({ "service.name": "cr-status-exporter" }),
-        version: "bench",
-        logger: silentLogger,
-        startMs: Date.now(),
-      });
-      const runs = await timed(async () => {
-        const report = await exporter.exportNow();
-        if (report.result !== "success") throw new Error(`export failed: ${report.error}`);
-        return {
-          objects,
-          protocol,
-          compression,
-          points: report.points,
-          requests: report.requests,
-          rawBytes: report.rawBytes,
-          bytes: report.bytes,
-          wallMs: report.durationMs,
-          serializeMs: report.maxSerializeMs,
-        };
-      });
-      rows.push(summary(objects, protocol, compression, runs));
-    }
-  }
-  return rows;
+  const compressions = ["none", "gzip"] as const;
+  const cases = [
+    ...compressions.map((z) => ({
+      label: ["/metrics scrape", z] as [string, string],
+      once: scrapeCase(objects, c, url, z),
+    })),
+    ...protocols.flatMap((protocol) =>
+      compressions.map((z) => ({
+        label: [protocol, z] as [string, string],
+        once: exportCase(objects, c, url, protocol, z),
+      })),
+    ),
+  ];
+  const runs = await interleaved(cases);
+  return cases.map((k, i) => summary(objects, k.label[0], k.label[1], runs[i] ?? []));
 }
 
 interface SizeRun {
@@ -276,7 +316,10 @@ try {
     );
   }
   mkdirSync(dirname(flags.out), { recursive: true });
-  writeFileSync(flags.out, `${JSON.stringify({ date: new Date().toISOString(), runs }, null, 2)}\n`);
+  writeFileSync(
+    flags.out,
+    `${JSON.stringify({ date: new Date().toISOString(), nodeFlags: process.execArgv, runs }, null, 2)}\n`,
+  );
 } finally {
   receiver.child.kill();
 }
