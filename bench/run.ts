@@ -14,7 +14,7 @@
 //        --only ksm,equal,default  --no-idle  --idle-settle-seconds S  --no-micro  --out DIR
 //        --cpu-prof DIR (profile our exporter)
 //        --node-flag FLAG (repeatable: a runtime flag for our exporter, e.g. --heap-growing-percent=10;
-//        one given here replaces the exporter's own value of that flag, src/main.ts)
+//        one given here replaces the exporter's own value of that flag, src/runtime-settings.ts)
 //        --render-only (rewrite the reports from the newest full-run JSON file in --out)
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";

@@ -50,18 +50,23 @@ export function missingRuntimeSettings(
   };
 }
 
+/** What execWithRuntimeSettings reads of the process (a test passes its own). */
+export type RuntimeProcess = Pick<NodeJS.Process, "execArgv" | "env" | "execPath" | "argv"> & {
+  execve?: NodeJS.Process["execve"];
+};
+
 /**
  * Replaces this process (same pid, same file descriptors) with one that has
  * the settings, when it lacks any and the runtime can (process.execve);
- * returns otherwise.
+ * returns otherwise. The missing flags go first, then the process's own, then
+ * the script and its arguments.
  */
-export function execWithRuntimeSettings(): void {
-  const { flags, environment } = missingRuntimeSettings(process.execArgv, process.env);
-  if ((flags.length > 0 || environment.length > 0) && typeof process.execve === "function") {
-    process.execve(
-      process.execPath,
-      [process.execPath, ...flags, ...process.execArgv, ...process.argv.slice(1)],
-      { ...process.env, ...Object.fromEntries(environment) },
-    );
+export function execWithRuntimeSettings(proc: RuntimeProcess = process): void {
+  const { flags, environment } = missingRuntimeSettings(proc.execArgv, proc.env);
+  if ((flags.length > 0 || environment.length > 0) && typeof proc.execve === "function") {
+    proc.execve(proc.execPath, [proc.execPath, ...flags, ...proc.execArgv, ...proc.argv.slice(1)], {
+      ...proc.env,
+      ...Object.fromEntries(environment),
+    });
   }
 }

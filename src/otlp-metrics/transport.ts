@@ -2,8 +2,8 @@
 // ExportMetricsServiceRequest (gzip when asked), each attempt bounded by the
 // request timeout, retried with exponential backoff (and the receiver's
 // Retry-After) on the answers the OTLP specification calls retryable (429,
-// 502, 503, 504, no answer), never past the export's deadline. Nothing is kept between calls but the
-// keep-alive connections.
+// 502, 503, 504, no answer), never past the export's deadline. Nothing is
+// kept between calls but the keep-alive connections.
 //
 // node:http, not fetch: fetch copies a Uint8Array body and streams it through
 // web streams, about 240 CPU ms per 144 MiB export against 60 ms here, and

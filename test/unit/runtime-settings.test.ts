@@ -3,7 +3,13 @@
 // process) add only those, and leave what the operator gave as given.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { missingRuntimeSettings, runtimeEnvironment, runtimeFlags } from "../../src/runtime-settings.ts";
+import {
+  execWithRuntimeSettings,
+  missingRuntimeSettings,
+  type RuntimeProcess,
+  runtimeEnvironment,
+  runtimeFlags,
+} from "../../src/runtime-settings.ts";
 
 test("a bare process lacks every flag and the allocator setting", () => {
   const missing = missingRuntimeSettings([], {});
@@ -27,4 +33,63 @@ test("a process started with all of them lacks nothing", () => {
     flags: [],
     environment: [],
   });
+});
+
+/** A process that records the execve it is asked for instead of replacing itself. */
+function fakeProcess(execArgv: string[], env: NodeJS.ProcessEnv) {
+  const calls: { file: string; args: string[]; env: NodeJS.ProcessEnv }[] = [];
+  const proc: RuntimeProcess = {
+    execArgv,
+    env,
+    execPath: "/usr/bin/node",
+    argv: ["/usr/bin/node", "/app/src/main.ts", "--config", "c.yaml"],
+    execve: ((file: string, args: string[], environment: NodeJS.ProcessEnv) => {
+      calls.push({ file, args, env: environment });
+    }) as NodeJS.Process["execve"],
+  };
+  return { proc, calls };
+}
+
+test("a process lacking a flag starts again with the missing flags first, its own flags, then the script and its arguments", () => {
+  const { proc, calls } = fakeProcess(["--max-semi-space-size=16"], { MALLOC_ARENA_MAX: "4", HOME: "/root" });
+  execWithRuntimeSettings(proc);
+  assert.deepEqual(calls, [
+    {
+      file: "/usr/bin/node",
+      args: [
+        "/usr/bin/node",
+        "--liftoff-only",
+        "--initial-old-space-size=64",
+        "--heap-growing-percent=20",
+        "--max-semi-space-size=16",
+        "/app/src/main.ts",
+        "--config",
+        "c.yaml",
+      ],
+      env: { MALLOC_ARENA_MAX: "4", HOME: "/root" },
+    },
+  ]);
+});
+
+test("a process lacking only the allocator setting starts again with it added to its environment", () => {
+  const { proc, calls } = fakeProcess([...runtimeFlags], { HOME: "/root" });
+  execWithRuntimeSettings(proc);
+  assert.equal(calls.length, 1);
+  assert.deepEqual(calls[0]?.args, [
+    "/usr/bin/node",
+    ...runtimeFlags,
+    "/app/src/main.ts",
+    "--config",
+    "c.yaml",
+  ]);
+  assert.deepEqual(calls[0]?.env, { HOME: "/root", MALLOC_ARENA_MAX: "2" });
+});
+
+test("a process with every setting, or a runtime without execve, goes on as it is", () => {
+  const complete = fakeProcess([...runtimeFlags], { MALLOC_ARENA_MAX: "2" });
+  execWithRuntimeSettings(complete.proc);
+  assert.deepEqual(complete.calls, []);
+  const old = fakeProcess([], {});
+  delete old.proc.execve;
+  assert.doesNotThrow(() => execWithRuntimeSettings(old.proc));
 });
