@@ -170,3 +170,106 @@ test("resource attributes: ours, then OTEL_RESOURCE_ATTRIBUTES, then OTEL_SERVIC
   assert.equal(resourceAttributes({})["k8s.pod.name"], undefined);
   assert.deepEqual(keyValueList("X", " a = %C3%A9 ,, b=c=d"), { a: "é", b: "c=d" });
 });
+
+test("why metrics are off is said in words naming the setting", () => {
+  assert.deepEqual(resolveOtlpMetrics(config({ enabled: false }), { OTEL_METRICS_EXPORTER: "otlp" }), {
+    on: false,
+    reason: "otlpMetrics.enabled is false",
+  });
+  assert.deepEqual(resolveOtlpMetrics(config({ enabled: true }), { OTEL_SDK_DISABLED: " TRUE " }), {
+    on: false,
+    reason: "OTEL_SDK_DISABLED=true",
+  });
+  assert.deepEqual(resolveOtlpMetrics(config(), {}), {
+    on: false,
+    reason:
+      "not asked for (otlpMetrics.enabled, an otlpMetrics endpoint, OTEL_METRICS_EXPORTER=otlp or OTEL_EXPORTER_OTLP_METRICS_ENDPOINT)",
+  });
+});
+
+test("OTEL_METRICS_EXPORTER: items trimmed and case-folded; prometheus (the /metrics pull) is allowed and asks for nothing", () => {
+  assert.equal(resolveOtlpMetrics(config(), { OTEL_METRICS_EXPORTER: " OTLP , prometheus " }).on, true);
+  assert.equal(resolveOtlpMetrics(config(), { OTEL_METRICS_EXPORTER: "prometheus" }).on, false);
+  assert.throws(
+    () => resolveOtlpMetrics(config(), { OTEL_METRICS_EXPORTER: "otlp,console,zipkin" }),
+    /got "otlp,console,zipkin" \(console, zipkin is not supported\)/,
+  );
+});
+
+test("each endpoint's source names where it came from", () => {
+  const env = { OTEL_METRICS_EXPORTER: "otlp" };
+  assert.deepEqual(on(config({ metricsEndpoint: "http://m:1/x" }), env).target, {
+    url: "http://m:1/x",
+    source: "otlpMetrics.metricsEndpoint",
+    protocol: "http/protobuf",
+  });
+  assert.equal(
+    on(config(), { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: "http://c:4318" }).target.source,
+    "OTEL_EXPORTER_OTLP_ENDPOINT",
+  );
+  assert.equal(on(config(), env).target.source, "otlpMetrics (default endpoint)");
+});
+
+test("milliseconds: whole numbers from the minimum up to 2^31-1, surrounding spaces allowed", () => {
+  const env = { OTEL_METRICS_EXPORTER: "otlp" };
+  assert.equal(on(config(), { ...env, OTEL_METRIC_EXPORT_INTERVAL: "100" }).intervalMs, 100);
+  assert.equal(
+    on(config(), { ...env, OTEL_METRIC_EXPORT_INTERVAL: " 2147483647 " }).intervalMs,
+    2_147_483_647,
+  );
+  assert.equal(on(config(), { ...env, OTEL_METRIC_EXPORT_TIMEOUT: "1" }).exportTimeoutMs, 1);
+  for (const [variable, raw, min] of [
+    ["OTEL_METRIC_EXPORT_INTERVAL", "99", 100],
+    ["OTEL_METRIC_EXPORT_INTERVAL", "2147483648", 100],
+    ["OTEL_METRIC_EXPORT_INTERVAL", "150.5", 100],
+    ["OTEL_METRIC_EXPORT_TIMEOUT", "0", 1],
+  ] as const) {
+    assert.throws(
+      () => resolveOtlpMetrics(config(), { ...env, [variable]: raw }),
+      (e: Error) =>
+        e.message.includes(`${variable}: expected a whole number of milliseconds ≥ ${min}, got "${raw}"`),
+      `${variable}=${raw}`,
+    );
+  }
+});
+
+test("headers: blank items skipped; a bad item or a bad percent-encoding is an error naming the variable", () => {
+  assert.deepEqual(keyValueList("X", "a=1, ,b=2,"), { a: "1", b: "2" });
+  assert.throws(
+    () => keyValueList("X", "a=1,  novalue "),
+    (e: Error) => e.message.includes('X: expected key=value pairs, got "novalue"'),
+  );
+  assert.throws(() => keyValueList("X", "=v"), /X: expected key=value pairs, got "=v"/);
+  assert.throws(
+    () => keyValueList("X", "ok=1,auth=%E0%A4%A"),
+    (e: Error) => e.message.includes("X: the value of auth is not percent-encoded correctly"),
+  );
+  assert.throws(
+    () =>
+      resolveOtlpMetrics(config(), {
+        OTEL_METRICS_EXPORTER: "otlp",
+        OTEL_EXPORTER_OTLP_HEADERS: "a=1",
+        OTEL_EXPORTER_OTLP_METRICS_HEADERS: "broken",
+      }),
+    /OTEL_EXPORTER_OTLP_METRICS_HEADERS: expected key=value pairs, got "broken"/,
+  );
+});
+
+test("temporality: cumulative in any case; the file's value wins over the variable and is named when refused", () => {
+  const env = { OTEL_METRICS_EXPORTER: "otlp" };
+  assert.equal(
+    on(config(), { ...env, OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE: " Cumulative " }).temporality,
+    "cumulative",
+  );
+  assert.equal(
+    on(config({ temporality: "cumulative" }), {
+      ...env,
+      OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE: "delta",
+    }).temporality,
+    "cumulative",
+  );
+  assert.throws(
+    () => resolveOtlpMetrics(config({ temporality: "delta" }), env),
+    /otlpMetrics\.temporality: "delta" is not supported/,
+  );
+});
