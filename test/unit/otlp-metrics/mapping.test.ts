@@ -3,7 +3,7 @@
 // is what the table says, for every family an export of a busy fixture sends.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { mappingRows, mappingTable } from "../../../src/otlp-metrics/mapping.ts";
+import { mappingRows, mappingTable, otlpKindOf, unitOf } from "../../../src/otlp-metrics/mapping.ts";
 import { registerOtlpMetricsMetrics } from "../../../src/otlp-metrics/metrics.ts";
 import { offlineCollector } from "../../support/collector.ts";
 import { docTable } from "../../support/doc-tables.ts";
@@ -101,4 +101,35 @@ test("what an export sends is what the table says, family by family", async () =
   ]) {
     assert.ok(sent.metrics.has(must), `${must} sent`);
   }
+});
+
+test("the unit comes from the name's last word only: _seconds is s, _bytes is By, with or without _total", () => {
+  assert.deepEqual(
+    [
+      "cr_age_seconds",
+      "cr_wait_seconds_total",
+      "cr_seconds_behind",
+      "cr_size_bytes",
+      "cr_read_bytes_total",
+      "cr_bytes_seen",
+      "cr_bytes_total_x",
+      "cr_objects",
+    ].map(unitOf),
+    ["s", "s", "", "By", "By", "", "", ""],
+  );
+});
+
+test("a gauge is a Gauge, a counter a Sum, a histogram a Histogram", () => {
+  assert.deepEqual((["gauge", "counter", "histogram"] as const).map(otlpKindOf), [
+    "Gauge",
+    "Sum",
+    "Histogram",
+  ]);
+});
+
+test("the table starts with its header and separator rows", () => {
+  assert.deepEqual(mappingTable().split("\n").slice(0, 2), [
+    "| Family | Prometheus type | OTLP metric | Unit | Attributes |",
+    "| --- | --- | --- | --- | --- |",
+  ]);
 });

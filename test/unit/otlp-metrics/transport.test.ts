@@ -350,3 +350,12 @@ test("Retry-After: seconds (0 included) or an HTTP date; anything else, negative
   // Not a number of seconds; Date.parse reads it as a year long past.
   assert.equal(retryAfterMs("-1", now), 0);
 });
+
+test("a stopping exporter does not retry", async (t) => {
+  const s = await serve(reply(503));
+  t.after(s.close);
+  const start = Date.now();
+  const r = await send(s.settings(), payload, soon(), () => true);
+  assert.deepEqual(r, { ok: false, attempts: 1, bytes: payload.length, error: "HTTP 503" });
+  assert.ok(Date.now() - start < 300);
+});
