@@ -53,6 +53,14 @@ async function serve(handler: (res: ServerResponse, n: number) => void) {
 }
 
 const payload = new TextEncoder().encode("points");
+/** Settings for a URL no test server of serve() answers (a closed port, a TLS probe). */
+const plainSettings = (url: string): RequestSettings => ({
+  url,
+  contentType: "x",
+  headers: {},
+  compression: "none",
+  timeoutMs: 1_000,
+});
 const soon = (ms = 5_000) => Date.now() + ms;
 const reply =
   (status: number, body = "", headers: Record<string, string> = {}) =>
@@ -133,17 +141,7 @@ test("a status below 200 is no success", async (t) => {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
   const { port } = server.address() as { port: number };
-  const r = await send(
-    {
-      url: `http://127.0.0.1:${port}/`,
-      contentType: "x",
-      headers: {},
-      compression: "none",
-      timeoutMs: 1_000,
-    },
-    payload,
-    soon(),
-  );
+  const r = await send(plainSettings(`http://127.0.0.1:${port}/`), payload, soon());
   assert.deepEqual(r, { ok: false, attempts: 1, bytes: payload.length, error: "HTTP 99" });
 });
 
@@ -241,17 +239,7 @@ test("a connection error is retryable: its code, and no retry when the deadline 
   await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
   const { port } = probe.address() as { port: number };
   await new Promise<void>((resolve) => probe.close(() => resolve()));
-  const r = await send(
-    {
-      url: `http://127.0.0.1:${port}/`,
-      contentType: "x",
-      headers: {},
-      compression: "none",
-      timeoutMs: 1_000,
-    },
-    payload,
-    soon(300),
-  );
+  const r = await send(plainSettings(`http://127.0.0.1:${port}/`), payload, soon(300));
   assert.deepEqual(r, {
     ok: false,
     attempts: 1,
@@ -324,17 +312,7 @@ test("an https endpoint is spoken to over TLS", async (t) => {
     return new Promise<void>((resolve) => server.close(() => resolve()));
   });
   const { port } = server.address() as { port: number };
-  const r = await send(
-    {
-      url: `https://127.0.0.1:${port}/`,
-      contentType: "x",
-      headers: {},
-      compression: "none",
-      timeoutMs: 1_000,
-    },
-    payload,
-    soon(300),
-  );
+  const r = await send(plainSettings(`https://127.0.0.1:${port}/`), payload, soon(300));
   assert.equal(r.ok, false);
   // 0x16: a TLS handshake record (a ClientHello), not an HTTP request line.
   assert.equal(first, 0x16);
