@@ -2,7 +2,7 @@
 // ours / KSM ratios, the targets table and the micro-benchmarks) and a
 // hand-written SVG chart of scrape latency and RSS against fleet size.
 import type { MappingBytes, MemoryBreakdown, SpaceBytes } from "./heap-report.ts";
-import { measured, type RunResult, type SizeResult, type SubjectResult } from "./results.ts";
+import { cpuPhases, measured, type RunResult, type SizeResult, type SubjectResult } from "./results.ts";
 import type { SubjectId } from "./subjects.ts";
 import { summarize } from "./summary.ts";
 import { judge, targetsMarkdown } from "./targets.ts";
@@ -27,11 +27,9 @@ interface Row {
 
 /** CPU seconds between the samples after sync, after the scrapes, after the latency phases and at the end. */
 function cpuByPhase(s: SubjectResult): string {
-  const { cpuAfterSyncSeconds: sync, cpuAfterScrapesSeconds: scrapes, cpuAfterLatencySeconds: latency } = s;
-  if (scrapes === undefined || latency === undefined) return "—";
-  return [scrapes - sync, latency - scrapes, s.cpuTotalSeconds - latency]
-    .map((v) => v.toFixed(2))
-    .join(" / ");
+  const phases = cpuPhases(s);
+  if (!phases) return "—";
+  return [phases.scrapes, phases.latency, phases.rest].map((v) => v.toFixed(2)).join(" / ");
 }
 
 const latencyRows = (i: number, rate: number): Row[] => [

@@ -26,6 +26,16 @@ export interface SubjectResult {
   memoryAfterChurn?: MemoryBreakdown;
 }
 
+/**
+ * A subject's CPU seconds in the timed scrapes, the latency phases and the
+ * rest of the churn (undefined for runs that did not sample the phases).
+ */
+export function cpuPhases(s: SubjectResult): { scrapes: number; latency: number; rest: number } | undefined {
+  const { cpuAfterSyncSeconds: sync, cpuAfterScrapesSeconds: scrapes, cpuAfterLatencySeconds: latency } = s;
+  if (scrapes === undefined || latency === undefined) return undefined;
+  return { scrapes: scrapes - sync, latency: latency - scrapes, rest: s.cpuTotalSeconds - latency };
+}
+
 /** A subject that did not run, and why. */
 export interface Skipped {
   skipped: string;

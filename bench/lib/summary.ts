@@ -3,7 +3,7 @@
 // equal-information and default subjects, the micro-benchmark rates, our
 // event-loop delay, churn growth and idle RSS. A value that was not measured
 // (subject skipped, older run) is null, never a guess.
-import { measured, type RunResult, type SizeResult, type SubjectResult } from "./results.ts";
+import { cpuPhases, measured, type RunResult, type SizeResult, type SubjectResult } from "./results.ts";
 
 type Value = number | null;
 
@@ -70,9 +70,8 @@ function worstOfOurs(size: SizeResult, pick: (s: SubjectResult) => number | null
 
 /** NaN for runs recorded before the phases were sampled: the ratio is then null. */
 function cpuWithoutLatencyPhases(s: SubjectResult): number {
-  const { cpuAfterScrapesSeconds: scrapes, cpuAfterLatencySeconds: latency } = s;
-  if (scrapes === undefined || latency === undefined) return Number.NaN;
-  return s.cpuTotalSeconds - (latency - scrapes);
+  const latency = cpuPhases(s)?.latency;
+  return latency === undefined ? Number.NaN : s.cpuTotalSeconds - latency;
 }
 
 function sizeSummary(size: SizeResult): { equal: EqualSummary; default: DefaultSummary } {
